@@ -1,10 +1,15 @@
 package io.bbfindex.app;
 
-/** Entry point of the {@code bbf-index} command line. */
+import io.bbfindex.app.cli.Cli;
+
+/** Entry point of the {@code bbf-index} command line; the work is in {@link Cli}. */
 public final class Main {
   private Main() {}
 
   public static void main(String[] args) {
-    System.out.println("bbf-index: commands are being built; see README.md");
+    int code = Cli.run(args, System.out, System.err, Cli.defaultChainAccess(), Cli.home());
+    if (code != Cli.SERVING) {
+      System.exit(code);
+    }
   }
 }
