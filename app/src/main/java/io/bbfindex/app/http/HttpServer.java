@@ -101,8 +101,8 @@ public final class HttpServer implements AutoCloseable {
   }
 
   private static void shutdown(EventLoopGroup boss, EventLoopGroup workers) {
-    boss.shutdownGracefully(0, 2, TimeUnit.SECONDS);
-    workers.shutdownGracefully(100, 5, TimeUnit.SECONDS).awaitUninterruptibly();
+    boss.shutdownGracefully(0, 2_000, TimeUnit.MILLISECONDS);
+    workers.shutdownGracefully(100, 5_000, TimeUnit.MILLISECONDS).awaitUninterruptibly();
     boss.terminationFuture().awaitUninterruptibly();
   }
 }

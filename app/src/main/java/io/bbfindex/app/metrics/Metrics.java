@@ -14,6 +14,8 @@ import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.core.instrument.binder.netty4.NettyAllocatorMetrics;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufAllocatorMetricProvider;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.prometheus.metrics.core.metrics.Info;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
@@ -49,8 +51,12 @@ public final class Metrics {
   public static final String FILTER_OBSERVED_FPR = "bbf.filter.observed.fpr";
   /** Gauge {@code bbf_index_tip_height}: height of the active chain's tip the index serves. */
   public static final String INDEX_TIP_HEIGHT = "bbf.index.tip.height";
-  /** Gauge {@code bbf_build_info{version}}: always 1. */
-  public static final String BUILD_INFO = "bbf.build";
+  /**
+   * {@code bbf_build_info{version} 1}. Prometheus reserves the {@code _info} suffix for its Info
+   * type, which Micrometer cannot create, so on a Prometheus registry this is a native Info metric;
+   * elsewhere it is a gauge named {@code bbf.build} with the same tag.
+   */
+  public static final String BUILD_INFO = "bbf_build";
 
   public static final String TAG_KIND = "kind";
   public static final String TAG_OUTCOME = "outcome";
@@ -86,12 +92,7 @@ public final class Metrics {
           .strongReference(true)
           .register(registry);
     }
-    Gauge.builder(BUILD_INFO, () -> 1)
-        .description("Build information; the value is always 1")
-        .tag(TAG_VERSION, Objects.requireNonNull(version, "version"))
-        .baseUnit("info")
-        .strongReference(true)
-        .register(registry);
+    registerBuildInfo(registry, Objects.requireNonNull(version, "version"));
     new JvmMemoryMetrics().bindTo(registry);
     new JvmThreadMetrics().bindTo(registry);
     if (ByteBufAllocator.DEFAULT instanceof ByteBufAllocatorMetricProvider provider) {
@@ -160,6 +161,23 @@ public final class Metrics {
         .minimumExpectedValue(Duration.ofNanos(5_000))
         .maximumExpectedValue(Duration.ofSeconds(10))
         .register(registry));
+  }
+
+  private static void registerBuildInfo(MeterRegistry registry, String version) {
+    if (registry instanceof PrometheusMeterRegistry prometheus) {
+      Info.builder()
+          .name(BUILD_INFO)
+          .help("Build information; the value is always 1")
+          .labelNames(TAG_VERSION)
+          .register(prometheus.getPrometheusRegistry())
+          .setLabelValues(version);
+    } else {
+      Gauge.builder("bbf.build", () -> 1)
+          .description("Build information; the value is always 1")
+          .tag(TAG_VERSION, version)
+          .strongReference(true)
+          .register(registry);
+    }
   }
 
   private static double observedFpr(Counter[] byOutcome) {
