@@ -44,14 +44,16 @@ public final class ArchiveExtractor {
         if (!out.startsWith(root) || out.equals(root) && !e.isDirectory()) {
           throw new IOException(archive + ": entry '" + e.getName() + "' would be written outside " + root);
         }
+        // Check links and devices first: commons-compress reports a symlink entry as isFile().
+        if (e.isSymbolicLink() || e.isLink() || e.isCharacterDevice() || e.isBlockDevice() || e.isFIFO()) {
+          throw new IOException(archive + ": entry '" + e.getName() + "' is not a regular file or directory (links and devices are refused)");
+        }
         if (e.isDirectory()) {
           Files.createDirectories(out);
-        } else if (e.isFile()) {
+        } else {
           Files.createDirectories(out.getParent());
           Files.copy(tar, out, StandardCopyOption.REPLACE_EXISTING);
           files++;
-        } else {
-          throw new IOException(archive + ": entry '" + e.getName() + "' is not a regular file or directory (links and devices are refused)");
         }
       }
     }

@@ -2,7 +2,7 @@ package io.bbfindex.app.http;
 
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
-import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.Channel;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpServerExpectContinueHandler;
 import java.util.Objects;
@@ -12,7 +12,7 @@ import java.util.Objects;
  * maxBodyBytes} (JSON 413 beyond it), {@code Expect: 100-continue} handling, then the shared
  * {@link ApiHandler}.
  */
-public final class HttpInitializer extends ChannelInitializer<SocketChannel> {
+public final class HttpInitializer extends ChannelInitializer<Channel> {
   /**
    * Default request body limit: a full batch of 10,000 txids is about 670 KB of JSON (66 bytes per
    * id plus separators); 1 MiB leaves room for whitespace and nothing much more.
@@ -31,7 +31,7 @@ public final class HttpInitializer extends ChannelInitializer<SocketChannel> {
   }
 
   @Override
-  protected void initChannel(SocketChannel ch) {
+  protected void initChannel(Channel ch) {
     ChannelPipeline p = ch.pipeline();
     p.addLast("codec", new HttpServerCodec());
     // The aggregator answers "Expect: 100-continue" itself, with a JSON 413 when the announced

@@ -12,7 +12,6 @@ import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
@@ -40,7 +39,7 @@ public final class HttpServer implements AutoCloseable {
    *
    * @throws java.io.IOException wrapped bind failures (e.g. port in use), naming the address
    */
-  public static HttpServer start(InetSocketAddress address, ChannelInitializer<SocketChannel> initializer)
+  public static HttpServer start(InetSocketAddress address, ChannelInitializer<? extends Channel> initializer)
       throws java.io.IOException {
     boolean epoll = Epoll.isAvailable();
     IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
