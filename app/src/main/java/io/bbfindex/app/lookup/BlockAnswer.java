@@ -13,7 +13,7 @@ package io.bbfindex.app.lookup;
  * @param time header time (seconds since the epoch, unsigned 32-bit)
  * @param bits compact target (unsigned 32-bit)
  * @param nonce unsigned 32-bit
- * @param confirmations tip height - height + 1 on the active chain; 0 off it
+ * @param confirmations tip height - height + 1 on the active chain; -1 off it (as Core reports)
  */
 public record BlockAnswer(
     byte[] hash,

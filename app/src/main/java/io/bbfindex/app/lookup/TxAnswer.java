@@ -5,7 +5,8 @@ package io.bbfindex.app.lookup;
  *
  * @param blockHash internal byte order, 32 bytes
  * @param height height of the containing block
- * @param confirmations tip height - height + 1 on the active chain; 0 for a stale block
+ * @param confirmations tip height - height + 1 on the active chain; -1 for a stale block, as Core's
+ *     getblockheader reports
  * @param file the {@code blk?????.dat} number
  * @param dataPos byte offset of the block header in that file
  * @param txOffset offset of the transaction after the 80-byte header

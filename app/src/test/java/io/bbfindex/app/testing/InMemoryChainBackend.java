@@ -65,7 +65,7 @@ public final class InMemoryChainBackend implements ChainBackend {
     GroundTruth.Block b = t.block();
     boolean active = b.height() <= activeTip;
     return Optional.of(new TxAnswer(HashKeys.fromDisplayHex("hash", b.hashHex()), b.height(),
-        active ? activeTip - b.height() + 1 : 0, t.file(), t.dataPos(), t.txOffset(), active));
+        active ? activeTip - b.height() + 1 : -1, t.file(), t.dataPos(), t.txOffset(), active));
   }
 
   @Override
@@ -85,7 +85,7 @@ public final class InMemoryChainBackend implements ChainBackend {
     return Optional.of(new BlockAnswer(hash.clone(), b.height(), 0x1d, b.nTx(), b.file(), b.dataPos(), h.getInt(0),
         Arrays.copyOfRange(b.header(), 4, 36), Arrays.copyOfRange(b.header(), 36, 68),
         h.getInt(68) & 0xffffffffL, h.getInt(72) & 0xffffffffL, h.getInt(76) & 0xffffffffL,
-        active, active ? activeTip - b.height() + 1 : 0));
+        active, active ? activeTip - b.height() + 1 : -1));
   }
 
   @Override
