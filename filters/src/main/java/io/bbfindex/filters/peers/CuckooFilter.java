@@ -34,8 +34,11 @@ import java.util.Objects;
  * the same fingerprint and bucket pair (sharing one bucket and the fingerprint implies sharing
  * both).
  *
- * <p><b>Model</b> ({@link FprModels#cuckoo}): at load {@code alpha = count / (4B)}, {@code FPR = 1
- * - (1 - 1/(2^f - 1))^(8 alpha) ~ 8 alpha / 2^f}.
+ * <p><b>Model</b> ({@link FprModels#cuckoo(long, long, int)}): a foreign key passes exactly when a
+ * stored key shares its fingerprint and bucket pair, so with {@code eps = 1/(2^f - 1)}, {@code FPR
+ * = 1 - (1 - eps (2B - 1)/B^2)^n ~ 1 - e^(-8 alpha eps) ~ 8 alpha / 2^f} at load {@code alpha =
+ * n/(4B)}. The textbook per-slot form {@code 1 - (1 - eps)^(8 alpha)} ({@link
+ * FprModels#cuckooSlotBound}) is an upper bound on it.
  *
  * <p>Not thread-safe. Evictions draw from a SplitMix64-style generator seeded by the constructor, so a
  * run is reproducible.
@@ -206,7 +209,7 @@ public final class CuckooFilter implements MembershipFilter {
 
   @Override
   public double modelledFpr() {
-    return FprModels.cuckoo(load(), SLOTS_PER_BUCKET, fingerprintBits);
+    return FprModels.cuckoo(count, bucketCount(), fingerprintBits);
   }
 
   // ---- hashing, visible to tests that build colliding keys on purpose

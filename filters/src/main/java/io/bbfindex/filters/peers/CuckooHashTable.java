@@ -26,8 +26,8 @@ import java.util.OptionalLong;
  * first keeps chains short where a random walk's grow long (seed 003, section 1.5).
  *
  * <p><b>Grow and rehash, bounded</b> (the traps of seed 004). When the search fails the table
- * doubles and every entry is re-placed; if the re-placement gets stuck, it is retried with a new
- * seed at most {@value #REHASH_ATTEMPTS_PER_SIZE} times, then the table doubles again, up to
+ * doubles and every entry, and the new key, is re-placed; if that gets stuck, it is retried with a
+ * new seed at most {@value #REHASH_ATTEMPTS_PER_SIZE} times, then the table doubles again, up to
  * {@code maxBuckets}, after which {@link #put} throws and leaves the table as it was. Rehashing
  * builds a new table and installs it only when complete, so a failed attempt loses nothing.
  * Duplicates, the trap seed 004 fell into (a key inserted twice collides with itself in every
@@ -134,15 +134,13 @@ public final class CuckooHashTable {
       table.values[slot] = value;
       return OptionalLong.of(old);
     }
-    while (!place(table, w0, w1, w2, w3, value)) {
-      if (!grow()) {
+    if (!place(table, w0, w1, w2, w3, value) && !growWith(w0, w1, w2, w3, value)) {
         throw new IllegalStateException(
             "cuckoo hash table cannot place a key in "
                 + maxBuckets
                 + " buckets (the bound) under "
                 + REHASH_ATTEMPTS_PER_SIZE
                 + " seeds; its bucket choices collide with too many keys");
-      }
     }
     size++;
     return OptionalLong.empty();
@@ -228,18 +226,20 @@ public final class CuckooHashTable {
   }
 
   /**
-   * Doubles the table (then doubles again if needed) and re-places every entry, at most {@value
-   * #REHASH_ATTEMPTS_PER_SIZE} seeds per size; installs the first complete table.
+   * Doubles the table (then doubles again if needed) and re-places every entry plus the new one,
+   * trying at most {@value #REHASH_ATTEMPTS_PER_SIZE} seeds per size (a table that takes the old
+   * entries but not the new key counts as a failed attempt, so a seed under which the new key
+   * collides is changed rather than doubled around forever); installs the first complete table.
    *
    * @return {@code false} if no table up to {@code maxBuckets} worked; the old one is kept
    */
-  private boolean grow() {
+  private boolean growWith(long w0, long w1, long w2, long w3, long value) {
     Table old = table;
     int seed = old.seed;
     for (long buckets = 2L * (old.mask + 1); buckets <= maxBuckets; buckets *= 2) {
       for (int attempt = 0; attempt < REHASH_ATTEMPTS_PER_SIZE; attempt++) {
         Table next = new Table((int) buckets, seed);
-        if (rehashInto(old, next)) {
+        if (rehashInto(old, next) && place(next, w0, w1, w2, w3, value)) {
           table = next;
           growCount++;
           return true;
