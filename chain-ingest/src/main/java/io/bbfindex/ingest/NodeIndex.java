@@ -1,0 +1,625 @@
+package io.bbfindex.ingest;
+
+import static io.bbfindex.ingest.encoding.Hashes.displayHex;
+
+import io.bbfindex.ingest.blockfile.BlockFileReader;
+import io.bbfindex.ingest.blockfile.BlocksXorKey;
+import io.bbfindex.ingest.chain.ActiveChain;
+import io.bbfindex.ingest.encoding.ByteCursor;
+import io.bbfindex.ingest.encoding.CorruptRecordException;
+import io.bbfindex.ingest.leveldb.LevelDbSnapshot;
+import io.bbfindex.ingest.leveldb.NodeLockProbe;
+import io.bbfindex.ingest.leveldb.Obfuscation;
+import io.bbfindex.ingest.records.BlockLocator;
+import io.bbfindex.ingest.records.DbKeys;
+import io.bbfindex.ingest.records.DiskBlockIndex;
+import io.bbfindex.ingest.records.DiskTxPos;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.TreeMap;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.stream.Stream;
+import org.bitcoinj.base.internal.ByteUtils;
+import org.bitcoinj.core.Transaction;
+import org.iq80.leveldb.DBIterator;
+
+/**
+ * Read-only view of a Bitcoin Core data directory: its block index, its txindex and its block
+ * files. The node's files are never written, and its LevelDB directories are never opened: {@link
+ * #open} takes private snapshots of them under a work directory (see {@link LevelDbSnapshot}) and
+ * {@link #close} deletes them.
+ *
+ * <p>At open, every {@code 'b'} record is loaded and checked (its header must hash to its key), the
+ * active chain is derived by cumulative work ({@link ActiveChain}), and the {@code 'f'} records and
+ * the txindex's {@code 'B'} locator are read. Both txindex layouts are supported: {@code
+ * indexes/txindex} (Core >= 0.17) and the legacy rows inside {@code blocks/index} (<= 0.16, flag
+ * {@code 'F' "txindex"}).
+ *
+ * <p>Lookups are thread-safe. {@link #findTx} costs exactly one LevelDB get (counted by {@link
+ * #leveldbReads()}), except for the genesis coinbase, which Core never indexes and which is
+ * answered from the block index. {@link #findBlock} never reads LevelDB.
+ *
+ * <p>Failures after open are {@link IndexReadException}s (unchecked) naming the record or file.
+ */
+public final class NodeIndex implements AutoCloseable {
+
+  private static final System.Logger LOG = System.getLogger(NodeIndex.class.getName());
+  private static final int SNAPSHOT_ATTEMPTS = 5;
+
+  private final DataDirLayout layout;
+  private final Path snapshotRoot;
+  private final LevelDbSnapshot blockDb;
+  private final LevelDbSnapshot txDb;
+  private final Obfuscation txObfuscation;
+  private final boolean legacyTxindex;
+  private final boolean reindexing;
+  private final Map<ByteBuffer, BlockInfo> blocksByHash;
+  private final Map<Long, BlockInfo> blocksByPosition;
+  private final Collection<BlockInfo> blocks;
+  private final Map<Integer, BlockFileInfo> blockFiles;
+  private final BlockInfo[] activeByHeight;
+  private final BlockInfo tip;
+  private final BlockInfo genesis;
+  private final OptionalInt txindexTipHeight;
+  private final byte[] txindexTipHash;
+  private final BlockFileReader blockFileReader;
+  private final LongAdder leveldbReads = new LongAdder();
+  /** Readers hold it while touching native LevelDB handles, so close cannot free them underneath. */
+  private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
+  private boolean closed;
+
+  private NodeIndex(Opened o) {
+    this.layout = o.layout;
+    this.snapshotRoot = o.snapshotRoot;
+    this.blockDb = o.blockDb;
+    this.txDb = o.txDb;
+    this.txObfuscation = o.txObfuscation;
+    this.legacyTxindex = o.legacyTxindex;
+    this.reindexing = o.reindexing;
+    this.blocksByHash = o.blocksByHash;
+    this.blocksByPosition = o.blocksByPosition;
+    this.blocks = Collections.unmodifiableCollection(o.blocksByHash.values());
+    this.blockFiles = Collections.unmodifiableMap(o.blockFiles);
+    this.activeByHeight = o.activeByHeight;
+    this.tip = o.tip;
+    this.genesis = o.genesis;
+    this.txindexTipHeight = o.txindexTipHeight;
+    this.txindexTipHash = o.txindexTipHash;
+    this.blockFileReader = o.blockFileReader;
+  }
+
+  /**
+   * Opens a stopped node's data directory.
+   *
+   * @param datadir the directory holding {@code blocks/} (e.g. {@code ~/.bitcoin}, or {@code
+   *     ~/.bitcoin/regtest} for a regtest node)
+   * @param workDir where the private snapshots go (created if missing; a fresh subdirectory is
+   *     used and deleted on {@link #close}). Same filesystem as the datadir makes the snapshot
+   *     hard links instead of copies.
+   * @throws DataDirException if the path is not a usable data directory, the node is running
+   *     (it holds its LevelDB locks), there is no txindex, or a record is corrupt; the message
+   *     names the path and the fix
+   */
+  public static NodeIndex open(Path datadir, Path workDir) throws DataDirException {
+    return open(datadir, workDir, false);
+  }
+
+  /**
+   * As {@link #open(Path, Path)}; with {@code allowRunningNode}, a node holding its locks is not
+   * refused: its directories are copied best-effort (table files are immutable, and a table
+   * compacted away during the copy makes the copy start over), but writes the node has not
+   * flushed yet are missing and the copy of its log may end mid-record. Prefer a stopped node or a
+   * filesystem snapshot.
+   */
+  public static NodeIndex open(Path datadir, Path workDir, boolean allowRunningNode) throws DataDirException {
+    Objects.requireNonNull(datadir, "datadir");
+    Objects.requireNonNull(workDir, "workDir");
+    Path dd = datadir.toAbsolutePath().normalize();
+    DataDirLayout layout = DataDirLayout.detect(dd);
+    if (!allowRunningNode) {
+      refuseRunningNode(layout);
+    }
+    Opened o = new Opened(layout);
+    try {
+      Files.createDirectories(workDir);
+      o.snapshotRoot = Files.createTempDirectory(workDir.toAbsolutePath(), "node-snapshot-");
+      o.load();
+      return new NodeIndex(o);
+    } catch (DataDirException e) {
+      o.abandon(e);
+      throw e;
+    } catch (IOException | RuntimeException e) {
+      o.abandon(e);
+      throw new DataDirException(dd, "could not be read: " + e.getMessage(), e);
+    }
+  }
+
+  private static void refuseRunningNode(DataDirLayout layout) throws DataDirException {
+    List<Path> locks = new ArrayList<>(List.of(layout.datadir().resolve(".lock"),
+        layout.blockIndexDir().resolve("LOCK")));
+    layout.txindexDir().ifPresent(t -> locks.add(t.resolve("LOCK")));
+    for (Path lock : locks) {
+      boolean locked;
+      try {
+        locked = NodeLockProbe.isLocked(lock);
+      } catch (IOException e) {
+        throw new DataDirException(lock, "cannot check whether Bitcoin Core is running: " + e.getMessage(), e);
+      }
+      if (locked) {
+        throw new DataDirException(lock, "is locked: Bitcoin Core is running on " + layout.datadir()
+            + " and may be writing its indexes. Stop bitcoind (bitcoin-cli stop), or point at a filesystem "
+            + "snapshot or copy of the data directory");
+      }
+    }
+  }
+
+  /** Everything {@link #open} builds, and the undo of a half-done open. */
+  private static final class Opened {
+    final DataDirLayout layout;
+    Path snapshotRoot;
+    LevelDbSnapshot blockDb;
+    LevelDbSnapshot txDb;
+    Obfuscation txObfuscation;
+    boolean legacyTxindex;
+    boolean reindexing;
+    Map<ByteBuffer, BlockInfo> blocksByHash;
+    Map<Long, BlockInfo> blocksByPosition;
+    Map<Integer, BlockFileInfo> blockFiles;
+    BlockInfo[] activeByHeight;
+    BlockInfo tip;
+    BlockInfo genesis;
+    OptionalInt txindexTipHeight = OptionalInt.empty();
+    byte[] txindexTipHash;
+    BlockFileReader blockFileReader;
+
+    Opened(DataDirLayout layout) {
+      this.layout = layout;
+    }
+
+    void load() throws IOException {
+      blockDb = snapshot(layout.blockIndexDir(), snapshotRoot.resolve("blocks-index"));
+      Obfuscation blockObfuscation = Obfuscation.read(blockDb);
+      List<DiskBlockIndex> records = readBlockRecords(blockObfuscation);
+      if (records.isEmpty()) {
+        throw new DataDirException(layout.blockIndexDir(), "is a LevelDB without 'b' block records, not Bitcoin "
+            + "Core's block index; point at a Bitcoin Core data directory");
+      }
+      blockFiles = readBlockFiles(blockObfuscation);
+      reindexing = blockDb.get(new byte[] {DbKeys.REINDEX}) != null;
+      ActiveChain chain = ActiveChain.compute(records).orElseThrow(() -> new DataDirException(
+          layout.blockIndexDir(), "no block with validated transactions and data on disk: the node has not "
+              + "synced any block yet (or everything is marked invalid); let bitcoind sync, then retry"));
+      indexBlocks(records, chain);
+
+      BlocksXorKey xor = BlocksXorKey.read(layout.blocksDir());
+      blockFileReader = new BlockFileReader(layout.blocksDir(), xor, null);
+      checkGenesisOnDisk();
+
+      if (layout.txindexDir().isPresent()) {
+        txDb = snapshot(layout.txindexDir().get(), snapshotRoot.resolve("txindex"));
+        txObfuscation = Obfuscation.read(txDb);
+        byte[] locator = txDb.get(new byte[] {DbKeys.BEST_BLOCK});
+        if (locator != null) {
+          byte[] key = {DbKeys.BEST_BLOCK};
+          BlockLocator.decode(key, txObfuscation.plain(locator)).tip().ifPresent(h -> {
+            txindexTipHash = h;
+            BlockInfo b = blocksByHash.get(ByteBuffer.wrap(h));
+            txindexTipHeight = b == null ? OptionalInt.empty() : OptionalInt.of(b.height());
+          });
+        }
+      } else if (Arrays.equals(plainFlag(blockObfuscation, "txindex"), new byte[] {'1'})) {
+        // <= 0.16: 't' rows live in blocks/index and are written as blocks connect, ahead of the
+        // block index flush, so the index is as current as the block index itself.
+        legacyTxindex = true;
+        txDb = blockDb;
+        txObfuscation = blockObfuscation;
+        txindexTipHash = tip.hash();
+        txindexTipHeight = OptionalInt.of(tip.height());
+      } else {
+        throw new DataDirException(layout.datadir(), "has no transaction index (no indexes/txindex, and no legacy "
+            + "txindex flag in blocks/index); restart bitcoind with -txindex=1 and let it build the index");
+      }
+    }
+
+    private LevelDbSnapshot snapshot(Path source, Path target) throws IOException {
+      for (int attempt = 1; ; attempt++) {
+        try {
+          return LevelDbSnapshot.open(source, target);
+        } catch (NoSuchFileException e) {
+          // a running node compacted a table away while we linked: start this copy over
+          deleteTree(target);
+          if (attempt == SNAPSHOT_ATTEMPTS) {
+            throw new DataDirException(source, "kept changing while being copied (" + e.getMessage()
+                + "); stop bitcoind or use a filesystem snapshot", e);
+          }
+        }
+      }
+    }
+
+    private List<DiskBlockIndex> readBlockRecords(Obfuscation obf) throws IOException {
+      List<DiskBlockIndex> out = new ArrayList<>();
+      try (DBIterator it = blockDb.iterator()) {
+        for (it.seek(new byte[] {DbKeys.BLOCK_INDEX}); it.hasNext(); ) {
+          Map.Entry<byte[], byte[]> e = it.next();
+          if (e.getKey().length == 0 || e.getKey()[0] != DbKeys.BLOCK_INDEX) {
+            break;
+          }
+          out.add(decodeOrReport(() -> DiskBlockIndex.decode(e.getKey(), obf.plain(e.getValue()))));
+        }
+      }
+      return out;
+    }
+
+    private Map<Integer, BlockFileInfo> readBlockFiles(Obfuscation obf) throws IOException {
+      Map<Integer, BlockFileInfo> out = new TreeMap<>();
+      try (DBIterator it = blockDb.iterator()) {
+        for (it.seek(new byte[] {DbKeys.BLOCK_FILES}); it.hasNext(); ) {
+          Map.Entry<byte[], byte[]> e = it.next();
+          if (e.getKey().length == 0 || e.getKey()[0] != DbKeys.BLOCK_FILES) {
+            break;
+          }
+          BlockFileInfo f = decodeOrReport(() -> BlockFileInfo.decode(e.getKey(), obf.plain(e.getValue())));
+          out.put(f.file(), f);
+        }
+      }
+      return out;
+    }
+
+    private interface Decoder<T> {
+      T decode() throws CorruptRecordException;
+    }
+
+    private <T> T decodeOrReport(Decoder<T> d) throws DataDirException {
+      try {
+        return d.decode();
+      } catch (CorruptRecordException e) {
+        throw new DataDirException(layout.blockIndexDir(), "corrupt block index: " + e.getMessage()
+            + "; restart bitcoind with -reindex to rebuild it", e);
+      }
+    }
+
+    private byte[] plainFlag(Obfuscation obf, String name) {
+      byte[] v = blockDb.get(DbKeys.flagKey(name));
+      return v == null ? null : obf.plain(v);
+    }
+
+    private void indexBlocks(List<DiskBlockIndex> records, ActiveChain chain) {
+      blocksByHash = new HashMap<>(records.size() * 2);
+      blocksByPosition = new HashMap<>(records.size() * 2);
+      int tipHeight = chain.tipHeight();
+      for (DiskBlockIndex r : records) {
+        boolean active = chain.contains(r);
+        BlockInfo b = new BlockInfo(r.hash(), r.height(), r.status(), r.txCount(), r.file(), r.dataPos(),
+            r.undoPos(), r.header(), active, active ? tipHeight - r.height() + 1 : -1);
+        blocksByHash.put(ByteBuffer.wrap(r.hash()), b);
+        if (r.dataPos() >= 0) {
+          blocksByPosition.put(positionKey(r.file(), r.dataPos()), b);
+        }
+      }
+      activeByHeight = new BlockInfo[tipHeight + 1];
+      for (int h = 0; h <= tipHeight; h++) {
+        activeByHeight[h] = blocksByHash.get(ByteBuffer.wrap(chain.at(h).orElseThrow().hash()));
+      }
+      tip = activeByHeight[tipHeight];
+      genesis = activeByHeight[0];
+    }
+
+    /**
+     * Reads the genesis block's header from blk files: learns the network magic and proves that
+     * the block files belong to this index and are readable (catches a missing xor.dat early).
+     * Absent file (pruned, or blocks elsewhere): left to the lookups to report.
+     */
+    private void checkGenesisOnDisk() throws DataDirException {
+      if (genesis.dataPos() < 0) {
+        return;
+      }
+      Path file = blockFileReader.blockFile(genesis.file());
+      try {
+        byte[] header = blockFileReader.readHeader(genesis.file(), genesis.dataPos());
+        if (!Arrays.equals(header, genesis.header())) {
+          throw new DataDirException(file, "the genesis block there differs from the block index's; the blocks "
+              + "directory does not belong to this index");
+        }
+      } catch (NoSuchFileException e) {
+        LOG.log(System.Logger.Level.WARNING, "{0} is missing: transactions in it cannot be read", file);
+      } catch (CorruptRecordException e) {
+        throw new DataDirException(file, e.getMessage(), e);
+      } catch (IOException e) {
+        throw new DataDirException(file, "cannot be read: " + e.getMessage(), e);
+      }
+    }
+
+    /** Undoes a failed open; the original failure is what the caller reports. */
+    void abandon(Exception cause) {
+      try {
+        if (blockFileReader != null) {
+          blockFileReader.close();
+        }
+        if (txDb != null && txDb != blockDb) {
+          txDb.close();
+        }
+        if (blockDb != null) {
+          blockDb.close();
+        }
+        if (snapshotRoot != null) {
+          deleteTree(snapshotRoot);
+        }
+      } catch (IOException | RuntimeException e) {
+        cause.addSuppressed(e);
+      }
+    }
+  }
+
+  private static long positionKey(int file, long dataPos) {
+    return ((long) file << 32) | dataPos;
+  }
+
+  // ---------------------------------------------------------------- lookups
+
+  /**
+   * Where Core's txindex says {@code txidInternal} is. Exactly one LevelDB get (counted), except
+   * for the genesis coinbase: Core never indexes it (getrawtransaction refuses it), but it is a
+   * real transaction of block 0, so it is answered from the block index (block 0's file and
+   * position, tx offset 1: after the one-byte tx count) without a read. Its txid is block 0's
+   * merkle root, which holds on every network.
+   *
+   * @param txidInternal 32 bytes, internal (reversed display) order
+   * @return empty when the txindex has no row (unknown, unconfirmed, or not indexed yet)
+   * @throws IndexReadException if the row is corrupt or points at no known block
+   */
+  public Optional<TxLocation> findTx(byte[] txidInternal) {
+    requireHash(txidInternal, "txid");
+    if (genesis.dataPos() >= 0 && Arrays.equals(txidInternal, 0, 32, genesis.header(), 36, 68)) {
+      return Optional.of(new TxLocation(txidInternal.clone(), genesis.file(), genesis.dataPos(), 1, genesis));
+    }
+    byte[] raw;
+    lifecycle.readLock().lock();
+    try {
+      checkOpen();
+      leveldbReads.increment();
+      raw = txDb.get(DbKeys.txKey(txidInternal));
+    } finally {
+      lifecycle.readLock().unlock();
+    }
+    if (raw == null) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(resolve(txidInternal, raw));
+    } catch (CorruptRecordException e) {
+      throw new IndexReadException("txindex lookup of " + displayHex(txidInternal) + " failed: " + e.getMessage(), e);
+    }
+  }
+
+  /** Decodes a raw (possibly obfuscated) 't' value and finds its block. Package-private for tests. */
+  TxLocation resolve(byte[] txid, byte[] rawValue) throws CorruptRecordException {
+    byte[] key = DbKeys.txKey(txid);
+    DiskTxPos p = DiskTxPos.decode(key, txObfuscation.plain(rawValue));
+    BlockInfo b = blocksByPosition.get(positionKey(p.file(), p.dataPos()));
+    if (b == null) {
+      throw new CorruptRecordException("'t' txindex record (key " + ByteUtils.formatHex(key) + "): points at "
+          + blockFileReader.blockFile(p.file()).getFileName() + " position " + p.dataPos()
+          + ", where the block index has no block");
+    }
+    return new TxLocation(txid.clone(), p.file(), p.dataPos(), p.txOffset(), b);
+  }
+
+  /** The block with this hash (internal order) from the in-memory block index; no LevelDB read. */
+  public Optional<BlockInfo> findBlock(byte[] hashInternal) {
+    requireHash(hashInternal, "block hash");
+    return Optional.ofNullable(blocksByHash.get(ByteBuffer.wrap(hashInternal)));
+  }
+
+  /**
+   * Reads the transaction's bytes from its block file and checks them: the block header at the
+   * location must hash to {@code loc.block()}'s hash and the transaction's txid must be {@code
+   * loc.txid()} (Core's own check in TxIndex::FindTx).
+   *
+   * @throws IndexReadException (cause {@link CorruptRecordException}) on a mismatch or malformed
+   *     bytes; (cause another IOException) if the file cannot be read
+   */
+  public Transaction readTransaction(TxLocation loc) {
+    Objects.requireNonNull(loc, "loc");
+    lifecycle.readLock().lock();
+    try {
+      checkOpen();
+      return blockFileReader.readTransaction(loc.file(), loc.dataPos(), loc.txOffset(), loc.txid(),
+          loc.block().hash());
+    } catch (IOException e) {
+      throw new IndexReadException("reading transaction " + loc.txidHex() + " failed: " + e.getMessage(), e);
+    } finally {
+      lifecycle.readLock().unlock();
+    }
+  }
+
+  /**
+   * Calls {@code consumer} for every {@code 't'} record of the txindex, in key (txid) order. No
+   * allocation per record beyond what leveldbjni's iterator makes: the txid array is reused (see
+   * {@link TxRecordConsumer}). Does not count as {@link #leveldbReads()}.
+   *
+   * @throws IndexReadException if a record is malformed
+   */
+  public void forEachTx(TxRecordConsumer consumer) {
+    Objects.requireNonNull(consumer, "consumer");
+    lifecycle.readLock().lock();
+    try {
+      checkOpen();
+      byte[] txid = new byte[32];
+      byte[] value = new byte[16];
+      ByteCursor cursor = new ByteCursor("'t' txindex record", null);
+      try (DBIterator it = txDb.iterator()) {
+        for (it.seek(new byte[] {DbKeys.TX_INDEX}); it.hasNext(); ) {
+          Map.Entry<byte[], byte[]> e = it.next();
+          byte[] k = e.getKey();
+          if (k.length == 0 || k[0] != DbKeys.TX_INDEX) {
+            break;
+          }
+          byte[] v = e.getValue();
+          if (txObfuscation.active()) {
+            if (v.length > value.length) {
+              value = new byte[v.length];
+            }
+            System.arraycopy(v, 0, value, 0, v.length);
+            txObfuscation.apply(value, v.length);
+            v = value;
+          }
+          cursor.key(k).reset(v, 0, e.getValue().length);
+          if (k.length != 33) {
+            throw cursor.corrupt("key", "a 't' key is 't' + 32-byte txid, this one has " + k.length + " bytes");
+          }
+          int file = cursor.readVarInt32("nFile");
+          long pos = cursor.readVarUint32("nPos");
+          long off = cursor.readVarUint32("nTxOffset");
+          cursor.expectEnd();
+          System.arraycopy(k, 1, txid, 0, 32);
+          consumer.accept(txid, file, pos, off);
+        }
+      }
+    } catch (CorruptRecordException e) {
+      throw new IndexReadException("txindex scan failed: " + e.getMessage(), e);
+    } catch (IOException e) {
+      throw new IndexReadException("txindex scan failed: " + e.getMessage(), e);
+    } finally {
+      lifecycle.readLock().unlock();
+    }
+  }
+
+  /** LevelDB gets made by {@link #findTx} so far (the only method that reads LevelDB after open). */
+  public long leveldbReads() {
+    return leveldbReads.sum();
+  }
+
+  /** Height of the active chain's tip. */
+  public int tipHeight() {
+    return tip.height();
+  }
+
+  /** Hash (internal order) of the active chain's tip. */
+  public byte[] tipHash() {
+    return tip.hash().clone();
+  }
+
+  /** The active tip's block. */
+  public BlockInfo tip() {
+    return tip;
+  }
+
+  /** The active chain's block at {@code height}, or empty below 0 / above the tip. */
+  public Optional<BlockInfo> activeBlockAt(int height) {
+    return height < 0 || height >= activeByHeight.length ? Optional.empty() : Optional.of(activeByHeight[height]);
+  }
+
+  /**
+   * Height of the block the txindex was last committed at ({@code 'B'} locator's first hash);
+   * empty when the txindex never committed or its tip is unknown to the block index. Rows may run
+   * ahead of it by up to one commit interval. For a legacy (<= 0.16) txindex, the block index tip.
+   */
+  public OptionalInt txindexTipHeight() {
+    return txindexTipHeight;
+  }
+
+  /** Hash of the txindex's committed block, if any. */
+  public Optional<byte[]> txindexTipHash() {
+    return Optional.ofNullable(txindexTipHash).map(byte[]::clone);
+  }
+
+  /** Every {@code 'b'} record (including stale and header-only blocks), unordered. */
+  public Collection<BlockInfo> blocks() {
+    return blocks;
+  }
+
+  /** The {@code 'f'} records by file number. */
+  public Map<Integer, BlockFileInfo> blockFiles() {
+    return blockFiles;
+  }
+
+  /** The data directory (absolute, normalized). */
+  public Path datadir() {
+    return layout.datadir();
+  }
+
+  /** Whether the txindex is the legacy one inside {@code blocks/index} (Core <= 0.16). */
+  public boolean legacyTxindex() {
+    return legacyTxindex;
+  }
+
+  /** Whether the node was interrupted during a reindex ({@code 'R'} flag): the index is incomplete. */
+  public boolean reindexing() {
+    return reindexing;
+  }
+
+  /** The block-file reader (for scanning blk files in file order). */
+  public BlockFileReader blockFileReader() {
+    return blockFileReader;
+  }
+
+  /** Closes the snapshots and deletes them. Idempotent. */
+  @Override
+  public void close() throws IOException {
+    lifecycle.writeLock().lock();
+    try {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      IOException failure = null;
+      for (AutoCloseable c : Stream.of(blockFileReader, txDb == blockDb ? null : txDb, blockDb)
+          .filter(Objects::nonNull).toList()) {
+        try {
+          c.close();
+        } catch (Exception e) {
+          if (failure == null) {
+            failure = new IOException("closing " + layout.datadir() + " snapshot failed", e);
+          } else {
+            failure.addSuppressed(e);
+          }
+        }
+      }
+      deleteTree(snapshotRoot);
+      if (failure != null) {
+        throw failure;
+      }
+    } finally {
+      lifecycle.writeLock().unlock();
+    }
+  }
+
+  private void checkOpen() {
+    if (closed) {
+      throw new IllegalStateException("NodeIndex of " + layout.datadir() + " is closed");
+    }
+  }
+
+  private static void requireHash(byte[] h, String what) {
+    Objects.requireNonNull(h, what);
+    if (h.length != 32) {
+      throw new IllegalArgumentException(what + " must be 32 bytes (internal order): " + h.length);
+    }
+  }
+
+  static void deleteTree(Path root) throws IOException {
+    if (!Files.exists(root)) {
+      return;
+    }
+    try (Stream<Path> s = Files.walk(root)) {
+      for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    }
+  }
+}

@@ -1,0 +1,75 @@
+package io.bbfindex.ingest.records;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * LevelDB key layouts of Bitcoin Core's block tree DB ({@code blocks/index}) and txindex
+ * ({@code indexes/txindex}, or {@code blocks/index} up to v0.16). Hashes are 32 bytes in
+ * internal (SHA-256d output) order, never the displayed, reversed hex.
+ */
+public final class DbKeys {
+
+  /** {@code 'b' + hash(32)} → CDiskBlockIndex. */
+  public static final byte BLOCK_INDEX = 'b';
+  /** {@code 'f' + int32 LE file number} → CBlockFileInfo (a fixed 4-byte int, not a VARINT). */
+  public static final byte BLOCK_FILES = 'f';
+  /** {@code 'l'} → int32 LE, the highest block file number. */
+  public static final byte LAST_BLOCK = 'l';
+  /** {@code 'R'} → '1' while a reindex is in progress. */
+  public static final byte REINDEX = 'R';
+  /** {@code 'F' + CompactSize(len) + name} → '1' / '0'. */
+  public static final byte FLAG = 'F';
+  /** {@code 't' + txid(32)} → CDiskTxPos. */
+  public static final byte TX_INDEX = 't';
+  /** {@code 'B'} (txindex) → CBlockLocator of the block the index is committed to. */
+  public static final byte BEST_BLOCK = 'B';
+  /** {@code 'T'} (blocks/index, 0.17-22.x) → locator of an unfinished legacy txindex migration. */
+  public static final byte TXINDEX_MIGRATION = 'T';
+
+  /** The obfuscation-key record: serialized std::string "\0obfuscate_key" (CompactSize 14 first). */
+  public static final byte[] OBFUSCATE_KEY = concat(new byte[] {14, 0}, ascii("obfuscate_key"));
+
+  private DbKeys() {}
+
+  public static byte[] blockKey(byte[] hash) {
+    return prefixed(BLOCK_INDEX, hash);
+  }
+
+  public static byte[] txKey(byte[] txid) {
+    return prefixed(TX_INDEX, txid);
+  }
+
+  public static byte[] fileKey(int file) {
+    return new byte[] {BLOCK_FILES, (byte) file, (byte) (file >>> 8), (byte) (file >>> 16), (byte) (file >>> 24)};
+  }
+
+  /** {@code 'F' + CompactSize(len) + name}; names are short, so the CompactSize is one byte. */
+  public static byte[] flagKey(String name) {
+    byte[] n = ascii(name);
+    if (n.length >= 253) {
+      throw new IllegalArgumentException("flag name too long: " + name);
+    }
+    return concat(new byte[] {FLAG, (byte) n.length}, n);
+  }
+
+  private static byte[] prefixed(byte prefix, byte[] hash) {
+    if (hash.length != 32) {
+      throw new IllegalArgumentException("hash must be 32 bytes (internal order): " + hash.length);
+    }
+    byte[] k = new byte[33];
+    k[0] = prefix;
+    System.arraycopy(hash, 0, k, 1, 32);
+    return k;
+  }
+
+  private static byte[] ascii(String s) {
+    return s.getBytes(StandardCharsets.US_ASCII);
+  }
+
+  private static byte[] concat(byte[] a, byte[] b) {
+    byte[] r = new byte[a.length + b.length];
+    System.arraycopy(a, 0, r, 0, a.length);
+    System.arraycopy(b, 0, r, a.length, b.length);
+    return r;
+  }
+}

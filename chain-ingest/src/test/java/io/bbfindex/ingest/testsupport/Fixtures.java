@@ -1,0 +1,159 @@
+package io.bbfindex.ingest.testsupport;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import java.util.zip.GZIPInputStream;
+import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
+import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
+import org.apache.commons.compress.compressors.gzip.GzipCompressorInputStream;
+
+/**
+ * The real Bitcoin Core data directories under the repository's {@code fixtures/} folder (path
+ * from the {@code bbf.fixtures} system property, set by surefire): extraction of the archives
+ * (each holds one top directory named like the archive, with the datadir directly in it or in
+ * {@code regtest/}) and their ground-truth txindex tables.
+ */
+public final class Fixtures {
+
+  /** The four archives, with where the datadir sits inside the extracted top directory. */
+  public enum Archive {
+    MAINNET_LDB("core-0.21.1-mainnet-0-599-txindex-ldb", ""),
+    MAINNET_LEGACY("core-0.16.0-mainnet-0-599-txindex-legacy", ""),
+    REGTEST_B("core-0.21.1-regtest-txindex-B", "regtest"),
+    REGTEST_MULTIFILE("core-0.21.1-regtest-txindex-multifile-compact", "regtest");
+
+    public final String baseName;
+    /** Sub-path of the datadir inside the archive's top directory ("" = the top directory). */
+    public final String datadirSubpath;
+
+    Archive(String baseName, String datadirSubpath) {
+      this.baseName = baseName;
+      this.datadirSubpath = datadirSubpath;
+    }
+  }
+
+  /** One row of a {@code *.txindex.tsv}: txid (display hex), nFile, nPos, nTxOffset, abs_offset. */
+  public record TxRow(String txidHex, byte[] txidInternal, int file, long pos, long txOffset, long absOffset) {}
+
+  private Fixtures() {}
+
+  public static Path dir() {
+    String p = System.getProperty("bbf.fixtures");
+    if (p == null) {
+      throw new IllegalStateException("system property bbf.fixtures is not set (surefire sets it to the repo's fixtures/)");
+    }
+    Path d = Path.of(p);
+    if (!Files.isDirectory(d)) {
+      throw new IllegalStateException("bbf.fixtures=" + p + " is not a directory");
+    }
+    return d;
+  }
+
+  /** Extracts {@code a} into {@code into} and returns the datadir (the path NodeIndex.open wants). */
+  public static Path extract(Archive a, Path into) throws IOException {
+    Path top = extractTar(dir().resolve(a.baseName + ".tar.gz"), into).resolve(a.baseName);
+    return a.datadirSubpath.isEmpty() ? top : top.resolve(a.datadirSubpath);
+  }
+
+  /** Extracts a .tar.gz (regular files and directories only; refuses paths leaving {@code into}). */
+  public static Path extractTar(Path tarGz, Path into) throws IOException {
+    Path root = into.toAbsolutePath().normalize();
+    try (InputStream in = new BufferedInputStream(Files.newInputStream(tarGz), 1 << 16);
+        TarArchiveInputStream tar = new TarArchiveInputStream(new GzipCompressorInputStream(in))) {
+      TarArchiveEntry e;
+      while ((e = tar.getNextEntry()) != null) {
+        Path target = root.resolve(e.getName()).normalize();
+        if (!target.startsWith(root)) {
+          throw new IOException("archive entry escapes the target: " + e.getName());
+        }
+        if (e.isDirectory()) {
+          Files.createDirectories(target);
+        } else if (e.isFile()) {
+          Files.createDirectories(target.getParent());
+          Files.copy(tar, target, StandardCopyOption.REPLACE_EXISTING);
+        }
+      }
+    }
+    return root;
+  }
+
+  /** The ground truth of {@code a}: every 't' record Core wrote. */
+  public static List<TxRow> txRows(Archive a) throws IOException {
+    Path plain = dir().resolve(a.baseName + ".txindex.tsv");
+    Path gz = dir().resolve(a.baseName + ".txindex.tsv.gz");
+    boolean zipped = !Files.exists(plain);
+    List<TxRow> rows = new ArrayList<>();
+    HexFormat hex = HexFormat.of();
+    try (InputStream raw = Files.newInputStream(zipped ? gz : plain);
+        BufferedReader r = new BufferedReader(new InputStreamReader(
+            zipped ? new GZIPInputStream(raw, 1 << 16) : raw, StandardCharsets.US_ASCII), 1 << 16)) {
+      String line;
+      while ((line = r.readLine()) != null) {
+        if (line.isEmpty() || line.startsWith("txid")) {
+          continue;
+        }
+        String[] f = line.split("\t");
+        byte[] display = hex.parseHex(f[0]);
+        byte[] internal = new byte[32];
+        for (int i = 0; i < 32; i++) {
+          internal[i] = display[31 - i];
+        }
+        rows.add(new TxRow(f[0], internal, Integer.parseInt(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3]),
+            Long.parseLong(f[4])));
+      }
+    }
+    return rows;
+  }
+
+  /** SHA-256 of every regular file under {@code dir}, by relative path. */
+  public static Map<String, String> hashTree(Path dir) throws IOException {
+    Map<String, String> out = new TreeMap<>();
+    try (Stream<Path> s = Files.walk(dir)) {
+      for (Path p : s.filter(Files::isRegularFile).toList()) {
+        MessageDigest md = sha256();
+        try (InputStream in = Files.newInputStream(p)) {
+          byte[] buf = new byte[1 << 16];
+          int n;
+          while ((n = in.read(buf)) > 0) {
+            md.update(buf, 0, n);
+          }
+        }
+        out.put(dir.relativize(p).toString(), HexFormat.of().formatHex(md.digest()));
+      }
+    }
+    return out;
+  }
+
+  /** Reverses display hex into internal byte order. */
+  public static byte[] internal(String displayHex) {
+    byte[] d = HexFormat.of().parseHex(displayHex);
+    byte[] r = new byte[d.length];
+    for (int i = 0; i < d.length; i++) {
+      r[i] = d[d.length - 1 - i];
+    }
+    return r;
+  }
+
+  private static MessageDigest sha256() {
+    try {
+      return MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
+      throw new AssertionError(e);
+    }
+  }
+}

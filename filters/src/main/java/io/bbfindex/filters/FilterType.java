@@ -1,0 +1,124 @@
+package io.bbfindex.filters;
+
+import io.bbfindex.filters.peers.CuckooFilter;
+import io.bbfindex.filters.peers.OneMemoryAccessBloomFilter;
+import io.bbfindex.filters.peers.StandardBloomFilter;
+import io.bbfindex.filters.peers.TwoBitBloomFilter;
+
+/**
+ * Every {@link MembershipFilter} implementation, each with a factory sized by keys and bits per
+ * key, so unit tests, FPR tables and JMH {@code @Param}s can iterate over all of them alike.
+ *
+ * <p>Sizes are rounded to what each structure can have (whole 512-bit blocks, whole 32-bit words,
+ * power-of-two cuckoo tables), so {@link MembershipFilter#bitSize()} is the truth about space, not
+ * {@code expectedKeys * bitsPerKey}.
+ */
+public enum FilterType {
+
+  // ---- The SIMD blockchain Bloom filter (BlockedBloomFilter): BBF_SIMD, BBF_SCALAR.
+  // ---- Added here at integration; they come first so tables list the BBF before its peers.
+
+  // ---- The peers of the BBF paper and of the seed documents (package io.bbfindex.filters.peers).
+
+  /** Standard Bloom filter, {@code k} independent seeded Murmur3 hashes (the paper's "BF"). */
+  BLOOM {
+    @Override
+    public MembershipFilter create(long expectedKeys, double bitsPerKey) {
+      return StandardBloomFilter.forKeys(expectedKeys, bitsPerKey);
+    }
+
+    @Override
+    public MembershipFilter create(long expectedKeys, double bitsPerKey, int k) {
+      return new StandardBloomFilter(bits(expectedKeys, bitsPerKey), k, 0);
+    }
+  },
+
+  /** One-memory-access Bloom filter: all {@code k} bits in one 512-bit block (the paper's "OMBF"). */
+  OMBF {
+    @Override
+    public MembershipFilter create(long expectedKeys, double bitsPerKey) {
+      return OneMemoryAccessBloomFilter.forKeys(expectedKeys, bitsPerKey);
+    }
+
+    @Override
+    public MembershipFilter create(long expectedKeys, double bitsPerKey, int k) {
+      long blocks = Math.max(1, Math.round(bits(expectedKeys, bitsPerKey) / 512.0));
+      return new OneMemoryAccessBloomFilter(blocks, k, 0);
+    }
+  },
+
+  /** Floe's two-bit Bloom filter: each of {@code k} probes sets two bits of one 32-bit word. */
+  TWO_BIT {
+    @Override
+    public MembershipFilter create(long expectedKeys, double bitsPerKey) {
+      return TwoBitBloomFilter.forKeys(expectedKeys, bitsPerKey);
+    }
+
+    @Override
+    public MembershipFilter create(long expectedKeys, double bitsPerKey, int k) {
+      long words = Math.ceilDiv(bits(expectedKeys, bitsPerKey), 32);
+      if (words > Integer.MAX_VALUE - 8) {
+        throw new IllegalArgumentException(
+            "expectedKeys * bitsPerKey / 32 must fit an int[]: " + words);
+      }
+      return new TwoBitBloomFilter((int) words, k, 0);
+    }
+  },
+
+  /**
+   * Cuckoo filter with 4-slot buckets; supports {@link MembershipFilter#remove}. The bucket count
+   * is the power of two that holds {@code expectedKeys} at load at most 95 %, and the fingerprint
+   * width is {@code round(expectedKeys * bitsPerKey / (4 * buckets))} clamped to [4, 32] bits, so
+   * the table spends about {@code bitsPerKey} bits a key (more when the clamp bites). There is no
+   * {@code k}: the fingerprint width takes its place.
+   */
+  CUCKOO {
+    @Override
+    public MembershipFilter create(long expectedKeys, double bitsPerKey) {
+      int buckets = CuckooFilter.bucketsFor(expectedKeys);
+      long slots = (long) buckets * CuckooFilter.SLOTS_PER_BUCKET;
+      long f = Math.round(bits(expectedKeys, bitsPerKey) / (double) slots);
+      return new CuckooFilter(buckets, (int) Math.clamp(f, 4, 32));
+    }
+
+    @Override
+    public boolean supportsK() {
+      return false;
+    }
+  };
+
+  /**
+   * A filter for {@code expectedKeys} keys at about {@code bitsPerKey} bits a key, with the
+   * structure's best parameters for that load.
+   *
+   * @throws IllegalArgumentException if {@code expectedKeys} or {@code bitsPerKey} is not positive
+   *     or the size is beyond the structure's limit
+   */
+  public abstract MembershipFilter create(long expectedKeys, double bitsPerKey);
+
+  /**
+   * As {@link #create(long, double)} with {@code k} fixed: hash functions (BLOOM), bits a key in
+   * its block (OMBF), two-bit probes (TWO_BIT).
+   *
+   * @throws UnsupportedOperationException if {@link #supportsK()} is {@code false}
+   * @throws IllegalArgumentException if {@code k} is out of the structure's range
+   */
+  public MembershipFilter create(long expectedKeys, double bitsPerKey, int k) {
+    throw new UnsupportedOperationException(name() + " has no k parameter");
+  }
+
+  /** Whether {@link #create(long, double, int)} is available. */
+  public boolean supportsK() {
+    return true;
+  }
+
+  private static long bits(long expectedKeys, double bitsPerKey) {
+    if (expectedKeys <= 0) {
+      throw new IllegalArgumentException("expectedKeys must be positive: " + expectedKeys);
+    }
+    if (!(bitsPerKey > 0) || !Double.isFinite(bitsPerKey)) {
+      throw new IllegalArgumentException("bitsPerKey must be positive: " + bitsPerKey);
+    }
+    return Math.max(1, Math.round(expectedKeys * bitsPerKey));
+  }
+}

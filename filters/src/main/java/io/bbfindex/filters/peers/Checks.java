@@ -1,0 +1,36 @@
+package io.bbfindex.filters.peers;
+
+/** Argument checks with one message style: {@code "<what> must <rule>: <value>"}. */
+final class Checks {
+
+  private Checks() {}
+
+  static void requireArgument(boolean ok, String message, Object value) {
+    if (!ok) {
+      throw new IllegalArgumentException(message + ": " + value);
+    }
+  }
+
+  /** {@code ceil(bits / 64)} as an array length, refusing sizes a {@code long[]} cannot hold. */
+  static int longsForBits(long bits, String what) {
+    long longs = (bits + 63) >>> 6;
+    requireArgument(
+        bits > 0 && longs <= Integer.MAX_VALUE - 8,
+        what + " must be in [1, " + (Integer.MAX_VALUE - 8L) * 64 + "]",
+        bits);
+    return (int) longs;
+  }
+
+  /** {@code round(expectedKeys * bitsPerKey)}, checked. */
+  static long totalBits(long expectedKeys, double bitsPerKey) {
+    requireArgument(expectedKeys > 0, "expectedKeys must be positive", expectedKeys);
+    requireArgument(
+        bitsPerKey > 0 && Double.isFinite(bitsPerKey), "bitsPerKey must be positive", bitsPerKey);
+    return Math.max(1, Math.round(expectedKeys * bitsPerKey));
+  }
+
+  /** Uniform map of a 64-bit hash onto {@code [0, range)} by its high bits (Lemire's fastrange). */
+  static long reduce(long hash, long range) {
+    return Math.unsignedMultiplyHigh(hash, range);
+  }
+}

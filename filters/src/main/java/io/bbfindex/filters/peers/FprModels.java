@@ -1,0 +1,227 @@
+package io.bbfindex.filters.peers;
+
+import java.util.function.IntToDoubleFunction;
+
+/**
+ * False-positive models of the BBF's peer structures, as closed forms or exact finite sums (no
+ * simulation), so tests can hold measured rates to them and {@code modelledFpr()} can report them.
+ *
+ * <ul>
+ *   <li>{@link #standardBloom}: the classic {@code (1 - e^(-kn/m))^k}. Its error against the
+ *       exact rate is of order {@code k^2/m}, far below test noise for filters of 10^5+ bits.
+ *   <li>{@link #blockedBloom}: one block of {@code B} bits per key, chosen uniformly among {@code
+ *       r}; the block load {@code Z} is Binomial(n, 1/r) and, given {@code Z = z}, a query passes
+ *       with {@link #occupancyPass occupancyPass(B, k, k z)}. For {@code B = 512} the textbook
+ *       per-block term {@code (1-(1-1/B)^(kz))^k} is 1 to 4 % too low (it ignores the variance of
+ *       the number of set bits in so small a block), which a test with 10^6 queries would detect,
+ *       so the exact occupancy term is used.
+ *   <li>{@link #twoBitBloom}: each probe is a block of {@code B = 32} bits with two bits a key.
+ *   <li>{@link #cuckoo(long, long, int)}: {@code 1 - (1 - eps (2B - 1)/B^2)^n}, {@code eps = 1/(2^f
+ *       - 1)}, and the looser textbook {@link #cuckooSlotBound} {@code 1 - (1 - eps)^(2 b alpha)}.
+ * </ul>
+ */
+public final class FprModels {
+
+  /** Binomial terms beyond this many standard deviations from the mean are dropped (< 1e-30). */
+  private static final double TAIL_SIGMAS = 12.0;
+
+  private FprModels() {}
+
+  /**
+   * Standard Bloom filter: {@code (1 - e^(-k n / m))^k} for {@code n} keys, {@code m} bits and
+   * {@code k} independent hash functions.
+   */
+  public static double standardBloom(long n, long mBits, int k) {
+    return Math.pow(-Math.expm1(-(double) k * n / mBits), k);
+  }
+
+  /**
+   * Blocked Bloom filter (OMBF): {@code n} keys spread uniformly over {@code blocks} blocks of
+   * {@code blockBits} bits, each key setting {@code k} uniformly drawn bits (with replacement) of
+   * its block.
+   *
+   * <pre>
+   *   FPR = sum_z  C(n, z) (1/r)^z (1 - 1/r)^(n-z) * occupancyPass(B, k, k z)
+   * </pre>
+   */
+  public static double blockedBloom(long n, long blocks, int blockBits, int k) {
+    return binomialExpectation(n, 1.0 / blocks, z -> occupancyPass(blockBits, k, (long) k * z));
+  }
+
+  /**
+   * Two-bit Bloom filter: {@code k} probes a key, each probe choosing one of {@code words} 32-bit
+   * words and two uniformly drawn bits (with replacement) in it. A probe's word has received
+   * {@code J ~ Binomial(k n, 1/W)} earlier probes, that is {@code 2J} bit draws, and a query probe
+   * passes when both of its bits are set:
+   *
+   * <pre>
+   *   p1  = sum_j  C(kn, j) (1/W)^j (1 - 1/W)^(kn-j) * occupancyPass(32, 2, 2 j)
+   *       = E[ (1/32)(1 - q^(2J)) + (31/32)(1 - 2 q^(2J) + (30/32)^(2J)) ],   q = 31/32
+   *   FPR = p1^k          (the k probes land in independent words)
+   * </pre>
+   */
+  public static double twoBitBloom(long n, long words, int k) {
+    double p1 =
+        binomialExpectation((long) k * n, 1.0 / words, j -> occupancyPass(32, 2, 2L * j));
+    return Math.pow(p1, k);
+  }
+
+  /**
+   * Two-bit Bloom filter, from the measured fill ratio {@code F} (set bits / all bits) instead of
+   * the key count, as a running system would estimate it: the probe load per word {@code lambda}
+   * that explains {@code F} is {@code 1 - F = e^(-lambda (1 - (31/32)^2))}; then {@code p1 = E[
+   * occupancyPass(32, 2, 2J)]} with {@code J ~ Poisson(lambda)}, and {@code FPR = p1^k}.
+   */
+  public static double twoBitBloomFromFill(double fillRatio, int k) {
+    if (!(fillRatio >= 0 && fillRatio <= 1)) {
+      throw new IllegalArgumentException("fillRatio must be in [0, 1]: " + fillRatio);
+    }
+    if (fillRatio == 1) {
+      return 1; // saturated: every probe passes
+    }
+    double perProbeSetShare = 1 - (31.0 / 32) * (31.0 / 32);
+    double lambda = -Math.log1p(-fillRatio) / perProbeSetShare;
+    double p1 = poissonExpectation(lambda, j -> occupancyPass(32, 2, 2L * j));
+    return Math.pow(p1, k);
+  }
+
+  /**
+   * Cuckoo filter, per-slot form (the usual textbook bound): buckets of {@code slotsPerBucket}
+   * slots at load {@code alpha} (occupied slots / all slots), {@code fingerprintBits}-bit
+   * fingerprints that avoid the value 0 (the empty mark), so a stored fingerprint matches a
+   * foreign key's with probability {@code eps = 1/(2^f - 1)}. A query reads {@code 2b} slots,
+   * {@code 2 b alpha} of them occupied on average:
+   *
+   * <pre>
+   *   FPR <= 1 - (1 - eps)^(2 b alpha)  ~  2 b alpha / 2^f
+   * </pre>
+   *
+   * It is an upper bound (Jensen's inequality over the occupancy of the two buckets) that
+   * overstates by up to 3 % at {@code f = 4}; {@link #cuckoo(long, long, int)} is exact.
+   */
+  public static double cuckooSlotBound(double alpha, int slotsPerBucket, int fingerprintBits) {
+    double eps = 1.0 / ((double) (1L << fingerprintBits) - 1);
+    return -Math.expm1(2.0 * slotsPerBucket * alpha * Math.log1p(-eps));
+  }
+
+  /**
+   * Cuckoo filter, exact: a foreign key {@code x} passes exactly when some stored key {@code y}
+   * has the same fingerprint and the same bucket pair (a fingerprint in {@code x}'s buckets
+   * belongs to a key whose pair shares a bucket with {@code x}'s, and the pair is a function of
+   * one bucket and the fingerprint). Where {@code y} sits does not matter, and the {@code n}
+   * stored keys hash independently, so with {@code eps = 1/(2^f - 1)} and {@code B} buckets
+   *
+   * <pre>
+   *   P(y matches x) = eps * (2/B - 1/B^2)      (y's primary bucket is one of x's two; they
+   *                                               coincide when the fingerprint's offset is 0)
+   *   FPR = 1 - (1 - eps (2B - 1) / B^2)^n  ~  1 - e^(-2 b alpha eps)
+   * </pre>
+   */
+  public static double cuckoo(long n, long buckets, int fingerprintBits) {
+    double eps = 1.0 / ((double) (1L << fingerprintBits) - 1);
+    double match = eps * (2.0 * buckets - 1) / ((double) buckets * buckets);
+    return -Math.expm1(n * Math.log1p(-match));
+  }
+
+  /**
+   * Probability that {@code k} positions drawn uniformly with replacement from a block of {@code
+   * B} bits are all set after {@code t} uniform bit draws (with replacement) into that block: the
+   * exact occupancy form, by the number {@code j} of distinct query positions and
+   * inclusion-exclusion over which of them stayed clear.
+   *
+   * <pre>
+   *   occupancyPass(B, k, t) = sum_{j=1..k} P(j distinct among k) * sum_{i=0..j} (-1)^i C(j,i) (1 - i/B)^t
+   *   P(j distinct among k)  = S2(k, j) * B (B-1) ... (B-j+1) / B^k      (S2: Stirling, 2nd kind)
+   * </pre>
+   */
+  public static double occupancyPass(int blockBits, int k, long draws) {
+    double[][] stirling = stirlingSecondKind(k);
+    double total = 0;
+    double fallingOverPower = 1; // B (B-1) ... (B-j+1) / B^j, built up with j
+    for (int j = 1; j <= Math.min(k, blockBits); j++) {
+      fallingOverPower *= (double) (blockBits - j + 1) / blockBits;
+      double distinct = stirling[k][j] * fallingOverPower * Math.pow(1.0 / blockBits, k - j);
+      double allSet = 0;
+      double binom = 1;
+      for (int i = 0; i <= j; i++) {
+        double clear = Math.pow(1 - (double) i / blockBits, draws);
+        allSet += ((i & 1) == 0 ? binom : -binom) * clear;
+        binom = binom * (j - i) / (i + 1);
+      }
+      total += distinct * Math.max(0, allSet);
+    }
+    return Math.min(1, total);
+  }
+
+  /**
+   * {@code E[f(Z)]} for {@code Z ~ Binomial(trials, p)}, summing the probability mass outward from
+   * the mode by the ratio recurrence (no log-gamma needed) until it is negligible.
+   */
+  static double binomialExpectation(long trials, double p, IntToDoubleFunction f) {
+    if (trials == 0 || p == 0) {
+      return f.applyAsDouble(0);
+    }
+    if (p >= 1) {
+      return f.applyAsDouble(Math.toIntExact(trials));
+    }
+    double mean = trials * p;
+    double sd = Math.sqrt(mean * (1 - p));
+    long mode = Math.min(trials, (long) Math.floor((trials + 1) * p));
+    long lo = Math.max(0, (long) Math.floor(mean - TAIL_SIGMAS * sd) - 8);
+    long hi = Math.min(trials, (long) Math.ceil(mean + TAIL_SIGMAS * sd) + 8);
+    double odds = p / (1 - p);
+    double weightSum = 1;
+    double valueSum = f.applyAsDouble(Math.toIntExact(mode));
+    double w = 1;
+    for (long z = mode; z < hi; z++) { // pmf(z+1)/pmf(z) = (trials - z)/(z + 1) * p/(1-p)
+      w *= (double) (trials - z) / (z + 1) * odds;
+      weightSum += w;
+      valueSum += w * f.applyAsDouble(Math.toIntExact(z + 1));
+    }
+    w = 1;
+    for (long z = mode; z > lo; z--) { // pmf(z-1)/pmf(z) = z/(trials - z + 1) * (1-p)/p
+      w *= (double) z / (trials - z + 1) / odds;
+      weightSum += w;
+      valueSum += w * f.applyAsDouble(Math.toIntExact(z - 1));
+    }
+    return valueSum / weightSum;
+  }
+
+  /** {@code E[f(J)]} for {@code J ~ Poisson(lambda)}, by the same outward summation. */
+  static double poissonExpectation(double lambda, IntToDoubleFunction f) {
+    if (lambda == 0) {
+      return f.applyAsDouble(0);
+    }
+    double sd = Math.sqrt(lambda);
+    long mode = (long) Math.floor(lambda);
+    long lo = Math.max(0, (long) Math.floor(lambda - TAIL_SIGMAS * sd) - 8);
+    long hi = (long) Math.ceil(lambda + TAIL_SIGMAS * sd) + 8;
+    double weightSum = 1;
+    double valueSum = f.applyAsDouble(Math.toIntExact(mode));
+    double w = 1;
+    for (long j = mode; j < hi; j++) { // pmf(j+1)/pmf(j) = lambda/(j+1)
+      w *= lambda / (j + 1);
+      weightSum += w;
+      valueSum += w * f.applyAsDouble(Math.toIntExact(j + 1));
+    }
+    w = 1;
+    for (long j = mode; j > lo; j--) { // pmf(j-1)/pmf(j) = j/lambda
+      w *= j / lambda;
+      weightSum += w;
+      valueSum += w * f.applyAsDouble(Math.toIntExact(j - 1));
+    }
+    return valueSum / weightSum;
+  }
+
+  /** Stirling numbers of the second kind S2(a, b) for 0 <= b <= a <= k, as doubles. */
+  private static double[][] stirlingSecondKind(int k) {
+    double[][] s = new double[k + 1][k + 1];
+    s[0][0] = 1;
+    for (int a = 1; a <= k; a++) {
+      for (int b = 1; b <= a; b++) {
+        s[a][b] = b * s[a - 1][b] + s[a - 1][b - 1];
+      }
+    }
+    return s;
+  }
+}
