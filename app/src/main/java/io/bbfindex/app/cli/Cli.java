@@ -42,11 +42,6 @@ public final class Cli {
     return home == null || home.isBlank() ? null : Path.of(home).toAbsolutePath().normalize();
   }
 
-  /** The production chain access (Bitcoin Core data through chain-ingest). */
-  public static ChainAccess defaultChainAccess() {
-    return new UnavailableChainAccess();
-  }
-
   /**
    * Runs one command. {@code serve} blocks until the server stops (Ctrl-C / SIGTERM close it
    * through a shutdown hook).
@@ -89,19 +84,5 @@ public final class Cli {
 
   private static boolean isCommand(String c) {
     return List.of("serve", "ingest", "bench").contains(c);
-  }
-
-  /** Until chain-ingest's reader lands, commands that need chain data say so instead of guessing. */
-  private static final class UnavailableChainAccess implements ChainAccess {
-    @Override
-    public String ingest(Path datadir, Path filters, Path work, double fpr, PrintStream progress) throws IOException {
-      throw new IOException("reading Bitcoin Core data is not available in this build");
-    }
-
-    @Override
-    public io.bbfindex.app.lookup.ChainBackend open(Path datadir, Path filters, Path work, double fpr, PrintStream progress)
-        throws IOException {
-      throw new IOException("reading Bitcoin Core data is not available in this build");
-    }
   }
 }

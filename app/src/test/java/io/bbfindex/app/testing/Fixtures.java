@@ -22,14 +22,19 @@ public final class Fixtures {
     return Path.of(dir);
   }
 
-  /** Extracts the named archive into {@code target} and returns the data directory (holds blocks/). */
+  /**
+   * Extracts the named archive into {@code target} and returns the data directory: the folder that
+   * holds {@code blocks/} (the archive root for mainnet, its {@code regtest/} for regtest).
+   */
   public static Path extract(String name, Path target) throws IOException {
-    Path datadir = target.resolve(name);
-    ArchiveExtractor.extractTarGz(dir().resolve(name + ".tar.gz"), datadir, 1);
-    if (!Files.isDirectory(datadir.resolve("blocks"))) {
-      throw new IOException("archive " + name + " has no blocks/ folder");
+    Path root = target.resolve(name);
+    ArchiveExtractor.extractTarGz(dir().resolve(name + ".tar.gz"), root, 1);
+    for (Path datadir : new Path[] {root, root.resolve("regtest")}) {
+      if (Files.isDirectory(datadir.resolve("blocks"))) {
+        return datadir;
+      }
     }
-    return datadir;
+    throw new IOException("archive " + name + " has no blocks/ folder");
   }
 
   /** The ground-truth table of an archive ({@code .txindex.tsv} or {@code .txindex.tsv.gz}). */

@@ -28,7 +28,7 @@ import java.util.zip.GZIPInputStream;
  */
 public final class GroundTruth {
   /** One block as scanned from a blk file. */
-  public record Block(String hashHex, int height, int file, long dataPos, int nTx, byte[] header) {}
+  public record Block(String hashHex, int height, int file, long dataPos, int nTx, byte[] header, boolean onActiveChain) {}
 
   /** One txindex row with its block. */
   public record Tx(String txidHex, int file, long dataPos, long txOffset, Block block) {}
@@ -117,7 +117,9 @@ public final class GroundTruth {
     }
     Map<String, Raw> rawByHash = new HashMap<>();
     raws.forEach(r -> rawByHash.put(r.hash(), r));
+    Map<String, Integer> heights = new HashMap<>();
     int tip = -1;
+    String tipHash = null;
     for (Raw r : raws) {
       int height = 0;
       for (Raw x = r; !x.prev().equals("0".repeat(64)); x = rawByHash.get(x.prev())) {
@@ -126,10 +128,25 @@ public final class GroundTruth {
         }
         height++;
       }
-      Block b = new Block(r.hash(), height, r.file(), r.pos(), r.nTx(), r.header());
+      heights.put(r.hash(), height);
+      if (height > tip) {
+        tip = height;
+        tipHash = r.hash();
+      }
+    }
+    int top = tip;
+    if (heights.values().stream().filter(h -> h == top).count() > 1) {
+      // Equal work at equal height: which tip Core chose is not knowable from the blk files alone.
+      throw new IOException("two blocks at the top height " + tip + ": the oracle cannot tell the active chain");
+    }
+    java.util.Set<String> active = new java.util.HashSet<>();
+    for (String h = tipHash; h != null && rawByHash.containsKey(h); h = rawByHash.get(h).prev()) {
+      active.add(h);
+    }
+    for (Raw r : raws) {
+      Block b = new Block(r.hash(), heights.get(r.hash()), r.file(), r.pos(), r.nTx(), r.header(), active.contains(r.hash()));
       byPos.put(r.file() + ":" + r.pos(), b);
       byHash.put(r.hash(), b);
-      tip = Math.max(tip, height);
     }
     return tip;
   }
