@@ -10,8 +10,8 @@ import io.bbfindex.app.lookup.LookupService;
 import io.bbfindex.app.metrics.Metrics;
 import io.bbfindex.app.testing.ApiClient;
 import io.bbfindex.app.testing.Fixtures;
-import io.bbfindex.app.testing.GroundTruth;
-import io.bbfindex.app.testing.InMemoryChainBackend;
+import io.bbfindex.app.testing.CoreBackends;
+import io.bbfindex.app.lookup.ChainBackend;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.buffer.ByteBuf;
@@ -31,7 +31,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.Set;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -47,21 +47,25 @@ class ApiHandlerTest {
   private static final String PAYMENT_170 = "f4184fc596403b9d638783cf57adfe4c75c605f6356fbc91338530e9831e9e16";
 
   @TempDir static Path tmp;
-  static GroundTruth truth;
+  static ChainBackend backend;
 
   PrometheusMeterRegistry registry;
   ApiHandler handler;
 
   @BeforeAll
-  static void loadTruth() throws IOException {
-    truth = GroundTruth.load(Fixtures.groundTruth(Fixtures.MAINNET), Fixtures.extract(Fixtures.MAINNET, tmp));
+  static void openBackend() throws IOException {
+    backend = CoreBackends.open(Fixtures.MAINNET, tmp);
+  }
+
+  @AfterAll
+  static void closeBackend() {
+    backend.close();
   }
 
   @BeforeEach
   void newHandler() {
     registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     Metrics metrics = new Metrics(registry, "test");
-    InMemoryChainBackend backend = new InMemoryChainBackend(truth, Set.of(), truth.tipHeight());
     metrics.bindBackend(backend);
     handler = new ApiHandler(new LookupService(backend, metrics), metrics, registry::scrape);
   }
