@@ -165,6 +165,15 @@ public final class OneMemoryAccessBloomFilter implements MembershipFilter {
     return (double) set / bitSize();
   }
 
+  /** The eight words of block {@code block}, for tests of the layout. */
+  long[] copyOfBlock(long block) {
+    long[] words = new long[BLOCK_BITS / 64];
+    for (int w = 0; w < words.length; w++) {
+      words[w] = table.get(WORD, block * BLOCK_BYTES + 8L * w);
+    }
+    return words;
+  }
+
   @Override
   public double modelledFpr() {
     return FprModels.blockedBloom(count, blocks, BLOCK_BITS, k);
