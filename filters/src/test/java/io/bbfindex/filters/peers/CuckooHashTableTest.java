@@ -14,9 +14,15 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.DisabledIfSystemProperty;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
+@DisabledIfSystemProperty(
+    named = "bbf.expectScalar",
+    matches = "true",
+    disabledReason = "the peers never use the Vector API: the no-incubator re-run would repeat"
+        + " this heavy suite for nothing")
 class CuckooHashTableTest {
 
   private static OptionalLong optional(Long value) {

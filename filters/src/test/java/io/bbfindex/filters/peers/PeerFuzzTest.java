@@ -1,6 +1,7 @@
 package io.bbfindex.filters.peers;
 
 import java.util.stream.LongStream;
+import org.junit.jupiter.api.condition.DisabledIfSystemProperty;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -8,6 +9,11 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Many seeds of {@link PeerFuzzer}; a failure names its seed, to be pinned in {@link
  * RegressionTest}. {@code -Dpeers.fuzz.seeds=N} runs N seeds instead of 60 (a longer hunt).
  */
+@DisabledIfSystemProperty(
+    named = "bbf.expectScalar",
+    matches = "true",
+    disabledReason = "the peers never use the Vector API: the no-incubator re-run would repeat"
+        + " this heavy suite for nothing")
 class PeerFuzzTest {
 
   static LongStream seeds() {
