@@ -153,6 +153,20 @@ public final class FprModels {
     return Math.min(1, total);
   }
 
+  /** The {@code k} in {@code [1, maxK]} with the lowest {@code model(k)} (the smallest on ties). */
+  public static int bestK(int maxK, IntToDoubleFunction model) {
+    int best = 1;
+    double bestFpr = model.applyAsDouble(1);
+    for (int k = 2; k <= maxK; k++) {
+      double fpr = model.applyAsDouble(k);
+      if (fpr < bestFpr) {
+        best = k;
+        bestFpr = fpr;
+      }
+    }
+    return best;
+  }
+
   /**
    * {@code E[f(Z)]} for {@code Z ~ Binomial(trials, p)}, summing the probability mass outward from
    * the mode by the ratio recurrence (no log-gamma needed) until it is negligible.
