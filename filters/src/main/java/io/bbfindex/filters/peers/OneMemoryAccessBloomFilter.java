@@ -33,7 +33,7 @@ import java.util.Objects;
  * <pre>
  *   FPR = sum_z C(n,z) r^-z (1 - 1/r)^(n-z) * P512(k, kz)
  *   P512(k, t) = sum_{j=1..k} S2(k,j) (512)_j / 512^k * sum_{i=0..j} (-1)^i C(j,i) (1 - i/512)^t
- *             ~ (1 - (1 - 1/512)^t)^k    (the textbook term, 1-4 % low for one 512-bit block)
+ *             ~ (1 - (1 - 1/512)^t)^k    (the textbook term: 0.2-2 % low at 4-16 bits/key)
  * </pre>
  *
  * <p>Not thread-safe for concurrent {@link #add}; concurrent {@link #mightContain} calls are fine.
