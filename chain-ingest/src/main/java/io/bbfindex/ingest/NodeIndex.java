@@ -15,6 +15,7 @@ import io.bbfindex.ingest.records.DbKeys;
 import io.bbfindex.ingest.records.DiskBlockIndex;
 import io.bbfindex.ingest.records.DiskTxPos;
 import java.io.IOException;
+import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -74,6 +75,7 @@ public final class NodeIndex implements AutoCloseable {
   private final Map<Integer, BlockFileInfo> blockFiles;
   private final BlockInfo[] activeByHeight;
   private final BlockInfo tip;
+  private final BigInteger tipChainWork;
   private final BlockInfo genesis;
   private final OptionalInt txindexTipHeight;
   private final byte[] txindexTipHash;
@@ -97,6 +99,7 @@ public final class NodeIndex implements AutoCloseable {
     this.blockFiles = Collections.unmodifiableMap(o.blockFiles);
     this.activeByHeight = o.activeByHeight;
     this.tip = o.tip;
+    this.tipChainWork = o.tipChainWork;
     this.genesis = o.genesis;
     this.txindexTipHeight = o.txindexTipHeight;
     this.txindexTipHash = o.txindexTipHash;
@@ -182,6 +185,7 @@ public final class NodeIndex implements AutoCloseable {
     Map<Integer, BlockFileInfo> blockFiles;
     BlockInfo[] activeByHeight;
     BlockInfo tip;
+    BigInteger tipChainWork;
     BlockInfo genesis;
     OptionalInt txindexTipHeight = OptionalInt.empty();
     byte[] txindexTipHash;
@@ -206,7 +210,13 @@ public final class NodeIndex implements AutoCloseable {
               + "synced any block yet (or everything is marked invalid); let bitcoind sync, then retry"));
       indexBlocks(records, chain);
 
-      BlocksXorKey xor = BlocksXorKey.read(layout.blocksDir());
+      BlocksXorKey xor;
+      try {
+        xor = BlocksXorKey.read(layout.blocksDir());
+      } catch (CorruptRecordException e) {
+        throw new DataDirException(layout.blocksDir().resolve(BlocksXorKey.FILE_NAME), "is not a block-file XOR key: "
+            + e.getMessage() + "; Bitcoin Core writes exactly 8 bytes there, restore it from the node", e);
+      }
       blockFileReader = new BlockFileReader(layout.blocksDir(), xor, null);
       checkGenesisOnDisk();
 
@@ -316,6 +326,7 @@ public final class NodeIndex implements AutoCloseable {
         activeByHeight[h] = blocksByHash.get(ByteBuffer.wrap(chain.at(h).orElseThrow().hash()));
       }
       tip = activeByHeight[tipHeight];
+      tipChainWork = chain.tipWork();
       genesis = activeByHeight[0];
     }
 
@@ -338,7 +349,8 @@ public final class NodeIndex implements AutoCloseable {
       } catch (NoSuchFileException e) {
         LOG.log(System.Logger.Level.WARNING, "{0} is missing: transactions in it cannot be read", file);
       } catch (CorruptRecordException e) {
-        throw new DataDirException(file, e.getMessage(), e);
+        throw new DataDirException(file, "does not hold the genesis block where the block index says: "
+            + e.getMessage(), e);
       } catch (IOException e) {
         throw new DataDirException(file, "cannot be read: " + e.getMessage(), e);
       }
@@ -512,6 +524,11 @@ public final class NodeIndex implements AutoCloseable {
   /** Hash (internal order) of the active chain's tip. */
   public byte[] tipHash() {
     return tip.hash().clone();
+  }
+
+  /** Cumulative work of the active chain (Core's {@code chainwork} of the tip). */
+  public BigInteger tipChainWork() {
+    return tipChainWork;
   }
 
   /** The active tip's block. */

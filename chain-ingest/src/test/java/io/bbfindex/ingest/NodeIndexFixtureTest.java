@@ -156,6 +156,8 @@ class NodeIndexFixtureTest {
   void mainnetFixturesEndAt599AndHoldTheFirstPayment(Archive a) {
     NodeIndex idx = indexes.get(a);
     assertEquals(599, idx.tipHeight());
+    // difficulty 1 throughout: chainwork = 600 * 0x100010001, as getblockheader reports
+    assertEquals(java.math.BigInteger.valueOf(600L * 0x1_0001_0001L), idx.tipChainWork());
     assertEquals("000000000019d6689c085ae165831e934ff763ae46a2a6c172b3f1b60a8ce26f",
         idx.activeBlockAt(0).orElseThrow().hashHex());
     TxLocation loc = idx.findTx(Fixtures.internal(
