@@ -7,6 +7,7 @@ import io.bbfindex.ingest.blockfile.BlocksXorKey;
 import io.bbfindex.ingest.chain.ActiveChain;
 import io.bbfindex.ingest.encoding.ByteCursor;
 import io.bbfindex.ingest.encoding.CorruptRecordException;
+import io.bbfindex.ingest.leveldb.LevelDbReadException;
 import io.bbfindex.ingest.leveldb.LevelDbSnapshot;
 import io.bbfindex.ingest.leveldb.NodeLockProbe;
 import io.bbfindex.ingest.leveldb.Obfuscation;
@@ -37,7 +38,6 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.Stream;
 import org.bitcoinj.base.internal.ByteUtils;
 import org.bitcoinj.core.Transaction;
-import org.iq80.leveldb.DBIterator;
 
 /**
  * Read-only view of a Bitcoin Core data directory: its block index, its txindex and its block
@@ -177,6 +177,7 @@ public final class NodeIndex implements AutoCloseable {
     Path snapshotRoot;
     LevelDbSnapshot blockDb;
     LevelDbSnapshot txDb;
+    Obfuscation blockObfuscation;
     Obfuscation txObfuscation;
     boolean legacyTxindex;
     boolean reindexing;
@@ -197,7 +198,17 @@ public final class NodeIndex implements AutoCloseable {
 
     void load() throws IOException {
       blockDb = snapshot(layout.blockIndexDir(), snapshotRoot.resolve("blocks-index"));
-      Obfuscation blockObfuscation = Obfuscation.read(blockDb);
+      try {
+        loadBlockIndex();
+        loadBlockFilesAndTxindex();
+      } catch (LevelDbReadException e) {
+        throw new DataDirException(e.dir(), e.getMessage().substring(e.dir().toString().length() + 2)
+            + ": the database is damaged; let Bitcoin Core repair it (restart it with -reindex)", e);
+      }
+    }
+
+    private void loadBlockIndex() throws IOException {
+      blockObfuscation = Obfuscation.read(blockDb);
       List<DiskBlockIndex> records = readBlockRecords(blockObfuscation);
       if (records.isEmpty()) {
         throw new DataDirException(layout.blockIndexDir(), "is a LevelDB without 'b' block records, not Bitcoin "
@@ -209,7 +220,9 @@ public final class NodeIndex implements AutoCloseable {
           layout.blockIndexDir(), "no block with validated transactions and data on disk: the node has not "
               + "synced any block yet (or everything is marked invalid); let bitcoind sync, then retry"));
       indexBlocks(records, chain);
+    }
 
+    private void loadBlockFilesAndTxindex() throws IOException {
       BlocksXorKey xor;
       try {
         xor = BlocksXorKey.read(layout.blocksDir());
@@ -225,8 +238,14 @@ public final class NodeIndex implements AutoCloseable {
         txObfuscation = Obfuscation.read(txDb);
         byte[] locator = txDb.get(new byte[] {DbKeys.BEST_BLOCK});
         if (locator != null) {
-          byte[] key = {DbKeys.BEST_BLOCK};
-          BlockLocator.decode(key, txObfuscation.plain(locator)).tip().ifPresent(h -> {
+          BlockLocator decoded;
+          try {
+            decoded = BlockLocator.decode(new byte[] {DbKeys.BEST_BLOCK}, txObfuscation.plain(locator));
+          } catch (CorruptRecordException e) {
+            throw new DataDirException(layout.txindexDir().get(), "corrupt txindex: " + e.getMessage()
+                + "; restart bitcoind with -reindex to rebuild it", e);
+          }
+          decoded.tip().ifPresent(h -> {
             txindexTipHash = h;
             BlockInfo b = blocksByHash.get(ByteBuffer.wrap(h));
             txindexTipHeight = b == null ? OptionalInt.empty() : OptionalInt.of(b.height());
@@ -263,30 +282,16 @@ public final class NodeIndex implements AutoCloseable {
 
     private List<DiskBlockIndex> readBlockRecords(Obfuscation obf) throws IOException {
       List<DiskBlockIndex> out = new ArrayList<>();
-      try (DBIterator it = blockDb.iterator()) {
-        for (it.seek(new byte[] {DbKeys.BLOCK_INDEX}); it.hasNext(); ) {
-          Map.Entry<byte[], byte[]> e = it.next();
-          if (e.getKey().length == 0 || e.getKey()[0] != DbKeys.BLOCK_INDEX) {
-            break;
-          }
-          out.add(decodeOrReport(() -> DiskBlockIndex.decode(e.getKey(), obf.plain(e.getValue()))));
-        }
-      }
+      blockDb.scan(DbKeys.BLOCK_INDEX, (k, v) -> out.add(decodeOrReport(() -> DiskBlockIndex.decode(k, obf.plain(v)))));
       return out;
     }
 
     private Map<Integer, BlockFileInfo> readBlockFiles(Obfuscation obf) throws IOException {
       Map<Integer, BlockFileInfo> out = new TreeMap<>();
-      try (DBIterator it = blockDb.iterator()) {
-        for (it.seek(new byte[] {DbKeys.BLOCK_FILES}); it.hasNext(); ) {
-          Map.Entry<byte[], byte[]> e = it.next();
-          if (e.getKey().length == 0 || e.getKey()[0] != DbKeys.BLOCK_FILES) {
-            break;
-          }
-          BlockFileInfo f = decodeOrReport(() -> BlockFileInfo.decode(e.getKey(), obf.plain(e.getValue())));
-          out.put(f.file(), f);
-        }
-      }
+      blockDb.scan(DbKeys.BLOCK_FILES, (k, v) -> {
+        BlockFileInfo f = decodeOrReport(() -> BlockFileInfo.decode(k, obf.plain(v)));
+        out.put(f.file(), f);
+      });
       return out;
     }
 
@@ -303,7 +308,7 @@ public final class NodeIndex implements AutoCloseable {
       }
     }
 
-    private byte[] plainFlag(Obfuscation obf, String name) {
+    private byte[] plainFlag(Obfuscation obf, String name) throws LevelDbReadException {
       byte[] v = blockDb.get(DbKeys.flagKey(name));
       return v == null ? null : obf.plain(v);
     }
@@ -405,6 +410,8 @@ public final class NodeIndex implements AutoCloseable {
       checkOpen();
       leveldbReads.increment();
       raw = txDb.get(DbKeys.txKey(txidInternal));
+    } catch (LevelDbReadException e) {
+      throw new IndexReadException("txindex lookup of " + displayHex(txidInternal) + " failed: " + e.getMessage(), e);
     } finally {
       lifecycle.readLock().unlock();
     }
@@ -472,38 +479,29 @@ public final class NodeIndex implements AutoCloseable {
     try {
       checkOpen();
       byte[] txid = new byte[32];
-      byte[] value = new byte[16];
+      byte[][] plain = {new byte[16]};
       ByteCursor cursor = new ByteCursor("'t' txindex record", null);
-      try (DBIterator it = txDb.iterator()) {
-        for (it.seek(new byte[] {DbKeys.TX_INDEX}); it.hasNext(); ) {
-          Map.Entry<byte[], byte[]> e = it.next();
-          byte[] k = e.getKey();
-          if (k.length == 0 || k[0] != DbKeys.TX_INDEX) {
-            break;
+      txDb.scan(DbKeys.TX_INDEX, (k, v) -> {
+        byte[] value = v;
+        if (txObfuscation.active()) {
+          if (v.length > plain[0].length) {
+            plain[0] = new byte[v.length];
           }
-          byte[] v = e.getValue();
-          if (txObfuscation.active()) {
-            if (v.length > value.length) {
-              value = new byte[v.length];
-            }
-            System.arraycopy(v, 0, value, 0, v.length);
-            txObfuscation.apply(value, v.length);
-            v = value;
-          }
-          cursor.key(k).reset(v, 0, e.getValue().length);
-          if (k.length != 33) {
-            throw cursor.corrupt("key", "a 't' key is 't' + 32-byte txid, this one has " + k.length + " bytes");
-          }
-          int file = cursor.readVarInt32("nFile");
-          long pos = cursor.readVarUint32("nPos");
-          long off = cursor.readVarUint32("nTxOffset");
-          cursor.expectEnd();
-          System.arraycopy(k, 1, txid, 0, 32);
-          consumer.accept(txid, file, pos, off);
+          System.arraycopy(v, 0, plain[0], 0, v.length);
+          txObfuscation.apply(plain[0], v.length);
+          value = plain[0];
         }
-      }
-    } catch (CorruptRecordException e) {
-      throw new IndexReadException("txindex scan failed: " + e.getMessage(), e);
+        cursor.key(k).reset(value, 0, v.length);
+        if (k.length != 33) {
+          throw cursor.corrupt("key", "a 't' key is 't' + 32-byte txid, this one has " + k.length + " bytes");
+        }
+        int file = cursor.readVarInt32("nFile");
+        long pos = cursor.readVarUint32("nPos");
+        long off = cursor.readVarUint32("nTxOffset");
+        cursor.expectEnd();
+        System.arraycopy(k, 1, txid, 0, 32);
+        consumer.accept(txid, file, pos, off);
+      });
     } catch (IOException e) {
       throw new IndexReadException("txindex scan failed: " + e.getMessage(), e);
     } finally {
