@@ -15,6 +15,7 @@ import io.bbfindex.ingest.records.BlockLocator;
 import io.bbfindex.ingest.records.DbKeys;
 import io.bbfindex.ingest.records.DiskBlockIndex;
 import io.bbfindex.ingest.records.DiskTxPos;
+import io.bbfindex.ingest.records.FlagRecords;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
@@ -69,6 +70,8 @@ public final class NodeIndex implements AutoCloseable {
   private final Obfuscation txObfuscation;
   private final boolean legacyTxindex;
   private final boolean reindexing;
+  private final boolean prunedBlockFiles;
+  private final OptionalInt lastBlockFile;
   private final Map<ByteBuffer, BlockInfo> blocksByHash;
   private final Map<Long, BlockInfo> blocksByPosition;
   private final Collection<BlockInfo> blocks;
@@ -93,6 +96,8 @@ public final class NodeIndex implements AutoCloseable {
     this.txObfuscation = o.txObfuscation;
     this.legacyTxindex = o.legacyTxindex;
     this.reindexing = o.reindexing;
+    this.prunedBlockFiles = o.prunedBlockFiles;
+    this.lastBlockFile = o.lastBlockFile;
     this.blocksByHash = o.blocksByHash;
     this.blocksByPosition = o.blocksByPosition;
     this.blocks = Collections.unmodifiableCollection(o.blocksByHash.values());
@@ -153,8 +158,9 @@ public final class NodeIndex implements AutoCloseable {
   }
 
   private static void refuseRunningNode(DataDirLayout layout) throws DataDirException {
+    // bitcoind locks <datadir>/.lock and <blocksdir>/.lock (LockDirectory) and each LevelDB's LOCK
     List<Path> locks = new ArrayList<>(List.of(layout.datadir().resolve(".lock"),
-        layout.blockIndexDir().resolve("LOCK")));
+        layout.blocksDir().resolve(".lock"), layout.blockIndexDir().resolve("LOCK")));
     layout.txindexDir().ifPresent(t -> locks.add(t.resolve("LOCK")));
     for (Path lock : locks) {
       boolean locked;
@@ -181,6 +187,8 @@ public final class NodeIndex implements AutoCloseable {
     Obfuscation txObfuscation;
     boolean legacyTxindex;
     boolean reindexing;
+    boolean prunedBlockFiles;
+    OptionalInt lastBlockFile;
     Map<ByteBuffer, BlockInfo> blocksByHash;
     Map<Long, BlockInfo> blocksByPosition;
     Map<Integer, BlockFileInfo> blockFiles;
@@ -216,6 +224,10 @@ public final class NodeIndex implements AutoCloseable {
       }
       blockFiles = readBlockFiles(blockObfuscation);
       reindexing = blockDb.get(new byte[] {DbKeys.REINDEX}) != null;
+      byte[] last = blockDb.get(new byte[] {DbKeys.LAST_BLOCK});
+      lastBlockFile = last == null ? OptionalInt.empty()
+          : OptionalInt.of(decodeOrReport(() -> FlagRecords.decodeLastBlockFile(blockObfuscation.plain(last))));
+      prunedBlockFiles = flag("prunedblockfiles");
       ActiveChain chain = ActiveChain.compute(records).orElseThrow(() -> new DataDirException(
           layout.blockIndexDir(), "no block with validated transactions and data on disk: the node has not "
               + "synced any block yet (or everything is marked invalid); let bitcoind sync, then retry"));
@@ -251,7 +263,7 @@ public final class NodeIndex implements AutoCloseable {
             txindexTipHeight = b == null ? OptionalInt.empty() : OptionalInt.of(b.height());
           });
         }
-      } else if (Arrays.equals(plainFlag(blockObfuscation, "txindex"), new byte[] {'1'})) {
+      } else if (flag("txindex")) {
         // <= 0.16: 't' rows live in blocks/index and are written as blocks connect, ahead of the
         // block index flush, so the index is as current as the block index itself.
         legacyTxindex = true;
@@ -308,9 +320,11 @@ public final class NodeIndex implements AutoCloseable {
       }
     }
 
-    private byte[] plainFlag(Obfuscation obf, String name) throws LevelDbReadException {
-      byte[] v = blockDb.get(DbKeys.flagKey(name));
-      return v == null ? null : obf.plain(v);
+    /** A {@code 'F'} flag of blocks/index; absent = false. */
+    private boolean flag(String name) throws IOException {
+      byte[] key = DbKeys.flagKey(name);
+      byte[] v = blockDb.get(key);
+      return v != null && decodeOrReport(() -> FlagRecords.decodeFlag(key, blockObfuscation.plain(v)));
     }
 
     private void indexBlocks(List<DiskBlockIndex> records, ActiveChain chain) {
@@ -576,6 +590,16 @@ public final class NodeIndex implements AutoCloseable {
   /** Whether the node was interrupted during a reindex ({@code 'R'} flag): the index is incomplete. */
   public boolean reindexing() {
     return reindexing;
+  }
+
+  /** Whether the node has ever pruned block files ({@code 'F' "prunedblockfiles"}). */
+  public boolean prunedBlockFiles() {
+    return prunedBlockFiles;
+  }
+
+  /** The highest blk file number Core has written ({@code 'l'}), if recorded. */
+  public OptionalInt lastBlockFile() {
+    return lastBlockFile;
   }
 
   /** The block-file reader (for scanning blk files in file order). */
