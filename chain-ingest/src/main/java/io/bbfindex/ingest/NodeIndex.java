@@ -7,6 +7,7 @@ import io.bbfindex.ingest.blockfile.BlocksXorKey;
 import io.bbfindex.ingest.chain.ActiveChain;
 import io.bbfindex.ingest.encoding.ByteCursor;
 import io.bbfindex.ingest.encoding.CorruptRecordException;
+import io.bbfindex.ingest.leveldb.LevelDbReadException;
 import io.bbfindex.ingest.leveldb.LevelDbSnapshot;
 import io.bbfindex.ingest.leveldb.NodeLockProbe;
 import io.bbfindex.ingest.leveldb.Obfuscation;
@@ -14,7 +15,9 @@ import io.bbfindex.ingest.records.BlockLocator;
 import io.bbfindex.ingest.records.DbKeys;
 import io.bbfindex.ingest.records.DiskBlockIndex;
 import io.bbfindex.ingest.records.DiskTxPos;
+import io.bbfindex.ingest.records.FlagRecords;
 import java.io.IOException;
+import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -36,7 +39,6 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.Stream;
 import org.bitcoinj.base.internal.ByteUtils;
 import org.bitcoinj.core.Transaction;
-import org.iq80.leveldb.DBIterator;
 
 /**
  * Read-only view of a Bitcoin Core data directory: its block index, its txindex and its block
@@ -68,12 +70,15 @@ public final class NodeIndex implements AutoCloseable {
   private final Obfuscation txObfuscation;
   private final boolean legacyTxindex;
   private final boolean reindexing;
+  private final boolean prunedBlockFiles;
+  private final OptionalInt lastBlockFile;
   private final Map<ByteBuffer, BlockInfo> blocksByHash;
   private final Map<Long, BlockInfo> blocksByPosition;
   private final Collection<BlockInfo> blocks;
   private final Map<Integer, BlockFileInfo> blockFiles;
   private final BlockInfo[] activeByHeight;
   private final BlockInfo tip;
+  private final BigInteger tipChainWork;
   private final BlockInfo genesis;
   private final OptionalInt txindexTipHeight;
   private final byte[] txindexTipHash;
@@ -91,12 +96,15 @@ public final class NodeIndex implements AutoCloseable {
     this.txObfuscation = o.txObfuscation;
     this.legacyTxindex = o.legacyTxindex;
     this.reindexing = o.reindexing;
+    this.prunedBlockFiles = o.prunedBlockFiles;
+    this.lastBlockFile = o.lastBlockFile;
     this.blocksByHash = o.blocksByHash;
     this.blocksByPosition = o.blocksByPosition;
     this.blocks = Collections.unmodifiableCollection(o.blocksByHash.values());
     this.blockFiles = Collections.unmodifiableMap(o.blockFiles);
     this.activeByHeight = o.activeByHeight;
     this.tip = o.tip;
+    this.tipChainWork = o.tipChainWork;
     this.genesis = o.genesis;
     this.txindexTipHeight = o.txindexTipHeight;
     this.txindexTipHash = o.txindexTipHash;
@@ -150,8 +158,9 @@ public final class NodeIndex implements AutoCloseable {
   }
 
   private static void refuseRunningNode(DataDirLayout layout) throws DataDirException {
+    // bitcoind locks <datadir>/.lock and <blocksdir>/.lock (LockDirectory) and each LevelDB's LOCK
     List<Path> locks = new ArrayList<>(List.of(layout.datadir().resolve(".lock"),
-        layout.blockIndexDir().resolve("LOCK")));
+        layout.blocksDir().resolve(".lock"), layout.blockIndexDir().resolve("LOCK")));
     layout.txindexDir().ifPresent(t -> locks.add(t.resolve("LOCK")));
     for (Path lock : locks) {
       boolean locked;
@@ -174,14 +183,18 @@ public final class NodeIndex implements AutoCloseable {
     Path snapshotRoot;
     LevelDbSnapshot blockDb;
     LevelDbSnapshot txDb;
+    Obfuscation blockObfuscation;
     Obfuscation txObfuscation;
     boolean legacyTxindex;
     boolean reindexing;
+    boolean prunedBlockFiles;
+    OptionalInt lastBlockFile;
     Map<ByteBuffer, BlockInfo> blocksByHash;
     Map<Long, BlockInfo> blocksByPosition;
     Map<Integer, BlockFileInfo> blockFiles;
     BlockInfo[] activeByHeight;
     BlockInfo tip;
+    BigInteger tipChainWork;
     BlockInfo genesis;
     OptionalInt txindexTipHeight = OptionalInt.empty();
     byte[] txindexTipHash;
@@ -193,7 +206,17 @@ public final class NodeIndex implements AutoCloseable {
 
     void load() throws IOException {
       blockDb = snapshot(layout.blockIndexDir(), snapshotRoot.resolve("blocks-index"));
-      Obfuscation blockObfuscation = Obfuscation.read(blockDb);
+      try {
+        loadBlockIndex();
+        loadBlockFilesAndTxindex();
+      } catch (LevelDbReadException e) {
+        throw new DataDirException(e.dir(), e.getMessage().substring(e.dir().toString().length() + 2)
+            + ": the database is damaged; let Bitcoin Core repair it (restart it with -reindex)", e);
+      }
+    }
+
+    private void loadBlockIndex() throws IOException {
+      blockObfuscation = Obfuscation.read(blockDb);
       List<DiskBlockIndex> records = readBlockRecords(blockObfuscation);
       if (records.isEmpty()) {
         throw new DataDirException(layout.blockIndexDir(), "is a LevelDB without 'b' block records, not Bitcoin "
@@ -201,12 +224,24 @@ public final class NodeIndex implements AutoCloseable {
       }
       blockFiles = readBlockFiles(blockObfuscation);
       reindexing = blockDb.get(new byte[] {DbKeys.REINDEX}) != null;
+      byte[] last = blockDb.get(new byte[] {DbKeys.LAST_BLOCK});
+      lastBlockFile = last == null ? OptionalInt.empty()
+          : OptionalInt.of(decodeOrReport(() -> FlagRecords.decodeLastBlockFile(blockObfuscation.plain(last))));
+      prunedBlockFiles = flag("prunedblockfiles");
       ActiveChain chain = ActiveChain.compute(records).orElseThrow(() -> new DataDirException(
           layout.blockIndexDir(), "no block with validated transactions and data on disk: the node has not "
               + "synced any block yet (or everything is marked invalid); let bitcoind sync, then retry"));
       indexBlocks(records, chain);
+    }
 
-      BlocksXorKey xor = BlocksXorKey.read(layout.blocksDir());
+    private void loadBlockFilesAndTxindex() throws IOException {
+      BlocksXorKey xor;
+      try {
+        xor = BlocksXorKey.read(layout.blocksDir());
+      } catch (CorruptRecordException e) {
+        throw new DataDirException(layout.blocksDir().resolve(BlocksXorKey.FILE_NAME), "is not a block-file XOR key: "
+            + e.getMessage() + "; Bitcoin Core writes exactly 8 bytes there, restore it from the node", e);
+      }
       blockFileReader = new BlockFileReader(layout.blocksDir(), xor, null);
       checkGenesisOnDisk();
 
@@ -215,14 +250,20 @@ public final class NodeIndex implements AutoCloseable {
         txObfuscation = Obfuscation.read(txDb);
         byte[] locator = txDb.get(new byte[] {DbKeys.BEST_BLOCK});
         if (locator != null) {
-          byte[] key = {DbKeys.BEST_BLOCK};
-          BlockLocator.decode(key, txObfuscation.plain(locator)).tip().ifPresent(h -> {
+          BlockLocator decoded;
+          try {
+            decoded = BlockLocator.decode(new byte[] {DbKeys.BEST_BLOCK}, txObfuscation.plain(locator));
+          } catch (CorruptRecordException e) {
+            throw new DataDirException(layout.txindexDir().get(), "corrupt txindex: " + e.getMessage()
+                + "; restart bitcoind with -reindex to rebuild it", e);
+          }
+          decoded.tip().ifPresent(h -> {
             txindexTipHash = h;
             BlockInfo b = blocksByHash.get(ByteBuffer.wrap(h));
             txindexTipHeight = b == null ? OptionalInt.empty() : OptionalInt.of(b.height());
           });
         }
-      } else if (Arrays.equals(plainFlag(blockObfuscation, "txindex"), new byte[] {'1'})) {
+      } else if (flag("txindex")) {
         // <= 0.16: 't' rows live in blocks/index and are written as blocks connect, ahead of the
         // block index flush, so the index is as current as the block index itself.
         legacyTxindex = true;
@@ -253,30 +294,16 @@ public final class NodeIndex implements AutoCloseable {
 
     private List<DiskBlockIndex> readBlockRecords(Obfuscation obf) throws IOException {
       List<DiskBlockIndex> out = new ArrayList<>();
-      try (DBIterator it = blockDb.iterator()) {
-        for (it.seek(new byte[] {DbKeys.BLOCK_INDEX}); it.hasNext(); ) {
-          Map.Entry<byte[], byte[]> e = it.next();
-          if (e.getKey().length == 0 || e.getKey()[0] != DbKeys.BLOCK_INDEX) {
-            break;
-          }
-          out.add(decodeOrReport(() -> DiskBlockIndex.decode(e.getKey(), obf.plain(e.getValue()))));
-        }
-      }
+      blockDb.scan(DbKeys.BLOCK_INDEX, (k, v) -> out.add(decodeOrReport(() -> DiskBlockIndex.decode(k, obf.plain(v)))));
       return out;
     }
 
     private Map<Integer, BlockFileInfo> readBlockFiles(Obfuscation obf) throws IOException {
       Map<Integer, BlockFileInfo> out = new TreeMap<>();
-      try (DBIterator it = blockDb.iterator()) {
-        for (it.seek(new byte[] {DbKeys.BLOCK_FILES}); it.hasNext(); ) {
-          Map.Entry<byte[], byte[]> e = it.next();
-          if (e.getKey().length == 0 || e.getKey()[0] != DbKeys.BLOCK_FILES) {
-            break;
-          }
-          BlockFileInfo f = decodeOrReport(() -> BlockFileInfo.decode(e.getKey(), obf.plain(e.getValue())));
-          out.put(f.file(), f);
-        }
-      }
+      blockDb.scan(DbKeys.BLOCK_FILES, (k, v) -> {
+        BlockFileInfo f = decodeOrReport(() -> BlockFileInfo.decode(k, obf.plain(v)));
+        out.put(f.file(), f);
+      });
       return out;
     }
 
@@ -293,9 +320,11 @@ public final class NodeIndex implements AutoCloseable {
       }
     }
 
-    private byte[] plainFlag(Obfuscation obf, String name) {
-      byte[] v = blockDb.get(DbKeys.flagKey(name));
-      return v == null ? null : obf.plain(v);
+    /** A {@code 'F'} flag of blocks/index; absent = false. */
+    private boolean flag(String name) throws IOException {
+      byte[] key = DbKeys.flagKey(name);
+      byte[] v = blockDb.get(key);
+      return v != null && decodeOrReport(() -> FlagRecords.decodeFlag(key, blockObfuscation.plain(v)));
     }
 
     private void indexBlocks(List<DiskBlockIndex> records, ActiveChain chain) {
@@ -316,6 +345,7 @@ public final class NodeIndex implements AutoCloseable {
         activeByHeight[h] = blocksByHash.get(ByteBuffer.wrap(chain.at(h).orElseThrow().hash()));
       }
       tip = activeByHeight[tipHeight];
+      tipChainWork = chain.tipWork();
       genesis = activeByHeight[0];
     }
 
@@ -338,7 +368,8 @@ public final class NodeIndex implements AutoCloseable {
       } catch (NoSuchFileException e) {
         LOG.log(System.Logger.Level.WARNING, "{0} is missing: transactions in it cannot be read", file);
       } catch (CorruptRecordException e) {
-        throw new DataDirException(file, e.getMessage(), e);
+        throw new DataDirException(file, "does not hold the genesis block where the block index says: "
+            + e.getMessage(), e);
       } catch (IOException e) {
         throw new DataDirException(file, "cannot be read: " + e.getMessage(), e);
       }
@@ -393,6 +424,8 @@ public final class NodeIndex implements AutoCloseable {
       checkOpen();
       leveldbReads.increment();
       raw = txDb.get(DbKeys.txKey(txidInternal));
+    } catch (LevelDbReadException e) {
+      throw new IndexReadException("txindex lookup of " + displayHex(txidInternal) + " failed: " + e.getMessage(), e);
     } finally {
       lifecycle.readLock().unlock();
     }
@@ -460,38 +493,29 @@ public final class NodeIndex implements AutoCloseable {
     try {
       checkOpen();
       byte[] txid = new byte[32];
-      byte[] value = new byte[16];
+      byte[][] plain = {new byte[16]};
       ByteCursor cursor = new ByteCursor("'t' txindex record", null);
-      try (DBIterator it = txDb.iterator()) {
-        for (it.seek(new byte[] {DbKeys.TX_INDEX}); it.hasNext(); ) {
-          Map.Entry<byte[], byte[]> e = it.next();
-          byte[] k = e.getKey();
-          if (k.length == 0 || k[0] != DbKeys.TX_INDEX) {
-            break;
+      txDb.scan(DbKeys.TX_INDEX, (k, v) -> {
+        byte[] value = v;
+        if (txObfuscation.active()) {
+          if (v.length > plain[0].length) {
+            plain[0] = new byte[v.length];
           }
-          byte[] v = e.getValue();
-          if (txObfuscation.active()) {
-            if (v.length > value.length) {
-              value = new byte[v.length];
-            }
-            System.arraycopy(v, 0, value, 0, v.length);
-            txObfuscation.apply(value, v.length);
-            v = value;
-          }
-          cursor.key(k).reset(v, 0, e.getValue().length);
-          if (k.length != 33) {
-            throw cursor.corrupt("key", "a 't' key is 't' + 32-byte txid, this one has " + k.length + " bytes");
-          }
-          int file = cursor.readVarInt32("nFile");
-          long pos = cursor.readVarUint32("nPos");
-          long off = cursor.readVarUint32("nTxOffset");
-          cursor.expectEnd();
-          System.arraycopy(k, 1, txid, 0, 32);
-          consumer.accept(txid, file, pos, off);
+          System.arraycopy(v, 0, plain[0], 0, v.length);
+          txObfuscation.apply(plain[0], v.length);
+          value = plain[0];
         }
-      }
-    } catch (CorruptRecordException e) {
-      throw new IndexReadException("txindex scan failed: " + e.getMessage(), e);
+        cursor.key(k).reset(value, 0, v.length);
+        if (k.length != 33) {
+          throw cursor.corrupt("key", "a 't' key is 't' + 32-byte txid, this one has " + k.length + " bytes");
+        }
+        int file = cursor.readVarInt32("nFile");
+        long pos = cursor.readVarUint32("nPos");
+        long off = cursor.readVarUint32("nTxOffset");
+        cursor.expectEnd();
+        System.arraycopy(k, 1, txid, 0, 32);
+        consumer.accept(txid, file, pos, off);
+      });
     } catch (IOException e) {
       throw new IndexReadException("txindex scan failed: " + e.getMessage(), e);
     } finally {
@@ -512,6 +536,11 @@ public final class NodeIndex implements AutoCloseable {
   /** Hash (internal order) of the active chain's tip. */
   public byte[] tipHash() {
     return tip.hash().clone();
+  }
+
+  /** Cumulative work of the active chain (Core's {@code chainwork} of the tip). */
+  public BigInteger tipChainWork() {
+    return tipChainWork;
   }
 
   /** The active tip's block. */
@@ -561,6 +590,16 @@ public final class NodeIndex implements AutoCloseable {
   /** Whether the node was interrupted during a reindex ({@code 'R'} flag): the index is incomplete. */
   public boolean reindexing() {
     return reindexing;
+  }
+
+  /** Whether the node has ever pruned block files ({@code 'F' "prunedblockfiles"}). */
+  public boolean prunedBlockFiles() {
+    return prunedBlockFiles;
+  }
+
+  /** The highest blk file number Core has written ({@code 'l'}), if recorded. */
+  public OptionalInt lastBlockFile() {
+    return lastBlockFile;
   }
 
   /** The block-file reader (for scanning blk files in file order). */

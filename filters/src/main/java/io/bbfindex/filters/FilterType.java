@@ -78,7 +78,7 @@ public enum FilterType {
       int buckets = CuckooFilter.bucketsFor(expectedKeys);
       long slots = (long) buckets * CuckooFilter.SLOTS_PER_BUCKET;
       long f = Math.round(bits(expectedKeys, bitsPerKey) / (double) slots);
-      return new CuckooFilter(buckets, (int) Math.clamp(f, 4, 32));
+      return new CuckooFilter(buckets, Math.clamp(f, 4, 32));
     }
 
     @Override

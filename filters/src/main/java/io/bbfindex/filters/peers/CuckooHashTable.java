@@ -50,8 +50,11 @@ public final class CuckooHashTable {
   /** New seeds tried at one table size before doubling again. */
   public static final int REHASH_ATTEMPTS_PER_SIZE = 3;
 
-  /** Default bound on the bucket count: 2^26 buckets, 2^28 entries (8 GiB of keys). */
-  public static final int DEFAULT_MAX_BUCKETS = 1 << 26;
+  /**
+   * Bound on the bucket count: 2^26 buckets, 2^28 entries (8 GiB of keys), the most whose key
+   * words ({@code 16} longs a bucket) still index a {@code long[]}.
+   */
+  public static final int MAX_BUCKETS = 1 << 26;
 
   private static final int WORDS_PER_KEY = 4;
   private static final int FULL = (1 << SLOTS_PER_BUCKET) - 1;
@@ -94,14 +97,14 @@ public final class CuckooHashTable {
    * @throws IllegalArgumentException if {@code initialCapacity} is negative or too large
    */
   public CuckooHashTable(int initialCapacity, int seed) {
-    this(initialCapacity, seed, Murmur3::hashKey, DEFAULT_MAX_BUCKETS);
+    this(initialCapacity, seed, Murmur3::hashKey, MAX_BUCKETS);
   }
 
   /** For tests: any hash (including a degenerate one) and a low bucket bound. */
   CuckooHashTable(int initialCapacity, int seed, KeyHasher hasher, int maxBuckets) {
     Checks.requireArgument(
-        maxBuckets >= 1 && maxBuckets <= (1 << 27) && Integer.bitCount(maxBuckets) == 1,
-        "maxBuckets must be a power of two in [1, 2^27]",
+        maxBuckets >= 1 && maxBuckets <= MAX_BUCKETS && Integer.bitCount(maxBuckets) == 1,
+        "maxBuckets must be a power of two in [1, 2^26]",
         maxBuckets);
     Checks.requireArgument(
         initialCapacity >= 0 && Math.ceilDiv(initialCapacity, SLOTS_PER_BUCKET) <= maxBuckets,
@@ -119,8 +122,8 @@ public final class CuckooHashTable {
    *
    * @return the value the key had, or empty if it is new
    * @throws IllegalStateException if the key cannot be placed even in a table of {@code
-   *     maxBuckets} buckets under several seeds (only a degenerate hash can cause that); the table
-   *     is then unchanged
+   *     maxBuckets} buckets under several seeds (the table is at its bound and full, or the hash is
+   *     degenerate); the table is then unchanged
    */
   public OptionalLong put(byte[] keys, int offset, long value) {
     Objects.checkFromIndexSize(offset, 32, keys.length);

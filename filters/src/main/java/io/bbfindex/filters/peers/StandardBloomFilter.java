@@ -56,33 +56,35 @@ public final class StandardBloomFilter implements MembershipFilter {
 
   /** The {@code k} in {@code [1, MAX_K]} that minimises {@code (1 - e^(-kn/m))^k}. */
   public static int optimalK(long n, long mBits) {
-    int best = 1;
-    for (int k = 2; k <= MAX_K; k++) {
-      if (FprModels.standardBloom(n, mBits, k) < FprModels.standardBloom(n, mBits, best)) {
-        best = k;
-      }
-    }
-    return best;
+    return FprModels.bestK(MAX_K, k -> FprModels.standardBloom(n, mBits, k));
   }
 
   @Override
   public boolean add(byte[] keys, int offset) {
-    Objects.checkFromIndexSize(offset, KEY_BYTES, keys.length);
-    for (int i = 0; i < k; i++) {
-      long bit = position(keys, offset, i);
-      bits[(int) (bit >>> 6)] |= 1L << bit;
-    }
+    walk(keys, offset, true);
     count++;
     return true;
   }
 
   @Override
   public boolean mightContain(byte[] keys, int offset) {
+    return walk(keys, offset, false);
+  }
+
+  /**
+   * Visits the key's {@code k} bits, setting them ({@code insert}) or testing them (returning
+   * {@code false} at the first clear one: most negatives stop after one or two Murmur3
+   * evaluations). Callers pass constants, folded by the JIT after inlining.
+   */
+  private boolean walk(byte[] keys, int offset, boolean insert) {
     Objects.checkFromIndexSize(offset, KEY_BYTES, keys.length);
     for (int i = 0; i < k; i++) {
       long bit = position(keys, offset, i);
-      if ((bits[(int) (bit >>> 6)] & (1L << bit)) == 0) {
-        return false; // most negatives stop here, after one or two Murmur3 evaluations
+      int word = (int) (bit >>> 6);
+      if (insert) {
+        bits[word] |= 1L << bit;
+      } else if ((bits[word] & (1L << bit)) == 0) {
+        return false;
       }
     }
     return true;

@@ -88,21 +88,28 @@ public final class TwoBitBloomFilter implements MembershipFilter {
 
   /** The {@code k} in {@code [1, MAX_K]} that minimises the model for n keys in W words. */
   public static int optimalK(long n, long wordCount) {
-    int best = 1;
-    double bestFpr = FprModels.twoBitBloom(n, wordCount, 1);
-    for (int k = 2; k <= MAX_K; k++) {
-      double fpr = FprModels.twoBitBloom(n, wordCount, k);
-      if (fpr < bestFpr) {
-        best = k;
-        bestFpr = fpr;
-      }
-    }
-    return best;
+    return FprModels.bestK(MAX_K, k -> FprModels.twoBitBloom(n, wordCount, k));
   }
 
   /** Thread-safe: may run concurrently with other {@code add} and {@code mightContain} calls. */
   @Override
   public boolean add(byte[] keys, int offset) {
+    walk(keys, offset, true);
+    count.increment();
+    return true;
+  }
+
+  @Override
+  public boolean mightContain(byte[] keys, int offset) {
+    return walk(keys, offset, false);
+  }
+
+  /**
+   * Visits the key's {@code k} probes, OR-ing each mask in ({@code insert}) or testing it
+   * (returning {@code false} at the first probe with a clear bit). One loop for both, so a lookup
+   * tests exactly what an insert set; callers pass constants, folded by the JIT after inlining.
+   */
+  private boolean walk(byte[] keys, int offset, boolean insert) {
     Objects.checkFromIndexSize(offset, KEY_BYTES, keys.length);
     Murmur3.Hash128 h = null;
     for (int i = 0; i < k; i++) {
@@ -112,26 +119,12 @@ public final class TwoBitBloomFilter implements MembershipFilter {
       long x = (i & 1) == 0 ? h.h1() : h.h2();
       int word = (int) Checks.reduce(x, words.length);
       int mask = probeMask(x);
-      if ((words[word] & mask) != mask) { // already set: no atomic, no cache-line contention
+      if ((words[word] & mask) != mask) {
+        if (!insert) {
+          return false;
+        }
+        // Only when a bit is missing: set bits need no atomic and cause no line contention.
         int unused = (int) WORDS.getAndBitwiseOr(words, word, mask);
-      }
-    }
-    count.increment();
-    return true;
-  }
-
-  @Override
-  public boolean mightContain(byte[] keys, int offset) {
-    Objects.checkFromIndexSize(offset, KEY_BYTES, keys.length);
-    Murmur3.Hash128 h = null;
-    for (int i = 0; i < k; i++) {
-      if ((i & 1) == 0) {
-        h = Murmur3.hashKey(keys, offset, seed + (i >>> 1));
-      }
-      long x = (i & 1) == 0 ? h.h1() : h.h2();
-      int mask = probeMask(x);
-      if ((words[(int) Checks.reduce(x, words.length)] & mask) != mask) {
-        return false;
       }
     }
     return true;
