@@ -14,6 +14,7 @@ import io.bbfindex.ingest.records.BlockLocator;
 import io.bbfindex.ingest.records.DbKeys;
 import io.bbfindex.ingest.records.DiskBlockIndex;
 import io.bbfindex.ingest.records.DiskTxPos;
+import io.bbfindex.ingest.records.TxIndexScan;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -459,37 +460,7 @@ public final class NodeIndex implements AutoCloseable {
     lifecycle.readLock().lock();
     try {
       checkOpen();
-      byte[] txid = new byte[32];
-      byte[] value = new byte[16];
-      ByteCursor cursor = new ByteCursor("'t' txindex record", null);
-      try (DBIterator it = txDb.iterator()) {
-        for (it.seek(new byte[] {DbKeys.TX_INDEX}); it.hasNext(); ) {
-          Map.Entry<byte[], byte[]> e = it.next();
-          byte[] k = e.getKey();
-          if (k.length == 0 || k[0] != DbKeys.TX_INDEX) {
-            break;
-          }
-          byte[] v = e.getValue();
-          if (txObfuscation.active()) {
-            if (v.length > value.length) {
-              value = new byte[v.length];
-            }
-            System.arraycopy(v, 0, value, 0, v.length);
-            txObfuscation.apply(value, v.length);
-            v = value;
-          }
-          cursor.key(k).reset(v, 0, e.getValue().length);
-          if (k.length != 33) {
-            throw cursor.corrupt("key", "a 't' key is 't' + 32-byte txid, this one has " + k.length + " bytes");
-          }
-          int file = cursor.readVarInt32("nFile");
-          long pos = cursor.readVarUint32("nPos");
-          long off = cursor.readVarUint32("nTxOffset");
-          cursor.expectEnd();
-          System.arraycopy(k, 1, txid, 0, 32);
-          consumer.accept(txid, file, pos, off);
-        }
-      }
+      TxIndexScan.scan(txDb, txObfuscation, consumer);
     } catch (CorruptRecordException e) {
       throw new IndexReadException("txindex scan failed: " + e.getMessage(), e);
     } catch (IOException e) {

@@ -1,0 +1,63 @@
+package io.bbfindex.ingest.records;
+
+import io.bbfindex.ingest.TxRecordConsumer;
+import io.bbfindex.ingest.encoding.ByteCursor;
+import io.bbfindex.ingest.encoding.CorruptRecordException;
+import io.bbfindex.ingest.leveldb.LevelDbSnapshot;
+import io.bbfindex.ingest.leveldb.Obfuscation;
+import java.io.IOException;
+import java.util.Map;
+import org.iq80.leveldb.DBIterator;
+
+/**
+ * The full scan of a txindex's {@code 't'} rows, shared by {@link io.bbfindex.ingest.NodeIndex}
+ * and {@link io.bbfindex.ingest.TxIndexOnly}: one reused cursor, txid array and value buffer, so a
+ * record costs no allocation beyond leveldbjni's own key/value arrays (this loop is the ingest hot
+ * path: millions of records per second).
+ */
+public final class TxIndexScan {
+
+  private TxIndexScan() {}
+
+  /**
+   * Calls {@code consumer} for every {@code 't'} row of {@code db}, in key (txid) order.
+   *
+   * @throws CorruptRecordException naming the row's key if a key or value is malformed
+   * @throws IOException if the iterator cannot be closed
+   */
+  public static void scan(LevelDbSnapshot db, Obfuscation obfuscation, TxRecordConsumer consumer)
+      throws IOException {
+    byte[] txid = new byte[32];
+    byte[] value = new byte[16];
+    ByteCursor cursor = new ByteCursor("'t' txindex record", null);
+    try (DBIterator it = db.iterator()) {
+      for (it.seek(new byte[] {DbKeys.TX_INDEX}); it.hasNext(); ) {
+        Map.Entry<byte[], byte[]> e = it.next();
+        byte[] k = e.getKey();
+        if (k.length == 0 || k[0] != DbKeys.TX_INDEX) {
+          break;
+        }
+        byte[] v = e.getValue();
+        int length = v.length;
+        if (obfuscation.active()) {
+          if (length > value.length) {
+            value = new byte[length];
+          }
+          System.arraycopy(v, 0, value, 0, length);
+          obfuscation.apply(value, length);
+          v = value;
+        }
+        cursor.key(k).reset(v, 0, length);
+        if (k.length != 33) {
+          throw cursor.corrupt("key", "a 't' key is 't' + 32-byte txid, this one has " + k.length + " bytes");
+        }
+        int file = cursor.readVarInt32("nFile");
+        long pos = cursor.readVarUint32("nPos");
+        long off = cursor.readVarUint32("nTxOffset");
+        cursor.expectEnd();
+        System.arraycopy(k, 1, txid, 0, 32);
+        consumer.accept(txid, file, pos, off);
+      }
+    }
+  }
+}
