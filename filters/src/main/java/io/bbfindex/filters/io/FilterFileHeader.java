@@ -1,0 +1,239 @@
+package io.bbfindex.filters.io;
+
+import io.bbfindex.filters.BbfGeometry;
+import io.bbfindex.filters.BlockedBloomFilter;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Path;
+import java.util.HexFormat;
+import java.util.zip.CRC32C;
+
+/**
+ * The 128-byte header of format version 1 (filters/FORMAT.md is the specification; keep the two in
+ * step). All integers little-endian.
+ *
+ * <pre>
+ *   off size field
+ *     0  8   magic            "BBFIDX" 0x00 0x01
+ *     8  4   formatVersion    1
+ *    12  4   headerLength     128
+ *    16  8   dataOffset       128 (a multiple of 64: the data is cache-line aligned in the mapping)
+ *    24  8   dataLength       r * k * lw / 8 = file length - dataOffset
+ *    32  8   groups r         power of two, 1 .. 2^32
+ *    40  2   k                2, 4, 8, 16 (lw = 32) or 2, 4, 8 (lw = 64)
+ *    42  2   lw               32 or 64
+ *    44  4   derivationId     1 (salt = 0) or 2 (salt != 0)
+ *    48  8   keyCount         >= 0
+ *    56  8   salt
+ *    64  4   kind             0 .. 4 (FilterMetadata.KIND_*)
+ *    68  4   blockFile        >= -1
+ *    72  8   bytesCovered     >= 0
+ *    80 32   sourceTip
+ *   112  8   buildTimeMillis  >= 0
+ *   120  4   dataCrc32c       CRC32C of the data section
+ *   124  4   headerCrc32c     CRC32C of bytes 0 .. 123
+ * </pre>
+ */
+record FilterFileHeader(
+    int formatVersion,
+    BbfGeometry geometry,
+    long keyCount,
+    long salt,
+    FilterMetadata metadata,
+    int dataCrc) {
+
+  static final byte[] MAGIC = {'B', 'B', 'F', 'I', 'D', 'X', 0, 1};
+  static final int FORMAT_VERSION = 1;
+  static final int HEADER_BYTES = 128;
+  static final long DATA_OFFSET = 128;
+
+  static final int OFF_VERSION = 8;
+  static final int OFF_HEADER_LENGTH = 12;
+  static final int OFF_DATA_OFFSET = 16;
+  static final int OFF_DATA_LENGTH = 24;
+  static final int OFF_GROUPS = 32;
+  static final int OFF_K = 40;
+  static final int OFF_LW = 42;
+  static final int OFF_DERIVATION = 44;
+  static final int OFF_KEY_COUNT = 48;
+  static final int OFF_SALT = 56;
+  static final int OFF_KIND = 64;
+  static final int OFF_BLOCK_FILE = 68;
+  static final int OFF_BYTES_COVERED = 72;
+  static final int OFF_SOURCE_TIP = 80;
+  static final int OFF_BUILD_TIME = 112;
+  static final int OFF_DATA_CRC = 120;
+  static final int OFF_HEADER_CRC = 124;
+
+  private static final ValueLayout.OfLong LE_LONG =
+      ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+  private static final ValueLayout.OfInt LE_INT =
+      ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+  private static final ValueLayout.OfShort LE_SHORT =
+      ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+
+  /** The header of {@code filter} as written to disk, checksums included. */
+  static byte[] encode(BlockedBloomFilter filter, FilterMetadata meta, int dataCrc) {
+    BbfGeometry g = filter.geometry();
+    ByteBuffer b = ByteBuffer.allocate(HEADER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+    b.put(MAGIC)
+        .putInt(FORMAT_VERSION)
+        .putInt(HEADER_BYTES)
+        .putLong(DATA_OFFSET)
+        .putLong(g.byteSize())
+        .putLong(g.groups())
+        .putShort((short) g.k())
+        .putShort((short) g.wordBits())
+        .putInt(filter.derivationId())
+        .putLong(filter.count())
+        .putLong(filter.salt())
+        .putInt(meta.kind())
+        .putInt(meta.blockFile())
+        .putLong(meta.bytesCovered())
+        .put(meta.sourceTip())
+        .putLong(meta.buildTimeMillis())
+        .putInt(dataCrc);
+    b.putInt(crc32c(b.array(), OFF_HEADER_CRC));
+    return b.array();
+  }
+
+  /**
+   * Reads and validates the header of a mapped file, in an order that gives the most useful
+   * message: magic, version, header length, header checksum, then each field's bounds, then the
+   * lengths against the file's. The data checksum is left to the caller (it reads the data).
+   *
+   * @throws FilterFileException naming {@code file} and the first problem found
+   */
+  static FilterFileHeader decode(Path file, MemorySegment mapped) throws FilterFileException {
+    long size = mapped.byteSize();
+    if (size < MAGIC.length
+        || MemorySegment.mismatch(mapped, 0, MAGIC.length, MemorySegment.ofArray(MAGIC), 0, 8)
+            != -1) {
+      byte[] start = mapped.asSlice(0, Math.min(size, MAGIC.length)).toArray(ValueLayout.JAVA_BYTE);
+      throw new FilterFileException(
+          file,
+          "not a BBF filter file: expected magic " + HexFormat.of().formatHex(MAGIC)
+              + " (\"BBFIDX\\0\\1\"), found " + HexFormat.of().formatHex(start)
+              + (size < MAGIC.length ? " (only " + size + " bytes)" : ""));
+    }
+    if (size < OFF_HEADER_LENGTH + 4) {
+      throw truncated(file, size, "the format version and header length");
+    }
+    int version = mapped.get(LE_INT, OFF_VERSION);
+    if (version > FORMAT_VERSION || version < 0) {
+      throw new FilterFileException(
+          file,
+          "format version " + Integer.toUnsignedString(version) + " is newer than the versions"
+              + " this reader supports (1 .. " + FORMAT_VERSION + "): upgrade bbf-index or rebuild"
+              + " the filter");
+    }
+    if (version < 1) {
+      throw new FilterFileException(file, "invalid format version " + version);
+    }
+    int headerLength = mapped.get(LE_INT, OFF_HEADER_LENGTH);
+    if (headerLength != HEADER_BYTES) {
+      throw new FilterFileException(
+          file,
+          "header length " + Integer.toUnsignedString(headerLength) + " is not " + HEADER_BYTES
+              + " as format version " + version + " requires");
+    }
+    if (size < HEADER_BYTES) {
+      throw truncated(file, size, "the " + HEADER_BYTES + "-byte header");
+    }
+    byte[] header = mapped.asSlice(0, HEADER_BYTES).toArray(ValueLayout.JAVA_BYTE);
+    int storedHeaderCrc = mapped.get(LE_INT, OFF_HEADER_CRC);
+    int headerCrc = crc32c(header, OFF_HEADER_CRC);
+    if (storedHeaderCrc != headerCrc) {
+      throw new FilterFileException(
+          file,
+          "header checksum mismatch (stored " + hex(storedHeaderCrc) + ", computed "
+              + hex(headerCrc) + "): the header is corrupt");
+    }
+    long dataOffset = mapped.get(LE_LONG, OFF_DATA_OFFSET);
+    if (dataOffset != DATA_OFFSET) {
+      throw new FilterFileException(
+          file, "dataOffset must be " + DATA_OFFSET + " in format version 1: " + dataOffset);
+    }
+    long groups = mapped.get(LE_LONG, OFF_GROUPS);
+    int k = Short.toUnsignedInt(mapped.get(LE_SHORT, OFF_K));
+    int wordBits = Short.toUnsignedInt(mapped.get(LE_SHORT, OFF_LW));
+    BbfGeometry geometry;
+    try {
+      geometry = new BbfGeometry(groups, k, wordBits);
+    } catch (IllegalArgumentException e) {
+      throw new FilterFileException(file, "invalid geometry: " + e.getMessage(), e);
+    }
+    long dataLength = mapped.get(LE_LONG, OFF_DATA_LENGTH);
+    if (dataLength != geometry.byteSize()) {
+      throw new FilterFileException(
+          file,
+          "dataLength " + dataLength + " does not match the geometry (r * k * lw / 8 = "
+              + geometry.byteSize() + ")");
+    }
+    if (size - dataOffset != dataLength) {
+      throw new FilterFileException(
+          file,
+          (size - dataOffset < dataLength ? "truncated" : "trailing bytes") + ": the file is "
+              + size + " bytes, the header says " + (dataOffset + dataLength));
+    }
+    int derivation = mapped.get(LE_INT, OFF_DERIVATION);
+    long salt = mapped.get(LE_LONG, OFF_SALT);
+    if (derivation != BlockedBloomFilter.DERIVATION_UNSALTED
+        && derivation != BlockedBloomFilter.DERIVATION_SALTED) {
+      throw new FilterFileException(
+          file, "unknown bit derivation id " + Integer.toUnsignedString(derivation));
+    }
+    if ((derivation == BlockedBloomFilter.DERIVATION_UNSALTED) != (salt == 0)) {
+      throw new FilterFileException(
+          file,
+          "derivation id " + derivation + " does not match the salt (id 1 needs salt 0, id 2 a"
+              + " non-zero salt)");
+    }
+    long keyCount = mapped.get(LE_LONG, OFF_KEY_COUNT);
+    if (keyCount < 0) {
+      throw new FilterFileException(file, "keyCount must be >= 0: " + keyCount);
+    }
+    int kind = mapped.get(LE_INT, OFF_KIND);
+    int blockFile = mapped.get(LE_INT, OFF_BLOCK_FILE);
+    long bytesCovered = mapped.get(LE_LONG, OFF_BYTES_COVERED);
+    long buildTime = mapped.get(LE_LONG, OFF_BUILD_TIME);
+    String metaProblem =
+        FilterMetadata.problem(kind, blockFile, bytesCovered, FilterMetadata.TIP_BYTES, buildTime);
+    if (metaProblem != null) {
+      throw new FilterFileException(file, "invalid metadata: " + metaProblem);
+    }
+    byte[] tip = new byte[FilterMetadata.TIP_BYTES];
+    System.arraycopy(header, OFF_SOURCE_TIP, tip, 0, tip.length);
+    FilterMetadata meta = new FilterMetadata(kind, blockFile, bytesCovered, tip, buildTime);
+    return new FilterFileHeader(
+        version, geometry, keyCount, salt, meta, mapped.get(LE_INT, OFF_DATA_CRC));
+  }
+
+  private static FilterFileException truncated(Path file, long size, String what) {
+    return new FilterFileException(
+        file, "truncated: the file is " + size + " bytes, too short for " + what);
+  }
+
+  static String hex(int crc) {
+    return String.format("0x%08x", crc);
+  }
+
+  /** CRC32C of {@code bytes[0 .. length)}. */
+  static int crc32c(byte[] bytes, int length) {
+    CRC32C crc = new CRC32C();
+    crc.update(bytes, 0, length);
+    return (int) crc.getValue();
+  }
+
+  /** CRC32C of a segment of any size (ByteBuffer views are limited to 2 GiB, so in slices). */
+  static int crc32c(MemorySegment data) {
+    CRC32C crc = new CRC32C();
+    long slice = 1L << 30;
+    for (long at = 0; at < data.byteSize(); at += slice) {
+      crc.update(data.asSlice(at, Math.min(slice, data.byteSize() - at)).asByteBuffer());
+    }
+    return (int) crc.getValue();
+  }
+}
