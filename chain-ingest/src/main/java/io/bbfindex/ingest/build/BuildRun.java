@@ -76,13 +76,18 @@ final class BuildRun {
     try {
       // 1. which per-file filters stand
       Map<Integer, String> toRebuild = new TreeMap<>();
+      // files whose txids may not all be in the old summary (as opposed to a damaged filter file)
+      java.util.Set<Integer> changed = new java.util.TreeSet<>();
       Map<Integer, Long> capacities = new TreeMap<>();
       final String why = noOld;
-      List<Optional<String>> verdicts = parallel(pool, plan.files(), fs -> fileVerdict(fs, prior, why));
+      List<Optional<Verdict>> verdicts = parallel(pool, plan.files(), fs -> fileVerdict(fs, prior, why));
       for (int i = 0; i < plan.files().size(); i++) {
         FileSource fs = plan.files().get(i);
         if (verdicts.get(i).isPresent()) {
-          toRebuild.put(fs.file(), verdicts.get(i).get());
+          toRebuild.put(fs.file(), verdicts.get(i).get().reason());
+          if (verdicts.get(i).get().contentChanged()) {
+            changed.add(fs.file());
+          }
           capacities.put(fs.file(), fs.capacity());
         } else {
           FileEntry e = prior.file(fs.file()).orElseThrow();
@@ -103,9 +108,9 @@ final class BuildRun {
         try {
           oldSummary = FilterFiles.loadExpected(outDir.resolve(prior.summary().name()), prior.summary().headerCrc());
           long expected = expectedTotal(plan, toRebuild);
-          if (toRebuild.isEmpty() && !sourceMoved) {
+          if (changed.isEmpty() && !sourceMoved) {
             mode = SummaryMode.KEEP;
-          } else if (toRebuild.isEmpty() && expected <= prior.summary().capacity()) {
+          } else if (changed.isEmpty() && expected <= prior.summary().capacity()) {
             // the txindex moved without any 'f' record changing: the scan will tell
             mode = SummaryMode.UPDATE;
             summaryReason = "txids of block files whose row count changed added";
@@ -141,7 +146,7 @@ final class BuildRun {
       boolean[] summaryTakes = new boolean[plan.fileSlots()];
       boolean summaryPending = mode != SummaryMode.KEEP;
       if (mode == SummaryMode.UPDATE) {
-        toRebuild.keySet().forEach(f -> summaryTakes[f] = true);
+        changed.forEach(f -> summaryTakes[f] = true);
       }
       boolean scanNeeded = !toRebuild.isEmpty() || mode != SummaryMode.KEEP || sourceMoved;
       int scans = 0;
@@ -165,6 +170,9 @@ final class BuildRun {
           inScan.add(p.getKey());
         }
         BlockedBloomFilter summaryThisScan = summaryPending ? summary : null;
+        if (summaryThisScan != null && mode == SummaryMode.REBUILD) {
+          addGenesisCoinbase(summaryThisScan);
+        }
         boolean[] takes = mode == SummaryMode.UPDATE ? summaryTakes.clone() : null;
         TxFilterPass pass = new TxFilterPass(byFile, summaryThisScan, takes, progress,
             "scan txindex (scan " + (scans + 1) + ")", plan.expectedRecords());
@@ -187,6 +195,7 @@ final class BuildRun {
               kept.remove(e.name());
               toRebuild.put(e.file(), "the txindex now has " + counts[e.file()] + " rows for it, the filter "
                   + e.keys());
+              changed.add(e.file());
               pending.put(e.file(), Math.max(counts[e.file()], sources.get(e.file()).capacity()));
               if (mode == SummaryMode.UPDATE) {
                 summaryTakes[e.file()] = true;
@@ -229,7 +238,7 @@ final class BuildRun {
           reasons.put(e.name(), toRebuild.get(e.file()));
         }
       }
-      if (mode == SummaryMode.UPDATE && toRebuild.isEmpty()) {
+      if (mode == SummaryMode.UPDATE && changed.isEmpty()) {
         // the txindex moved, but a count showed no block file changed: the old summary stands
         summary.close();
         mode = SummaryMode.KEEP;
@@ -237,7 +246,7 @@ final class BuildRun {
 
       // 4. summary, block hashes, manifest
       SummaryEntry summaryEntry;
-      long txKeys = entries.values().stream().mapToLong(FileEntry::keys).sum() + strays;
+      long txKeys = entries.values().stream().mapToLong(FileEntry::keys).sum() + strays + genesisCoinbases();
       if (mode == SummaryMode.KEEP) {
         summaryEntry = prior.summary();
         kept.add(summaryEntry.name());
@@ -264,6 +273,19 @@ final class BuildRun {
     }
   }
 
+  /**
+   * Core never indexes the genesis coinbase, but NodeIndex.findTx answers it (from the block
+   * index), so the summary holds it too: a lookup probing the summary first must not miss it. Its
+   * txid is block 0's merkle root (header bytes 36..67).
+   */
+  private void addGenesisCoinbase(BlockedBloomFilter summary) {
+    index.activeBlockAt(0).ifPresent(g -> summary.add(java.util.Arrays.copyOfRange(g.header(), 36, 68), 0));
+  }
+
+  private int genesisCoinbases() {
+    return index.activeBlockAt(0).isPresent() ? 1 : 0;
+  }
+
   /** Why the old manifest cannot be built upon, or null when it can. */
   private String incompatibility(Manifest old, String datadir) {
     if (old.filterFormatVersion() != FilterFile.FORMAT_VERSION) {
@@ -278,27 +300,34 @@ final class BuildRun {
     return null;
   }
 
-  /** Empty when the existing filter of {@code fs} can be kept, else why it must be rebuilt. */
-  private Optional<String> fileVerdict(FileSource fs, Manifest prior, String noPrior) {
+  /**
+   * Why a per-file filter must be rebuilt; {@code contentChanged}: its block file changed (or
+   * nothing is known), so its txids must also reach the summary.
+   */
+  private record Verdict(String reason, boolean contentChanged) {}
+
+  /** Empty when the existing filter of {@code fs} can be kept. */
+  private Optional<Verdict> fileVerdict(FileSource fs, Manifest prior, String noPrior) {
     if (prior == null) {
-      return Optional.of(noPrior);
+      return Optional.of(new Verdict(noPrior, true));
     }
     Optional<FileEntry> e = prior.file(fs.file());
     if (e.isEmpty()) {
-      return Optional.of("new block file");
+      return Optional.of(new Verdict("new block file", true));
     }
     FileEntry f = e.get();
     if (f.fBlocks() != fs.fBlocks() || f.fSize() != fs.fSize() || f.heightLast() != fs.heightLast()) {
-      return Optional.of("block file changed ('f' record: blocks " + f.fBlocks() + " -> " + fs.fBlocks()
-          + ", size " + f.fSize() + " -> " + fs.fSize() + ")");
+      return Optional.of(new Verdict("block file changed ('f' record: blocks " + f.fBlocks() + " -> " + fs.fBlocks()
+          + ", size " + f.fSize() + " -> " + fs.fSize() + ")", true));
     }
     try (LoadedFilter l = FilterFiles.loadExpected(outDir.resolve(f.name()), f.headerCrc())) {
       if (l.metadata().blockFile() != fs.file() || l.filter().count() != f.keys()) {
-        return Optional.of("filter file does not describe block file " + fs.file() + " with " + f.keys() + " keys");
+        return Optional.of(new Verdict("filter file does not describe block file " + fs.file() + " with "
+            + f.keys() + " keys", false));
       }
       return Optional.empty();
     } catch (FilterStoreException x) {
-      return Optional.of(x.getMessage());
+      return Optional.of(new Verdict(x.getMessage(), false));
     }
   }
 

@@ -300,7 +300,6 @@ public record Manifest(
           blockEntry(),
           files);
       take("format");
-      take("version");
       if (!values.isEmpty()) {
         String unknown = values.keySet().iterator().next();
         throw bad(lineOf.get(unknown), "unknown field '" + unknown + "'");
