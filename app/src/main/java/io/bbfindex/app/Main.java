@@ -1,10 +1,16 @@
 package io.bbfindex.app;
 
-/** Entry point of the {@code bbf-index} command line. */
+import io.bbfindex.app.cli.Cli;
+import io.bbfindex.app.core.CoreChainAccess;
+
+/** Entry point of the {@code bbf-index} command line: wires {@link Cli} to Bitcoin Core data. */
 public final class Main {
   private Main() {}
 
   public static void main(String[] args) {
-    System.out.println("bbf-index: commands are being built; see README.md");
+    int code = Cli.run(args, System.out, System.err, new CoreChainAccess(), Cli.home());
+    if (code != Cli.SERVING) {
+      System.exit(code);
+    }
   }
 }

@@ -1,0 +1,88 @@
+package io.bbfindex.app.cli;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The {@code bbf-index} command line: {@code serve}, {@code ingest}, {@code bench}, each with
+ * {@code --help}. Exit codes: 0 success, 1 the work failed (one line on stderr saying why), 2 a bad
+ * command line (one line on stderr).
+ */
+public final class Cli {
+  public static final int OK = 0;
+  public static final int FAILED = 1;
+  public static final int USAGE = 2;
+  /** Returned by {@code serve} once the server has stopped because the JVM is shutting down. */
+  public static final int SERVING = -1;
+
+  static final String HELP = """
+      usage: bbf-index <command> [options]
+
+      Tells whether a Bitcoin txid or block hash is on chain and where Bitcoin Core stored it,
+      answering most negatives from SIMD blocked Bloom filters without touching disk.
+
+      commands:
+        serve    serve lookups over HTTP (no options: the embedded mainnet 0-599 demo on 127.0.0.1:8080)
+        ingest   build the filters of a Bitcoin Core data directory
+        bench    print the wrk commands that measure a running server
+        test     (launcher only) build and run every test
+
+      'bbf-index <command> --help' describes each command.
+      """;
+
+  private Cli() {}
+
+  /** The project root the launcher passes as {@code -Dbbf.home}, or null. */
+  public static Path home() {
+    String home = System.getProperty("bbf.home");
+    return home == null || home.isBlank() ? null : Path.of(home).toAbsolutePath().normalize();
+  }
+
+  /**
+   * Runs one command. {@code serve} blocks until the server stops (Ctrl-C / SIGTERM close it
+   * through a shutdown hook).
+   */
+  public static int run(String[] argv, PrintStream out, PrintStream err, ChainAccess access, Path home) {
+    List<String> args = Arrays.asList(argv);
+    if (args.isEmpty() || List.of("--help", "-h", "help").contains(args.getFirst())) {
+      out.print(HELP);
+      return OK;
+    }
+    String command = args.getFirst();
+    List<String> rest = args.subList(1, args.size());
+    try {
+      switch (command) {
+        case "serve" -> {
+          ServeCommand.Started started = ServeCommand.start(rest, out, err, access, home);
+          if (started == null) {
+            return OK;
+          }
+          Runtime.getRuntime().addShutdownHook(new Thread(started.service()::close, "bbf-shutdown"));
+          started.service().awaitClose();
+          return SERVING;
+        }
+        case "ingest" -> IngestCommand.run(rest, out, err, access);
+        case "bench" -> BenchCommand.run(rest, out);
+        default -> throw new UsageException("unknown command '" + command + "' (commands: serve, ingest, bench; see bbf-index --help)");
+      }
+      return OK;
+    } catch (UsageException e) {
+      err.println("bbf-index" + (isCommand(command) ? " " + command : "") + ": " + e.getMessage());
+      return USAGE;
+    } catch (IOException | UncheckedIOException e) {
+      err.println("bbf-index " + command + ": " + e.getMessage());
+      return FAILED;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return FAILED;
+    }
+  }
+
+  private static boolean isCommand(String c) {
+    return List.of("serve", "ingest", "bench").contains(c);
+  }
+}

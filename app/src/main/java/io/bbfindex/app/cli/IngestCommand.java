@@ -1,0 +1,52 @@
+package io.bbfindex.app.cli;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+
+/** {@code bbf-index ingest}: build or update the filter store of a Core data directory. */
+final class IngestCommand {
+  static final double DEFAULT_FPR = 0.01;
+
+  static final String HELP = """
+      usage: bbf-index ingest --datadir DIR --out FILTERS [--fpr P] [--work DIR]
+
+      Reads Bitcoin Core's block index, txindex and block files (never writing to DIR) and builds
+      one blocked Bloom filter per block file, a summary filter over all txids and a filter of
+      block hashes into FILTERS. A re-run only rebuilds what changed.
+
+        --datadir DIR   Bitcoin Core data directory holding blocks/ (and indexes/txindex)
+        --out FILTERS   where the filter store is written
+        --fpr P         target false-positive rate per filter (default 0.01)
+        --work DIR      scratch for private LevelDB snapshots (default: FILTERS-work)
+      """;
+
+  private static final Set<String> OPTIONS = Set.of("datadir", "out", "fpr", "work");
+
+  private IngestCommand() {}
+
+  /** @return false when only help was printed */
+  static boolean run(List<String> args, PrintStream out, PrintStream err, ChainAccess access)
+      throws UsageException, IOException {
+    Options o = Options.parse("ingest", args, OPTIONS);
+    if (o.help()) {
+      out.print(HELP);
+      return false;
+    }
+    Path datadir = o.requiredPath("datadir");
+    Path filters = o.requiredPath("out");
+    double fpr = o.probability("fpr", DEFAULT_FPR);
+    if (!Files.isDirectory(datadir.resolve("blocks"))) {
+      throw new UsageException("--datadir " + datadir + " has no blocks/ folder (pass the folder that holds blocks/, e.g. ~/.bitcoin or ~/.bitcoin/regtest)");
+    }
+    Path work = o.path("work");
+    if (work == null) {
+      work = filters.resolveSibling(filters.getFileName() + "-work");
+    }
+    out.println(access.ingest(datadir, filters, work, fpr, err));
+    return true;
+  }
+}

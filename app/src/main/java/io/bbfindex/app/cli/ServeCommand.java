@@ -1,0 +1,99 @@
+package io.bbfindex.app.cli;
+
+import io.bbfindex.app.Service;
+import io.bbfindex.app.demo.EmbeddedDemo;
+import io.bbfindex.app.http.HttpInitializer;
+import io.bbfindex.app.lookup.ChainBackend;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+
+/** {@code bbf-index serve}: open the backend, start the HTTP server, print where it listens. */
+public final class ServeCommand {
+  static final String HELP = """
+      usage: bbf-index serve [--datadir DIR --filters DIR] [--port N] [--bind ADDR] [--work DIR] [--fpr P]
+
+      Serves txid and block lookups over HTTP.
+
+      With no --datadir, serves the embedded demo: the real mainnet blocks 0-599 data directory
+      shipped in fixtures/, extracted and ingested on first run under data/demo/.
+
+        --datadir DIR   Bitcoin Core data directory holding blocks/ (e.g. ~/.bitcoin, or
+                        ~/.bitcoin/regtest); read only. Stop bitcoind or point at a copy: a running
+                        node holds the LevelDB lock.
+        --filters DIR   filter store built by 'bbf-index ingest' (built here if missing)
+        --port N        TCP port, 0 picks a free one (default 8080)
+        --bind ADDR     IP address to listen on (default 127.0.0.1)
+        --work DIR      scratch for private LevelDB snapshots (default: DIR/../work of --filters)
+        --fpr P         target false-positive rate when the store must be built (default 0.01)
+
+      Prints 'listening on http://HOST:PORT' once it accepts connections; stops on Ctrl-C/SIGTERM.
+      """;
+
+  private static final Set<String> OPTIONS = Set.of("datadir", "filters", "port", "bind", "work", "fpr");
+
+  private ServeCommand() {}
+
+  /** The started service and whether it is the demo; the caller waits on and closes it. */
+  record Started(Service service, boolean demo) {}
+
+  static Started start(List<String> args, PrintStream out, PrintStream err, ChainAccess access, Path home)
+      throws UsageException, IOException {
+    Options o = Options.parse("serve", args, OPTIONS);
+    if (o.help()) {
+      out.print(HELP);
+      return null;
+    }
+    if (o.has("datadir") != o.has("filters")) {
+      throw new UsageException("--datadir and --filters go together (or give neither to serve the embedded demo)");
+    }
+    int port = o.integer("port", 8080, 0, 65_535);
+    InetAddress bind = o.address("bind", "127.0.0.1");
+    double fpr = o.probability("fpr", IngestCommand.DEFAULT_FPR);
+    Path datadir = o.path("datadir");
+    Path filters = o.path("filters");
+    Path work = o.path("work");
+    boolean demo = datadir == null;
+    if (demo) {
+      if (home == null) {
+        throw new UsageException("no --datadir given and the project root is unknown (-Dbbf.home); run through ./bbf-index");
+      }
+      EmbeddedDemo.Layout layout = EmbeddedDemo.prepare(home, err);
+      datadir = layout.datadir();
+      filters = layout.filters();
+      work = work == null ? layout.work() : work;
+    } else if (!Files.isDirectory(datadir.resolve("blocks"))) {
+      throw new UsageException("--datadir " + datadir + " has no blocks/ folder (pass the folder that holds blocks/, e.g. ~/.bitcoin or ~/.bitcoin/regtest)");
+    }
+    if (work == null) {
+      work = filters.resolveSibling(filters.getFileName() + "-work");
+    }
+    ChainBackend backend = access.open(datadir, filters, work, fpr, err);
+    Service service = Service.start(backend, new InetSocketAddress(bind, port), HttpInitializer.DEFAULT_MAX_BODY_BYTES);
+    String base = service.server().baseUrl();
+    out.println("listening on " + base);
+    if (demo) {
+      out.print(demoExamples(base));
+    }
+    out.flush();
+    return new Started(service, demo);
+  }
+
+  static String demoExamples(String base) {
+    return """
+
+        Embedded demo: real Bitcoin mainnet blocks 0-599. Try:
+          curl -s %1$s/v1/tx/%2$s
+          curl -s %1$s/v1/tx/%3$s
+          curl -s %1$s/v1/block/%4$s
+          curl -s -X POST %1$s/v1/tx/lookup -d '["%2$s","%3$s"]'
+          curl -s %1$s/v1/filters
+          curl -s %1$s/metrics | grep '^bbf_'
+        """.formatted(base, EmbeddedDemo.PAYMENT_170, EmbeddedDemo.LATER_TXID, EmbeddedDemo.BLOCK_170);
+  }
+}

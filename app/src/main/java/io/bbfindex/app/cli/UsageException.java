@@ -1,0 +1,8 @@
+package io.bbfindex.app.cli;
+
+/** A bad command line: reported as one line on stderr, exit code 2. */
+public final class UsageException extends Exception {
+  public UsageException(String message) {
+    super(message, null, false, false);
+  }
+}

@@ -1,0 +1,60 @@
+package io.bbfindex.app.http;
+
+import io.netty.handler.codec.http.HttpMethod;
+
+/**
+ * The API's routes, each with the one method it accepts; {@link #tag()} is the {@code route} tag of
+ * {@code bbf_http_request_seconds} (stable: dashboards select on it).
+ */
+enum Route {
+  TX("tx", HttpMethod.GET),
+  TX_BATCH("tx_batch", HttpMethod.POST),
+  BLOCK("block", HttpMethod.GET),
+  FILTERS("filters", HttpMethod.GET),
+  METRICS("metrics", HttpMethod.GET),
+  LIVEZ("livez", HttpMethod.GET),
+  READYZ("readyz", HttpMethod.GET),
+  /** Any path no route matches, and requests the codec could not decode. */
+  OTHER("other", null);
+
+  static final String TX_PREFIX = "/v1/tx/";
+  static final String TX_BATCH_PATH = "/v1/tx/lookup";
+  static final String BLOCK_PREFIX = "/v1/block/";
+
+  private final String tag;
+  private final HttpMethod method;
+
+  Route(String tag, HttpMethod method) {
+    this.tag = tag;
+    this.method = method;
+  }
+
+  String tag() {
+    return tag;
+  }
+
+  HttpMethod method() {
+    return method;
+  }
+
+  /**
+   * The route of a path (query string already cut off). {@code /v1/tx/lookup} is the batch route;
+   * any other {@code /v1/tx/...} is a single lookup whose id is validated later, so a malformed id
+   * gets a 400 naming the problem rather than a 404.
+   */
+  static Route of(String path) {
+    if (path.startsWith(TX_PREFIX)) {
+      return path.equals(TX_BATCH_PATH) ? TX_BATCH : TX;
+    }
+    if (path.startsWith(BLOCK_PREFIX)) {
+      return BLOCK;
+    }
+    return switch (path) {
+      case "/v1/filters" -> FILTERS;
+      case "/metrics" -> METRICS;
+      case "/livez" -> LIVEZ;
+      case "/readyz" -> READYZ;
+      default -> OTHER;
+    };
+  }
+}

@@ -1,0 +1,45 @@
+package io.bbfindex.app.lookup;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * What the HTTP service needs from the chain data: a membership filter to say "no" cheaply, and
+ * Bitcoin Core's own indexes to confirm a "maybe". The app depends only on this port; the
+ * production adapter sits over chain-ingest's {@code NodeIndex} and {@code FilterStore}.
+ *
+ * <p>All keys are 32 bytes in Bitcoin's internal byte order. Implementations must be safe for
+ * concurrent use by the server's event-loop threads.
+ */
+public interface ChainBackend extends AutoCloseable {
+
+  /** Filter probe for the txid at {@code keys[offset .. offset + 32)}: {@code false} = certainly absent. */
+  boolean txMaybe(byte[] keys, int offset);
+
+  /** Filter probe of {@code count} consecutive txids (32 bytes each from offset 0) into {@code out}. */
+  void txMaybeBatch(byte[] keys, int count, boolean[] out);
+
+  /** The txid's location confirmed by the txindex (one LevelDB read), or empty when Core does not know it. */
+  Optional<TxAnswer> lookupTx(byte[] txid);
+
+  /** Filter probe for a block hash: {@code false} = certainly not in the block index. */
+  boolean blockMaybe(byte[] hash);
+
+  /** The block's index entry, or empty when the block index does not hold it. */
+  Optional<BlockAnswer> lookupBlock(byte[] hash);
+
+  /** Every loaded filter, for {@code GET /v1/filters} and the per-filter gauges. */
+  List<FilterSummary> filters();
+
+  /** Height of the active chain's tip. */
+  int tipHeight();
+
+  /** LevelDB reads performed so far (monotonic); the metric that proves negatives stay off disk. */
+  long leveldbReads();
+
+  /** Whether the backend is loaded and consistent enough to answer ({@code GET /readyz}). */
+  boolean ready();
+
+  @Override
+  void close();
+}

@@ -1,0 +1,190 @@
+package io.bbfindex.app.metrics;
+
+import io.bbfindex.app.lookup.ChainBackend;
+import io.bbfindex.app.lookup.FilterSummary;
+import io.bbfindex.app.lookup.LookupKind;
+import io.bbfindex.app.lookup.LookupOutcome;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.netty4.NettyAllocatorMetrics;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufAllocatorMetricProvider;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.prometheus.metrics.core.metrics.Info;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Every meter of the service, with the names as constants: dashboards select on these names and
+ * tags, so they only ever change together with {@code app/METRICS.md}.
+ *
+ * <p>Names are Micrometer's dotted form; the Prometheus registry renders {@code bbf.lookups} as
+ * {@code bbf_lookups_total}, {@code bbf.http.request} as {@code bbf_http_request_seconds_*} and so
+ * on (the exported names are listed next to each constant). The registry is injected, never
+ * Micrometer's global one, so tests and several servers in one JVM do not share counters.
+ *
+ * <p>Hot-path meters (lookup counters, route timers) are created once here and handed out from
+ * arrays/maps, so a request never goes through Micrometer's meter lookup.
+ */
+public final class Metrics {
+  /** Counter {@code bbf_lookups_total{kind, outcome}}. */
+  public static final String LOOKUPS = "bbf.lookups";
+  /** Function counter {@code bbf_leveldb_reads_total}: LevelDB gets done by the backend. */
+  public static final String LEVELDB_READS = "bbf.leveldb.reads";
+  /** Timer histogram {@code bbf_http_request_seconds{route}} (buckets, count, sum, max). */
+  public static final String HTTP_REQUEST = "bbf.http.request";
+  /** Gauge {@code bbf_filter_fill_ratio{filter}}: share of bits set. */
+  public static final String FILTER_FILL_RATIO = "bbf.filter.fill.ratio";
+  /** Gauge {@code bbf_filter_modelled_fpr{filter}}: the paper's model at the filter's load. */
+  public static final String FILTER_MODELLED_FPR = "bbf.filter.modelled.fpr";
+  /** Gauge {@code bbf_filter_keys{filter}}: keys in the filter. */
+  public static final String FILTER_KEYS = "bbf.filter.keys";
+  /** Gauge {@code bbf_filter_observed_fpr{kind}}: false positives / filter "maybe"s since start. */
+  public static final String FILTER_OBSERVED_FPR = "bbf.filter.observed.fpr";
+  /** Gauge {@code bbf_index_tip_height}: height of the active chain's tip the index serves. */
+  public static final String INDEX_TIP_HEIGHT = "bbf.index.tip.height";
+  /**
+   * {@code bbf_build_info{version} 1}. Prometheus reserves the {@code _info} suffix for its Info
+   * type, which Micrometer cannot create, so on a Prometheus registry this is a native Info metric;
+   * elsewhere it is a gauge named {@code bbf.build} with the same tag.
+   */
+  public static final String BUILD_INFO = "bbf_build";
+
+  public static final String TAG_KIND = "kind";
+  public static final String TAG_OUTCOME = "outcome";
+  public static final String TAG_ROUTE = "route";
+  public static final String TAG_FILTER = "filter";
+  public static final String TAG_VERSION = "version";
+
+  private final MeterRegistry registry;
+  private final Map<LookupKind, Counter[]> lookups = new EnumMap<>(LookupKind.class);
+  private final Map<String, Timer> routeTimers = new ConcurrentHashMap<>();
+
+  /**
+   * Registers the process-level meters (lookups, build info, JVM and Netty allocator).
+   *
+   * @param version the build's version, for {@code bbf_build_info}
+   */
+  public Metrics(MeterRegistry registry, String version) {
+    this.registry = Objects.requireNonNull(registry, "registry");
+    for (LookupKind kind : LookupKind.values()) {
+      Counter[] byOutcome = new Counter[LookupOutcome.values().length];
+      for (LookupOutcome outcome : LookupOutcome.values()) {
+        byOutcome[outcome.ordinal()] = Counter.builder(LOOKUPS)
+            .description("Lookups by what was looked up and how the answer was reached")
+            .tag(TAG_KIND, kind.tag())
+            .tag(TAG_OUTCOME, outcome.tag())
+            .register(registry);
+      }
+      lookups.put(kind, byOutcome);
+      Counter[] c = byOutcome;
+      Gauge.builder(FILTER_OBSERVED_FPR, () -> observedFpr(c))
+          .description("Filter 'maybe' answers that the index refuted, over all 'maybe' answers, since start")
+          .tag(TAG_KIND, kind.tag())
+          .strongReference(true)
+          .register(registry);
+    }
+    registerBuildInfo(registry, Objects.requireNonNull(version, "version"));
+    new JvmMemoryMetrics().bindTo(registry);
+    new JvmThreadMetrics().bindTo(registry);
+    if (ByteBufAllocator.DEFAULT instanceof ByteBufAllocatorMetricProvider provider) {
+      new NettyAllocatorMetrics(provider).bindTo(registry);
+    }
+  }
+
+  public MeterRegistry registry() {
+    return registry;
+  }
+
+  /**
+   * Registers the meters that read the backend: LevelDB reads, tip height and one fill-ratio and
+   * modelled-FPR gauge per filter. Call once per backend.
+   */
+  public void bindBackend(ChainBackend backend) {
+    FunctionCounter.builder(LEVELDB_READS, backend, ChainBackend::leveldbReads)
+        .description("LevelDB reads performed by lookups (a filter 'no' performs none)")
+        .register(registry);
+    Gauge.builder(INDEX_TIP_HEIGHT, backend, ChainBackend::tipHeight)
+        .description("Height of the active chain tip that the index serves")
+        .register(registry);
+    for (FilterSummary f : backend.filters()) {
+      Gauge.builder(FILTER_FILL_RATIO, f, FilterSummary::fillRatio)
+          .description("Share of the filter's bits that are set")
+          .tag(TAG_FILTER, f.name())
+          .strongReference(true)
+          .register(registry);
+      Gauge.builder(FILTER_MODELLED_FPR, f, FilterSummary::modelledFpr)
+          .description("False-positive rate the blocked Bloom model predicts at the filter's load")
+          .tag(TAG_FILTER, f.name())
+          .strongReference(true)
+          .register(registry);
+      Gauge.builder(FILTER_KEYS, f, FilterSummary::keys)
+          .description("Keys inserted into the filter")
+          .tag(TAG_FILTER, f.name())
+          .strongReference(true)
+          .register(registry);
+    }
+  }
+
+  public void countLookup(LookupKind kind, LookupOutcome outcome) {
+    lookups.get(kind)[outcome.ordinal()].increment();
+  }
+
+  public void countLookups(LookupKind kind, LookupOutcome outcome, long n) {
+    if (n > 0) {
+      lookups.get(kind)[outcome.ordinal()].increment(n);
+    }
+  }
+
+  /** Lookups counted so far with this kind and outcome (for tests and the CLI summary). */
+  public double lookups(LookupKind kind, LookupOutcome outcome) {
+    return lookups.get(kind)[outcome.ordinal()].count();
+  }
+
+  /**
+   * The latency histogram of one route. Buckets span 5 µs (a filter "no" answered from memory) to
+   * 10 s, so both the in-memory path and a cold batch land inside the range.
+   */
+  public Timer requestTimer(String route) {
+    return routeTimers.computeIfAbsent(route, r -> Timer.builder(HTTP_REQUEST)
+        .description("HTTP request latency from the decoded request to the written response")
+        .tag(TAG_ROUTE, r)
+        .publishPercentileHistogram()
+        .minimumExpectedValue(Duration.ofNanos(5_000))
+        .maximumExpectedValue(Duration.ofSeconds(10))
+        .register(registry));
+  }
+
+  private static void registerBuildInfo(MeterRegistry registry, String version) {
+    if (registry instanceof PrometheusMeterRegistry prometheus) {
+      Info.builder()
+          .name(BUILD_INFO)
+          .help("Build information; the value is always 1")
+          .labelNames(TAG_VERSION)
+          .register(prometheus.getPrometheusRegistry())
+          .setLabelValues(version);
+    } else {
+      Gauge.builder("bbf.build", () -> 1)
+          .description("Build information; the value is always 1")
+          .tag(TAG_VERSION, version)
+          .strongReference(true)
+          .register(registry);
+    }
+  }
+
+  private static double observedFpr(Counter[] byOutcome) {
+    double falsePositives = byOutcome[LookupOutcome.FILTER_FALSE_POSITIVE.ordinal()].count();
+    double maybes = falsePositives
+        + byOutcome[LookupOutcome.CONFIRMED.ordinal()].count()
+        + byOutcome[LookupOutcome.STALE.ordinal()].count();
+    return maybes == 0 ? 0.0 : falsePositives / maybes;
+  }
+}

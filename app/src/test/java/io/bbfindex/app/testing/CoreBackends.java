@@ -1,0 +1,24 @@
+package io.bbfindex.app.testing;
+
+import io.bbfindex.app.core.CoreChainAccess;
+import io.bbfindex.app.lookup.ChainBackend;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.OutputStream;
+import java.nio.file.Path;
+
+/** Real backends over extracted fixtures: chain-ingest's NodeIndex and real blocked Bloom filters. */
+public final class CoreBackends {
+  private CoreBackends() {}
+
+  /** Extracts the fixture under {@code tmp} and opens the production backend over it. */
+  public static ChainBackend open(String fixture, Path tmp) throws IOException {
+    Path datadir = Fixtures.extract(fixture, tmp);
+    return open(datadir, tmp.resolve(fixture + "-filters"));
+  }
+
+  public static ChainBackend open(Path datadir, Path filters) throws IOException {
+    return new CoreChainAccess().open(datadir, filters, filters.resolveSibling(filters.getFileName() + "-work"), 0.01,
+        new PrintStream(OutputStream.nullOutputStream()));
+  }
+}
