@@ -76,28 +76,28 @@ public final class TxIndexOnly implements AutoCloseable {
   /** One {@code 't'} row, decoded; empty when absent. */
   public Optional<DiskTxPos> find(byte[] txidInternal) {
     byte[] key = DbKeys.txKey(txidInternal);
-    byte[] raw = db.get(key);
-    if (raw == null) {
-      return Optional.empty();
-    }
     try {
+      byte[] raw = db.get(key);
+      if (raw == null) {
+        return Optional.empty();
+      }
       return Optional.of(DiskTxPos.decode(key, obfuscation.plain(raw)));
-    } catch (CorruptRecordException e) {
-      throw new IndexReadException("txindex row of " + db.source() + " is corrupt: " + e.getMessage(), e);
+    } catch (IOException e) {
+      throw new IndexReadException("txindex row of " + db.source() + " is unreadable: " + e.getMessage(), e);
     }
   }
 
   /** The {@code 'B'} locator, if the index ever committed. */
   public Optional<BlockLocator> locator() {
     byte[] key = {DbKeys.BEST_BLOCK};
-    byte[] raw = db.get(key);
-    if (raw == null) {
-      return Optional.empty();
-    }
     try {
+      byte[] raw = db.get(key);
+      if (raw == null) {
+        return Optional.empty();
+      }
       return Optional.of(BlockLocator.decode(key, obfuscation.plain(raw)));
-    } catch (CorruptRecordException e) {
-      throw new IndexReadException("'B' locator of " + db.source() + " is corrupt: " + e.getMessage(), e);
+    } catch (IOException e) {
+      throw new IndexReadException("'B' locator of " + db.source() + " is unreadable: " + e.getMessage(), e);
     }
   }
 
