@@ -16,6 +16,7 @@ import io.bbfindex.ingest.records.DbKeys;
 import io.bbfindex.ingest.records.DiskBlockIndex;
 import io.bbfindex.ingest.records.DiskTxPos;
 import io.bbfindex.ingest.records.FlagRecords;
+import io.bbfindex.ingest.records.TxIndexScan;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
@@ -492,30 +493,9 @@ public final class NodeIndex implements AutoCloseable {
     lifecycle.readLock().lock();
     try {
       checkOpen();
-      byte[] txid = new byte[32];
-      byte[][] plain = {new byte[16]};
-      ByteCursor cursor = new ByteCursor("'t' txindex record", null);
-      txDb.scan(DbKeys.TX_INDEX, (k, v) -> {
-        byte[] value = v;
-        if (txObfuscation.active()) {
-          if (v.length > plain[0].length) {
-            plain[0] = new byte[v.length];
-          }
-          System.arraycopy(v, 0, plain[0], 0, v.length);
-          txObfuscation.apply(plain[0], v.length);
-          value = plain[0];
-        }
-        cursor.key(k).reset(value, 0, v.length);
-        if (k.length != 33) {
-          throw cursor.corrupt("key", "a 't' key is 't' + 32-byte txid, this one has " + k.length + " bytes");
-        }
-        int file = cursor.readVarInt32("nFile");
-        long pos = cursor.readVarUint32("nPos");
-        long off = cursor.readVarUint32("nTxOffset");
-        cursor.expectEnd();
-        System.arraycopy(k, 1, txid, 0, 32);
-        consumer.accept(txid, file, pos, off);
-      });
+      TxIndexScan.scan(txDb, txObfuscation, consumer);
+    } catch (CorruptRecordException e) {
+      throw new IndexReadException("txindex scan failed: " + e.getMessage(), e);
     } catch (IOException e) {
       throw new IndexReadException("txindex scan failed: " + e.getMessage(), e);
     } finally {

@@ -1,0 +1,25 @@
+package io.bbfindex.ingest.store;
+
+/**
+ * One filter of a store, as reported by {@code GET /v1/filters}.
+ *
+ * @param name file name inside the store directory
+ * @param kind {@code "tx-file"}, {@code "tx-summary"} or {@code "block-hashes"}
+ * @param blockFile Core's blk file number, or -1 for filters over several files
+ * @param keys exact number of keys (from the manifest)
+ * @param bits size of the bit array
+ * @param k words per group
+ * @param wordBits bits per word (lw)
+ * @param fillRatio fraction of bits set
+ * @param modelledFpr the paper's eq. 3 at {@code keys}
+ */
+public record FilterInfo(
+    String name,
+    String kind,
+    int blockFile,
+    long keys,
+    long bits,
+    int k,
+    int wordBits,
+    double fillRatio,
+    double modelledFpr) {}

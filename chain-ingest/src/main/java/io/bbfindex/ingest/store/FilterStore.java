@@ -1,0 +1,209 @@
+package io.bbfindex.ingest.store;
+
+import io.bbfindex.filters.BlockedBloomFilter;
+import io.bbfindex.filters.io.FilterMetadata;
+import io.bbfindex.filters.io.LoadedFilter;
+import io.bbfindex.ingest.store.Manifest.FileEntry;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.Map;
+
+/**
+ * A filter store opened for serving: the manifest and every filter file, validated and
+ * memory-mapped (read-only, no copy).
+ *
+ * <p>{@link #open} refuses the whole store, naming the bad file(s) in a {@link
+ * FilterStoreException}, if the manifest is missing or corrupt, or any filter file is missing,
+ * fails its checksums (FilterFile validates every header field and the CRC32C of header and
+ * data), is not the file the manifest lists (header CRC), or describes something else (kind,
+ * block file, key count, salt). A store is never served in part: the app's serve path calls {@code
+ * FilterBuilder.ensureBuilt}, which rebuilds what is bad first.
+ *
+ * <p>Lookups: {@link #mightContainTx} probes only the summary filter over every txid, one cache
+ * line whatever the number of block files; {@link #candidateFiles} probes the per-file filters
+ * (diagnostics). Thread-safe for lookups; {@link #close} unmaps everything.
+ */
+public final class FilterStore implements AutoCloseable {
+
+  public static final String KIND_TX_FILE = "tx-file";
+  public static final String KIND_TX_SUMMARY = "tx-summary";
+  public static final String KIND_BLOCK_HASHES = "block-hashes";
+
+  private final Path dir;
+  private final Manifest manifest;
+  private final LoadedFilter summary;
+  private final LoadedFilter blocks;
+  private final List<LoadedFilter> perFile;
+  private final List<FileEntry> perFileEntries;
+  private final Map<String, Double> fillRatios = new ConcurrentHashMap<>();
+  private volatile boolean closed;
+
+  private FilterStore(Path dir, Manifest manifest, LoadedFilter summary, LoadedFilter blocks,
+      List<LoadedFilter> perFile) {
+    this.dir = dir;
+    this.manifest = manifest;
+    this.summary = summary;
+    this.blocks = blocks;
+    this.perFile = List.copyOf(perFile);
+    this.perFileEntries = manifest.files();
+  }
+
+  /**
+   * Opens the store in {@code dir}.
+   *
+   * @throws FilterStoreException naming the manifest or the (first) bad filter file; {@link
+   *     FilterStoreException#badFiles()} lists every bad file
+   */
+  public static FilterStore open(Path dir) throws FilterStoreException {
+    Objects.requireNonNull(dir, "dir");
+    Manifest m = Manifest.read(dir);
+    List<LoadedFilter> loaded = Collections.synchronizedList(new ArrayList<>());
+    List<FilterStoreException> problems = Collections.synchronizedList(new ArrayList<>());
+    List<Check> checks = new ArrayList<>();
+    checks.add(new Check(m.summary().name(), m.summary().headerCrc(), FilterMetadata.KIND_TX_SUMMARY,
+        FilterMetadata.NO_BLOCK_FILE, -1));
+    checks.add(new Check(m.blocks().name(), m.blocks().headerCrc(), FilterMetadata.KIND_BLOCK_HASHES,
+        FilterMetadata.NO_BLOCK_FILE, m.blocks().keys()));
+    for (FileEntry f : m.files()) {
+      checks.add(new Check(f.name(), f.headerCrc(), FilterMetadata.KIND_TX_BLOCK_FILE, f.file(), f.keys()));
+    }
+    LoadedFilter[] slots = new LoadedFilter[checks.size()];
+    // CRC32C of every byte dominates opening a large store: spread it over the cores
+    java.util.stream.IntStream.range(0, checks.size()).parallel().forEach(i -> {
+      try {
+        slots[i] = checks.get(i).load(dir, m.salt());
+        loaded.add(slots[i]);
+      } catch (FilterStoreException e) {
+        problems.add(e);
+      }
+    });
+    if (!problems.isEmpty()) {
+      loaded.forEach(LoadedFilter::close);
+      List<FilterStoreException> sorted = new ArrayList<>(problems);
+      sorted.sort(java.util.Comparator.comparing(e -> e.file().toString()));
+      FilterStoreException first = sorted.get(0);
+      List<Path> bad = sorted.stream().map(FilterStoreException::file).toList();
+      String more = bad.size() == 1 ? "" : " (and " + (bad.size() - 1) + " more bad filter file(s): "
+          + bad.subList(1, Math.min(bad.size(), 6)).stream().map(p -> p.getFileName().toString()).toList() + ")";
+      FilterStoreException e = new FilterStoreException(first.file(), bad,
+          first.getMessage().substring(first.file().toString().length() + 2) + more
+              + "; the store is refused: rebuild it (FilterBuilder.ensureBuilt / the ingest command)", first);
+      sorted.stream().skip(1).forEach(e::addSuppressed);
+      throw e;
+    }
+    return new FilterStore(dir, m, slots[0], slots[1], List.of(slots).subList(2, slots.length));
+  }
+
+  /** What the manifest says a filter file must be. {@code keys} -1: not compared (summary). */
+  private record Check(String name, int headerCrc, int kind, int blockFile, long keys) {
+    LoadedFilter load(Path dir, long salt) throws FilterStoreException {
+      Path file = dir.resolve(name);
+      LoadedFilter l = FilterFiles.loadExpected(file, headerCrc);
+      String problem = null;
+      FilterMetadata meta = l.metadata();
+      if (meta.kind() != kind) {
+        problem = "holds filter kind " + meta.kind() + ", the manifest lists it as kind " + kind;
+      } else if (meta.blockFile() != blockFile) {
+        problem = "is the filter of block file " + meta.blockFile() + ", the manifest lists it for " + blockFile;
+      } else if (keys >= 0 && l.filter().count() != keys) {
+        problem = "holds " + l.filter().count() + " keys, the manifest says " + keys;
+      } else if (l.filter().salt() != salt) {
+        problem = "uses another salt than the manifest";
+      }
+      if (problem != null) {
+        l.close();
+        throw new FilterStoreException(file, "filter file " + problem);
+      }
+      return l;
+    }
+  }
+
+  /** Whether {@code keys[offset .. offset+32)} (a txid, internal order) may be on chain: one cache line. */
+  public boolean mightContainTx(byte[] keys, int offset) {
+    return summary.filter().mightContain(keys, offset);
+  }
+
+  /** {@link #mightContainTx} for {@code count} consecutive 32-byte txids. */
+  public void mightContainTxBatch(byte[] keys, int count, boolean[] out) {
+    summary.filter().mightContainBatch(keys, count, out);
+  }
+
+  /** Whether a block hash (internal order) may be in the block index. */
+  public boolean mightContainBlock(byte[] keys, int offset) {
+    return blocks.filter().mightContain(keys, offset);
+  }
+
+  /** Block files whose own filter says "maybe" for this txid (one probe per block file). */
+  public List<Integer> candidateFiles(byte[] keys, int offset) {
+    List<Integer> out = new ArrayList<>();
+    for (int i = 0; i < perFile.size(); i++) {
+      if (perFile.get(i).filter().mightContain(keys, offset)) {
+        out.add(perFileEntries.get(i).file());
+      }
+    }
+    return out;
+  }
+
+  /** The summary filter itself (read-only, valid until {@link #close}). */
+  public BlockedBloomFilter summaryFilter() {
+    return summary.filter();
+  }
+
+  /** The filter of block file {@code file}, if the store has one. */
+  public java.util.Optional<BlockedBloomFilter> fileFilter(int file) {
+    for (int i = 0; i < perFileEntries.size(); i++) {
+      if (perFileEntries.get(i).file() == file) {
+        return java.util.Optional.of(perFile.get(i).filter());
+      }
+    }
+    return java.util.Optional.empty();
+  }
+
+  /**
+   * Every filter: summary, block hashes, then per file in file order. Key counts are the
+   * manifest's exact ones; the fill ratio is computed on first call (a popcount of the bits).
+   */
+  public List<FilterInfo> filters() {
+    List<FilterInfo> out = new ArrayList<>(perFile.size() + 2);
+    out.add(info(summary, KIND_TX_SUMMARY, -1, manifest.summary().keys()));
+    out.add(info(blocks, KIND_BLOCK_HASHES, -1, manifest.blocks().keys()));
+    for (int i = 0; i < perFile.size(); i++) {
+      FileEntry e = perFileEntries.get(i);
+      out.add(info(perFile.get(i), KIND_TX_FILE, e.file(), e.keys()));
+    }
+    return out;
+  }
+
+  private FilterInfo info(LoadedFilter l, String kind, int blockFile, long keys) {
+    BlockedBloomFilter f = l.filter();
+    String name = l.path().getFileName().toString();
+    double fill = fillRatios.computeIfAbsent(name, n -> f.fillRatio());
+    return new FilterInfo(name, kind, blockFile, keys, f.bitSize(), f.geometry().k(), f.geometry().wordBits(), fill,
+        io.bbfindex.filters.BbfSizing.modelFpr(keys, f.geometry()));
+  }
+
+  public Manifest manifest() {
+    return manifest;
+  }
+
+  /** The store's directory. */
+  public Path dir() {
+    return dir;
+  }
+
+  /** Unmaps every filter. Idempotent. Lookups afterwards throw IllegalStateException. */
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    summary.close();
+    blocks.close();
+    perFile.forEach(LoadedFilter::close);
+  }
+}
