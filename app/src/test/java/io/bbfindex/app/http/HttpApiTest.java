@@ -302,6 +302,33 @@ class HttpApiTest {
   }
 
   @Test
+  void expectContinueIsAnsweredBeforeTheBodyAndRefusedWith413WhenTooLarge() throws IOException {
+    try (Socket s = connect()) {
+      OutputStream out = s.getOutputStream();
+      out.write(("POST /v1/tx/lookup HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: "
+          + (2 * HttpInitializer.DEFAULT_MAX_BODY_BYTES) + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+      out.flush();
+      String refused = readResponse(s.getInputStream());
+      assertTrue(refused.startsWith("HTTP/1.1 413"), refused);
+      assertTrue(refused.contains("\"payload_too_large\""), refused);
+    }
+    try (Socket s = connect()) {
+      OutputStream out = s.getOutputStream();
+      String body = "[\"" + PAYMENT_170 + "\"]";
+      out.write(("POST /v1/tx/lookup HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: " + body.length()
+          + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+      out.flush();
+      InputStream in = s.getInputStream();
+      String interim = new String(in.readNBytes("HTTP/1.1 100 Continue\r\n\r\n".length()), StandardCharsets.US_ASCII);
+      assertEquals("HTTP/1.1 100 Continue\r\n\r\n", interim);
+      out.write(body.getBytes(StandardCharsets.US_ASCII));
+      out.flush();
+      String answer = readResponse(in);
+      assertTrue(answer.startsWith("HTTP/1.1 200") && answer.contains("\"height\":170"), answer);
+    }
+  }
+
+  @Test
   void garbageOnTheWireIs400AndTheServerKeepsServing() throws IOException {
     try (Socket s = connect()) {
       s.getOutputStream().write("THIS IS NOT HTTP\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
