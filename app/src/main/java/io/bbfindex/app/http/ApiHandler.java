@@ -150,6 +150,8 @@ public final class ApiHandler extends ChannelInboundHandlerAdapter {
           "no such route; routes: GET /v1/tx/{txid}, POST /v1/tx/lookup, GET /v1/block/{hash}, "
               + "GET /v1/filters, GET /metrics, GET /livez, GET /readyz"));
     }
+    // A 405 keeps the connection: the aggregator has already consumed the whole body, so the
+    // stream is at a clean request boundary and closing would only cost the client a reconnect.
     if (!route.method().equals(request.method())) {
       FullHttpResponse refused = error(new ApiError(HttpResponseStatus.METHOD_NOT_ALLOWED, "method_not_allowed",
           "this route accepts " + route.method() + " only"));

@@ -260,6 +260,8 @@ class HttpApiTest {
     assertEquals(200, metrics.status());
     assertTrue(metrics.header("content-type").startsWith("text/plain"));
     assertEquals(599, api.metric("bbf_index_tip_height"));
+    assertEquals(0, api.metric("bbf_index_txindex_lag_blocks"), "the fixture's txindex is synced");
+    assertTrue(api.metric("bbf_filter_modelled_fpr", Map.of("filter", "tx-summary.bbf")) < 0.01);
     assertEquals(1, api.metric("bbf_build_info"));
     assertTrue(api.metric("bbf_http_request_seconds_count", Map.of("route", "livez")) >= 1);
   }
