@@ -61,20 +61,32 @@ public final class BenchMain {
     }
 
     String describe() {
-      return String.format("1 fork, %d x %s warmup, %d x %s measurement per benchmark%s",
+      return String.format("1 fork, %d x %s warmup, %d x %s measurement per benchmark%s%n"
+          + "times are CPU-time ns: JMH's wall-clock score x the share of a CPU the benchmark"
+          + " thread got (1.0 on a quiet machine; see CpuShareProfiler)",
           warmups, warmupTime, iterations, iterationTime, quick ? " (--quick)" : "");
     }
   }
 
   /** One benchmark result: method, parameters, time per key and its error, hit ratio. */
-  record Row(String benchmark, Map<String, String> params, double nsPerOp, double error,
-      double hitRatio) {
+  /**
+   * One benchmark result: method, parameters, time per key and its error, hit ratio, and the
+   * share of a CPU the benchmark thread got ({@link CpuShareProfiler}). {@link #nsPerOp()} is the
+   * CPU-time figure (wall-clock score x share) that every table and ratio uses; {@link #wallNs()}
+   * is JMH's own score.
+   */
+  record Row(String benchmark, Map<String, String> params, double wallNs, double error,
+      double hitRatio, double cpuShare) {
     String param(String name) {
       return params.get(name);
     }
 
+    double nsPerOp() {
+      return Double.isNaN(cpuShare) ? wallNs : wallNs * Math.min(1.0, cpuShare);
+    }
+
     double mlps() {
-      return 1e3 / nsPerOp;
+      return 1e3 / nsPerOp();
     }
   }
 
@@ -117,6 +129,8 @@ public final class BenchMain {
     main.out.printf("%nraw JMH results: %s%nwall time: %d min %02d s%n%n", json,
         took.toMinutes(), took.toSecondsPart());
     main.summary.put("wall_seconds", String.valueOf(took.toSeconds()));
+    main.summary.put("cpu_share_min", fmt(main.rows.stream().mapToDouble(Row::cpuShare)
+        .filter(d -> !Double.isNaN(d)).min().orElse(Double.NaN)));
     main.summary.forEach((k, v) -> main.out.println("summary: " + k + " " + v));
   }
 
@@ -529,6 +543,7 @@ public final class BenchMain {
         .measurementTime(settings.iterationTime)
         .jvmArgs(FORK_JVM_ARGS)
         .verbosity(VerboseMode.SILENT)
+        .addProfiler(CpuShareProfiler.class)
         .shouldFailOnError(true);
     params.forEach(b::param);
     java.io.ByteArrayOutputStream forkOutput = new java.io.ByteArrayOutputStream();
@@ -554,10 +569,13 @@ public final class BenchMain {
       for (String key : r.getParams().getParamsKeys()) {
         p.put(key, r.getParams().getParam(key));
       }
-      Row row = new Row(method, p, primary.getScore(), primary.getScoreError(), hitRatio);
+      double share = secondary.containsKey("cpu.share")
+          ? secondary.get("cpu.share").getScore() : Double.NaN;
+      Row row = new Row(method, p, primary.getScore(), primary.getScoreError(), hitRatio, share);
       rows.add(row);
-      out.printf("  %-34s %-52s %9.2f ± %6.2f ns/key%s%n", clazz + "." + method, p.toString(),
-          row.nsPerOp(), Double.isNaN(row.error()) ? 0 : row.error(),
+      out.printf("  %-30s %-44s %8.2f ns/key (wall %8.2f%s, cpu share %.2f)%s%n",
+          clazz + "." + method, p.toString(), row.nsPerOp(), row.wallNs(),
+          Double.isNaN(row.error()) ? "" : String.format(" ± %.2f", row.error()), share,
           Double.isNaN(hitRatio) ? "" : String.format("   hits %7.3f %%", 100 * hitRatio));
     }
   }

@@ -65,6 +65,11 @@ public abstract class ProbeState {
     return (cursor++ & MASK) << 5;
   }
 
+  /** Index (0 .. PROBES - 1) of the probe {@link #nextOffset()} returns next. */
+  final int nextIndex() {
+    return cursor & MASK;
+  }
+
   /** The next batch of {@code batches}: {@code batches[i++ & (BATCHES - 1)]}. */
   public final byte[] nextBatch(byte[][] batches) {
     return batches[cursor++ & (BATCHES - 1)];
