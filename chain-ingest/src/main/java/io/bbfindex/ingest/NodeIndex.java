@@ -5,6 +5,7 @@ import static io.bbfindex.ingest.encoding.Hashes.displayHex;
 import io.bbfindex.ingest.blockfile.BlockFileReader;
 import io.bbfindex.ingest.blockfile.BlocksXorKey;
 import io.bbfindex.ingest.chain.ActiveChain;
+import io.bbfindex.ingest.chain.ChainWork;
 import io.bbfindex.ingest.encoding.ByteCursor;
 import io.bbfindex.ingest.encoding.CorruptRecordException;
 import io.bbfindex.ingest.leveldb.LevelDbReadException;
@@ -294,7 +295,15 @@ public final class NodeIndex implements AutoCloseable {
 
     private List<DiskBlockIndex> readBlockRecords(Obfuscation obf) throws IOException {
       List<DiskBlockIndex> out = new ArrayList<>();
-      blockDb.scan(DbKeys.BLOCK_INDEX, (k, v) -> out.add(decodeOrReport(() -> DiskBlockIndex.decode(k, obf.plain(v)))));
+      blockDb.scan(DbKeys.BLOCK_INDEX, (k, v) -> {
+        DiskBlockIndex b = decodeOrReport(() -> DiskBlockIndex.decode(k, obf.plain(v)));
+        if (!ChainWork.meetsTarget(b.hash(), ByteUtils.readUint32(b.header(), 72))) {
+          throw new DataDirException(layout.blockIndexDir(), "corrupt block index: block " + displayHex(b.hash())
+              + " does not meet its own proof-of-work target (CheckProofOfWork failed); restart bitcoind with "
+              + "-reindex to rebuild it");
+        }
+        out.add(b);
+      });
       return out;
     }
 
