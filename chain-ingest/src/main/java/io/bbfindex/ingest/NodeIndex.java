@@ -3,41 +3,32 @@ package io.bbfindex.ingest;
 import static io.bbfindex.ingest.encoding.Hashes.displayHex;
 
 import io.bbfindex.ingest.blockfile.BlockFileReader;
-import io.bbfindex.ingest.blockfile.BlocksXorKey;
 import io.bbfindex.ingest.chain.ActiveChain;
-import io.bbfindex.ingest.encoding.ByteCursor;
 import io.bbfindex.ingest.encoding.CorruptRecordException;
+import io.bbfindex.ingest.leveldb.LevelDbReadException;
 import io.bbfindex.ingest.leveldb.LevelDbSnapshot;
-import io.bbfindex.ingest.leveldb.NodeLockProbe;
 import io.bbfindex.ingest.leveldb.Obfuscation;
-import io.bbfindex.ingest.records.BlockLocator;
 import io.bbfindex.ingest.records.DbKeys;
-import io.bbfindex.ingest.records.DiskBlockIndex;
 import io.bbfindex.ingest.records.DiskTxPos;
 import io.bbfindex.ingest.records.TxIndexScan;
 import java.io.IOException;
+import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
-import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.TreeMap;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.Stream;
 import org.bitcoinj.base.internal.ByteUtils;
 import org.bitcoinj.core.Transaction;
-import org.iq80.leveldb.DBIterator;
 
 /**
  * Read-only view of a Bitcoin Core data directory: its block index, its txindex and its block
@@ -59,9 +50,6 @@ import org.iq80.leveldb.DBIterator;
  */
 public final class NodeIndex implements AutoCloseable {
 
-  private static final System.Logger LOG = System.getLogger(NodeIndex.class.getName());
-  private static final int SNAPSHOT_ATTEMPTS = 5;
-
   private final DataDirLayout layout;
   private final Path snapshotRoot;
   private final LevelDbSnapshot blockDb;
@@ -69,12 +57,15 @@ public final class NodeIndex implements AutoCloseable {
   private final Obfuscation txObfuscation;
   private final boolean legacyTxindex;
   private final boolean reindexing;
+  private final boolean prunedBlockFiles;
+  private final OptionalInt lastBlockFile;
   private final Map<ByteBuffer, BlockInfo> blocksByHash;
   private final Map<Long, BlockInfo> blocksByPosition;
   private final Collection<BlockInfo> blocks;
   private final Map<Integer, BlockFileInfo> blockFiles;
   private final BlockInfo[] activeByHeight;
   private final BlockInfo tip;
+  private final BigInteger tipChainWork;
   private final BlockInfo genesis;
   private final OptionalInt txindexTipHeight;
   private final byte[] txindexTipHash;
@@ -84,7 +75,7 @@ public final class NodeIndex implements AutoCloseable {
   private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
   private boolean closed;
 
-  private NodeIndex(Opened o) {
+  private NodeIndex(NodeIndexLoader o) {
     this.layout = o.layout;
     this.snapshotRoot = o.snapshotRoot;
     this.blockDb = o.blockDb;
@@ -92,12 +83,15 @@ public final class NodeIndex implements AutoCloseable {
     this.txObfuscation = o.txObfuscation;
     this.legacyTxindex = o.legacyTxindex;
     this.reindexing = o.reindexing;
+    this.prunedBlockFiles = o.prunedBlockFiles;
+    this.lastBlockFile = o.lastBlockFile;
     this.blocksByHash = o.blocksByHash;
     this.blocksByPosition = o.blocksByPosition;
     this.blocks = Collections.unmodifiableCollection(o.blocksByHash.values());
     this.blockFiles = Collections.unmodifiableMap(o.blockFiles);
     this.activeByHeight = o.activeByHeight;
     this.tip = o.tip;
+    this.tipChainWork = o.tipChainWork;
     this.genesis = o.genesis;
     this.txindexTipHeight = o.txindexTipHeight;
     this.txindexTipHash = o.txindexTipHash;
@@ -133,9 +127,9 @@ public final class NodeIndex implements AutoCloseable {
     Path dd = datadir.toAbsolutePath().normalize();
     DataDirLayout layout = DataDirLayout.detect(dd);
     if (!allowRunningNode) {
-      refuseRunningNode(layout);
+      NodeIndexLoader.refuseRunningNode(layout);
     }
-    Opened o = new Opened(layout);
+    NodeIndexLoader o = new NodeIndexLoader(layout);
     try {
       Files.createDirectories(workDir);
       o.snapshotRoot = Files.createTempDirectory(workDir.toAbsolutePath(), "node-snapshot-");
@@ -150,223 +144,8 @@ public final class NodeIndex implements AutoCloseable {
     }
   }
 
-  private static void refuseRunningNode(DataDirLayout layout) throws DataDirException {
-    List<Path> locks = new ArrayList<>(List.of(layout.datadir().resolve(".lock"),
-        layout.blockIndexDir().resolve("LOCK")));
-    layout.txindexDir().ifPresent(t -> locks.add(t.resolve("LOCK")));
-    for (Path lock : locks) {
-      boolean locked;
-      try {
-        locked = NodeLockProbe.isLocked(lock);
-      } catch (IOException e) {
-        throw new DataDirException(lock, "cannot check whether Bitcoin Core is running: " + e.getMessage(), e);
-      }
-      if (locked) {
-        throw new DataDirException(lock, "is locked: Bitcoin Core is running on " + layout.datadir()
-            + " and may be writing its indexes. Stop bitcoind (bitcoin-cli stop), or point at a filesystem "
-            + "snapshot or copy of the data directory");
-      }
-    }
-  }
-
-  /** Everything {@link #open} builds, and the undo of a half-done open. */
-  private static final class Opened {
-    final DataDirLayout layout;
-    Path snapshotRoot;
-    LevelDbSnapshot blockDb;
-    LevelDbSnapshot txDb;
-    Obfuscation txObfuscation;
-    boolean legacyTxindex;
-    boolean reindexing;
-    Map<ByteBuffer, BlockInfo> blocksByHash;
-    Map<Long, BlockInfo> blocksByPosition;
-    Map<Integer, BlockFileInfo> blockFiles;
-    BlockInfo[] activeByHeight;
-    BlockInfo tip;
-    BlockInfo genesis;
-    OptionalInt txindexTipHeight = OptionalInt.empty();
-    byte[] txindexTipHash;
-    BlockFileReader blockFileReader;
-
-    Opened(DataDirLayout layout) {
-      this.layout = layout;
-    }
-
-    void load() throws IOException {
-      blockDb = snapshot(layout.blockIndexDir(), snapshotRoot.resolve("blocks-index"));
-      Obfuscation blockObfuscation = Obfuscation.read(blockDb);
-      List<DiskBlockIndex> records = readBlockRecords(blockObfuscation);
-      if (records.isEmpty()) {
-        throw new DataDirException(layout.blockIndexDir(), "is a LevelDB without 'b' block records, not Bitcoin "
-            + "Core's block index; point at a Bitcoin Core data directory");
-      }
-      blockFiles = readBlockFiles(blockObfuscation);
-      reindexing = blockDb.get(new byte[] {DbKeys.REINDEX}) != null;
-      ActiveChain chain = ActiveChain.compute(records).orElseThrow(() -> new DataDirException(
-          layout.blockIndexDir(), "no block with validated transactions and data on disk: the node has not "
-              + "synced any block yet (or everything is marked invalid); let bitcoind sync, then retry"));
-      indexBlocks(records, chain);
-
-      BlocksXorKey xor = BlocksXorKey.read(layout.blocksDir());
-      blockFileReader = new BlockFileReader(layout.blocksDir(), xor, null);
-      checkGenesisOnDisk();
-
-      if (layout.txindexDir().isPresent()) {
-        txDb = snapshot(layout.txindexDir().get(), snapshotRoot.resolve("txindex"));
-        txObfuscation = Obfuscation.read(txDb);
-        byte[] locator = txDb.get(new byte[] {DbKeys.BEST_BLOCK});
-        if (locator != null) {
-          byte[] key = {DbKeys.BEST_BLOCK};
-          BlockLocator.decode(key, txObfuscation.plain(locator)).tip().ifPresent(h -> {
-            txindexTipHash = h;
-            BlockInfo b = blocksByHash.get(ByteBuffer.wrap(h));
-            txindexTipHeight = b == null ? OptionalInt.empty() : OptionalInt.of(b.height());
-          });
-        }
-      } else if (Arrays.equals(plainFlag(blockObfuscation, "txindex"), new byte[] {'1'})) {
-        // <= 0.16: 't' rows live in blocks/index and are written as blocks connect, ahead of the
-        // block index flush, so the index is as current as the block index itself.
-        legacyTxindex = true;
-        txDb = blockDb;
-        txObfuscation = blockObfuscation;
-        txindexTipHash = tip.hash();
-        txindexTipHeight = OptionalInt.of(tip.height());
-      } else {
-        throw new DataDirException(layout.datadir(), "has no transaction index (no indexes/txindex, and no legacy "
-            + "txindex flag in blocks/index); restart bitcoind with -txindex=1 and let it build the index");
-      }
-    }
-
-    private LevelDbSnapshot snapshot(Path source, Path target) throws IOException {
-      for (int attempt = 1; ; attempt++) {
-        try {
-          return LevelDbSnapshot.open(source, target);
-        } catch (NoSuchFileException e) {
-          // a running node compacted a table away while we linked: start this copy over
-          deleteTree(target);
-          if (attempt == SNAPSHOT_ATTEMPTS) {
-            throw new DataDirException(source, "kept changing while being copied (" + e.getMessage()
-                + "); stop bitcoind or use a filesystem snapshot", e);
-          }
-        }
-      }
-    }
-
-    private List<DiskBlockIndex> readBlockRecords(Obfuscation obf) throws IOException {
-      List<DiskBlockIndex> out = new ArrayList<>();
-      try (DBIterator it = blockDb.iterator()) {
-        for (it.seek(new byte[] {DbKeys.BLOCK_INDEX}); it.hasNext(); ) {
-          Map.Entry<byte[], byte[]> e = it.next();
-          if (e.getKey().length == 0 || e.getKey()[0] != DbKeys.BLOCK_INDEX) {
-            break;
-          }
-          out.add(decodeOrReport(() -> DiskBlockIndex.decode(e.getKey(), obf.plain(e.getValue()))));
-        }
-      }
-      return out;
-    }
-
-    private Map<Integer, BlockFileInfo> readBlockFiles(Obfuscation obf) throws IOException {
-      Map<Integer, BlockFileInfo> out = new TreeMap<>();
-      try (DBIterator it = blockDb.iterator()) {
-        for (it.seek(new byte[] {DbKeys.BLOCK_FILES}); it.hasNext(); ) {
-          Map.Entry<byte[], byte[]> e = it.next();
-          if (e.getKey().length == 0 || e.getKey()[0] != DbKeys.BLOCK_FILES) {
-            break;
-          }
-          BlockFileInfo f = decodeOrReport(() -> BlockFileInfo.decode(e.getKey(), obf.plain(e.getValue())));
-          out.put(f.file(), f);
-        }
-      }
-      return out;
-    }
-
-    private interface Decoder<T> {
-      T decode() throws CorruptRecordException;
-    }
-
-    private <T> T decodeOrReport(Decoder<T> d) throws DataDirException {
-      try {
-        return d.decode();
-      } catch (CorruptRecordException e) {
-        throw new DataDirException(layout.blockIndexDir(), "corrupt block index: " + e.getMessage()
-            + "; restart bitcoind with -reindex to rebuild it", e);
-      }
-    }
-
-    private byte[] plainFlag(Obfuscation obf, String name) {
-      byte[] v = blockDb.get(DbKeys.flagKey(name));
-      return v == null ? null : obf.plain(v);
-    }
-
-    private void indexBlocks(List<DiskBlockIndex> records, ActiveChain chain) {
-      blocksByHash = new HashMap<>(records.size() * 2);
-      blocksByPosition = new HashMap<>(records.size() * 2);
-      int tipHeight = chain.tipHeight();
-      for (DiskBlockIndex r : records) {
-        boolean active = chain.contains(r);
-        BlockInfo b = new BlockInfo(r.hash(), r.height(), r.status(), r.txCount(), r.file(), r.dataPos(),
-            r.undoPos(), r.header(), active, active ? tipHeight - r.height() + 1 : -1);
-        blocksByHash.put(ByteBuffer.wrap(r.hash()), b);
-        if (r.dataPos() >= 0) {
-          blocksByPosition.put(positionKey(r.file(), r.dataPos()), b);
-        }
-      }
-      activeByHeight = new BlockInfo[tipHeight + 1];
-      for (int h = 0; h <= tipHeight; h++) {
-        activeByHeight[h] = blocksByHash.get(ByteBuffer.wrap(chain.at(h).orElseThrow().hash()));
-      }
-      tip = activeByHeight[tipHeight];
-      genesis = activeByHeight[0];
-    }
-
-    /**
-     * Reads the genesis block's header from blk files: learns the network magic and proves that
-     * the block files belong to this index and are readable (catches a missing xor.dat early).
-     * Absent file (pruned, or blocks elsewhere): left to the lookups to report.
-     */
-    private void checkGenesisOnDisk() throws DataDirException {
-      if (genesis.dataPos() < 0) {
-        return;
-      }
-      Path file = blockFileReader.blockFile(genesis.file());
-      try {
-        byte[] header = blockFileReader.readHeader(genesis.file(), genesis.dataPos());
-        if (!Arrays.equals(header, genesis.header())) {
-          throw new DataDirException(file, "the genesis block there differs from the block index's; the blocks "
-              + "directory does not belong to this index");
-        }
-      } catch (NoSuchFileException e) {
-        LOG.log(System.Logger.Level.WARNING, "{0} is missing: transactions in it cannot be read", file);
-      } catch (CorruptRecordException e) {
-        throw new DataDirException(file, e.getMessage(), e);
-      } catch (IOException e) {
-        throw new DataDirException(file, "cannot be read: " + e.getMessage(), e);
-      }
-    }
-
-    /** Undoes a failed open; the original failure is what the caller reports. */
-    void abandon(Exception cause) {
-      try {
-        if (blockFileReader != null) {
-          blockFileReader.close();
-        }
-        if (txDb != null && txDb != blockDb) {
-          txDb.close();
-        }
-        if (blockDb != null) {
-          blockDb.close();
-        }
-        if (snapshotRoot != null) {
-          deleteTree(snapshotRoot);
-        }
-      } catch (IOException | RuntimeException e) {
-        cause.addSuppressed(e);
-      }
-    }
-  }
-
-  private static long positionKey(int file, long dataPos) {
+  /** Key of the (file, dataPos) → block map: a blk position fits 32 bits (files < 128 MiB). */
+  static long positionKey(int file, long dataPos) {
     return ((long) file << 32) | dataPos;
   }
 
@@ -394,6 +173,8 @@ public final class NodeIndex implements AutoCloseable {
       checkOpen();
       leveldbReads.increment();
       raw = txDb.get(DbKeys.txKey(txidInternal));
+    } catch (LevelDbReadException e) {
+      throw new IndexReadException("txindex lookup of " + displayHex(txidInternal) + " failed: " + e.getMessage(), e);
     } finally {
       lifecycle.readLock().unlock();
     }
@@ -461,8 +242,6 @@ public final class NodeIndex implements AutoCloseable {
     try {
       checkOpen();
       TxIndexScan.scan(txDb, txObfuscation, consumer);
-    } catch (CorruptRecordException e) {
-      throw new IndexReadException("txindex scan failed: " + e.getMessage(), e);
     } catch (IOException e) {
       throw new IndexReadException("txindex scan failed: " + e.getMessage(), e);
     } finally {
@@ -483,6 +262,11 @@ public final class NodeIndex implements AutoCloseable {
   /** Hash (internal order) of the active chain's tip. */
   public byte[] tipHash() {
     return tip.hash().clone();
+  }
+
+  /** Cumulative work of the active chain (Core's {@code chainwork} of the tip). */
+  public BigInteger tipChainWork() {
+    return tipChainWork;
   }
 
   /** The active tip's block. */
@@ -532,6 +316,16 @@ public final class NodeIndex implements AutoCloseable {
   /** Whether the node was interrupted during a reindex ({@code 'R'} flag): the index is incomplete. */
   public boolean reindexing() {
     return reindexing;
+  }
+
+  /** Whether the node has ever pruned block files ({@code 'F' "prunedblockfiles"}). */
+  public boolean prunedBlockFiles() {
+    return prunedBlockFiles;
+  }
+
+  /** The highest blk file number Core has written ({@code 'l'}), if recorded. */
+  public OptionalInt lastBlockFile() {
+    return lastBlockFile;
   }
 
   /** The block-file reader (for scanning blk files in file order). */

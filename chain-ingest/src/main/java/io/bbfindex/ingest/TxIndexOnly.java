@@ -1,6 +1,5 @@
 package io.bbfindex.ingest;
 
-import io.bbfindex.ingest.encoding.CorruptRecordException;
 import io.bbfindex.ingest.leveldb.LevelDbSnapshot;
 import io.bbfindex.ingest.leveldb.Obfuscation;
 import io.bbfindex.ingest.records.BlockLocator;
@@ -76,13 +75,10 @@ public final class TxIndexOnly implements AutoCloseable {
   /** One {@code 't'} row, decoded; empty when absent. */
   public Optional<DiskTxPos> find(byte[] txidInternal) {
     byte[] key = DbKeys.txKey(txidInternal);
-    byte[] raw = db.get(key);
-    if (raw == null) {
-      return Optional.empty();
-    }
     try {
-      return Optional.of(DiskTxPos.decode(key, obfuscation.plain(raw)));
-    } catch (CorruptRecordException e) {
+      byte[] raw = db.get(key);
+      return raw == null ? Optional.empty() : Optional.of(DiskTxPos.decode(key, obfuscation.plain(raw)));
+    } catch (IOException e) {
       throw new IndexReadException("txindex row of " + db.source() + " is corrupt: " + e.getMessage(), e);
     }
   }
@@ -90,13 +86,10 @@ public final class TxIndexOnly implements AutoCloseable {
   /** The {@code 'B'} locator, if the index ever committed. */
   public Optional<BlockLocator> locator() {
     byte[] key = {DbKeys.BEST_BLOCK};
-    byte[] raw = db.get(key);
-    if (raw == null) {
-      return Optional.empty();
-    }
     try {
-      return Optional.of(BlockLocator.decode(key, obfuscation.plain(raw)));
-    } catch (CorruptRecordException e) {
+      byte[] raw = db.get(key);
+      return raw == null ? Optional.empty() : Optional.of(BlockLocator.decode(key, obfuscation.plain(raw)));
+    } catch (IOException e) {
       throw new IndexReadException("'B' locator of " + db.source() + " is corrupt: " + e.getMessage(), e);
     }
   }

@@ -25,7 +25,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import org.bitcoinj.core.Transaction;
-import org.iq80.leveldb.DBIterator;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
@@ -78,15 +77,7 @@ class CorruptRecordPropertyTest {
 
   private static List<byte[][]> prefixed(LevelDbSnapshot db, byte prefix) throws IOException {
     List<byte[][]> out = new ArrayList<>();
-    try (DBIterator it = db.iterator()) {
-      for (it.seek(new byte[] {prefix}); it.hasNext(); ) {
-        var e = it.next();
-        if (e.getKey()[0] != prefix) {
-          break;
-        }
-        out.add(new byte[][] {e.getKey(), e.getValue()});
-      }
-    }
+    db.scan(prefix, (k, v) -> out.add(new byte[][] {k, v}));
     return out;
   }
 

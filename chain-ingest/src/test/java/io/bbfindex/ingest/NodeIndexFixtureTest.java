@@ -156,6 +156,8 @@ class NodeIndexFixtureTest {
   void mainnetFixturesEndAt599AndHoldTheFirstPayment(Archive a) {
     NodeIndex idx = indexes.get(a);
     assertEquals(599, idx.tipHeight());
+    // difficulty 1 throughout: chainwork = 600 * 0x100010001, as getblockheader reports
+    assertEquals(java.math.BigInteger.valueOf(600L * 0x1_0001_0001L), idx.tipChainWork());
     assertEquals("000000000019d6689c085ae165831e934ff763ae46a2a6c172b3f1b60a8ce26f",
         idx.activeBlockAt(0).orElseThrow().hashHex());
     TxLocation loc = idx.findTx(Fixtures.internal(
@@ -271,6 +273,63 @@ class NodeIndexFixtureTest {
     try (Stream<Path> left = Files.list(work)) {
       assertEquals(List.of(), left.toList(), "close deletes the snapshot");
     }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Archive.class)
+  void lastBlockFileAndFlags(Archive a) {
+    NodeIndex idx = indexes.get(a);
+    int highest = idx.blockFiles().keySet().stream().mapToInt(Integer::intValue).max().orElseThrow();
+    assertEquals(highest, idx.lastBlockFile().orElseThrow());
+    assertFalse(idx.reindexing());
+    assertFalse(idx.prunedBlockFiles());
+  }
+
+  /** The app serves lookups from many threads: answers and the read counter must stay exact. */
+  @Test
+  void concurrentLookupsAgreeAndAreAllCounted() throws Exception {
+    NodeIndex idx = indexes.get(Archive.REGTEST_MULTIFILE);
+    List<TxRow> rows = truth.get(Archive.REGTEST_MULTIFILE);
+    long before = idx.leveldbReads();
+    int threads = 4;
+    int perThread = 20_000;
+    List<java.util.concurrent.Future<Integer>> done = new ArrayList<>();
+    try (var pool = java.util.concurrent.Executors.newFixedThreadPool(threads)) {
+      for (int t = 0; t < threads; t++) {
+        long seed = SEED + t;
+        done.add(pool.submit(() -> {
+          Random rnd = new Random(seed);
+          for (int i = 0; i < perThread; i++) {
+            TxRow r = rows.get(rnd.nextInt(rows.size()));
+            TxLocation loc = idx.findTx(r.txidInternal()).orElseThrow();
+            assertEquals(r.absOffset(), loc.txFileOffset(), "seed " + seed);
+            if (i % 50 == 0) {
+              assertEquals(r.txidHex(), idx.readTransaction(loc).getTxId().toString());
+            }
+          }
+          return perThread;
+        }));
+      }
+      for (var f : done) {
+        f.get();
+      }
+    }
+    assertEquals((long) threads * perThread, idx.leveldbReads() - before);
+  }
+
+  @Test
+  void aClosedIndexRefusesLookupsAndClosesOnce() throws IOException {
+    Path dd = datadirs.get(Archive.MAINNET_LDB);
+    NodeIndex idx = NodeIndex.open(dd, tmp.resolve("closing"));
+    TxRow r = truth.get(Archive.MAINNET_LDB).get(0);
+    TxLocation loc = idx.findTx(r.txidInternal()).orElseThrow();
+    idx.close();
+    idx.close();
+    org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> idx.findTx(r.txidInternal()));
+    org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> idx.readTransaction(loc));
+    org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> idx.forEachTx((t, f, p, o) -> { }));
+    org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+        () -> indexes.get(Archive.MAINNET_LDB).findTx(new byte[31]));
   }
 
   @ParameterizedTest

@@ -189,12 +189,13 @@ public final class BlockFileReader implements AutoCloseable {
     byte[] expected = magic;
     if (expected == null) {
       if (KNOWN_MAGICS.stream().noneMatch(k -> Arrays.equals(k, m))) {
-        throw new CorruptRecordException(where + ": magic " + ByteUtils.formatHex(m) + " is no known network's");
+        throw new CorruptRecordException(where + ": magic " + ByteUtils.formatHex(m) + " is no known network's"
+            + xorHint());
       }
       magic = m;
     } else if (!Arrays.equals(expected, m)) {
       throw new CorruptRecordException(where + ": magic " + ByteUtils.formatHex(m) + " differs from the network's "
-          + ByteUtils.formatHex(expected) + (xor.active() ? "" : " (a Core >= 28 blocks dir needs its xor.dat)"));
+          + ByteUtils.formatHex(expected) + xorHint());
     }
     long size = ByteUtils.readUint32(prefix, 4);
     if (size < HEADER_BYTES + 1 || size > MAX_BLOCK_RECORD) {
@@ -209,6 +210,10 @@ public final class BlockFileReader implements AutoCloseable {
   }
 
   /** Reads {@code dst.length} bytes at {@code filePos} and removes the XOR obfuscation. */
+  private String xorHint() {
+    return xor.active() ? "" : " (block files of Core >= 28 are XORed with the key in blocks/xor.dat: is it missing?)";
+  }
+
   private void readPlain(FileChannel ch, byte[] dst, long filePos, String where) throws IOException {
     readRaw(ch, dst, 0, dst.length, filePos, where);
     xor.apply(dst, 0, dst.length, filePos);

@@ -37,7 +37,7 @@ public final class BlocksXorKey {
     }
     long size = Files.size(f);
     if (size != 8) {
-      throw new CorruptRecordException(f + ": the block-file XOR key must be exactly 8 bytes, the file has " + size);
+      throw new CorruptRecordException(f + " has " + size + " bytes; the block-file XOR key must be exactly 8");
     }
     return of(Files.readAllBytes(f));
   }

@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.Map;
 import java.util.regex.Pattern;
 import org.iq80.leveldb.CompressionType;
 import org.iq80.leveldb.DB;
@@ -106,17 +107,45 @@ public final class LevelDbSnapshot implements AutoCloseable {
     }
   }
 
-  /** Point lookup; {@code null} when the key is absent. The value is raw (not de-obfuscated). */
-  public byte[] get(byte[] key) {
-    return db.get(key, readOptions);
+  /**
+   * Point lookup; {@code null} when the key is absent. The value is raw (not de-obfuscated).
+   *
+   * @throws LevelDbReadException if LevelDB fails (e.g. a checksum mismatch)
+   */
+  public byte[] get(byte[] key) throws LevelDbReadException {
+    try {
+      return db.get(key, readOptions);
+    } catch (RuntimeException e) {
+      throw new LevelDbReadException(source, e);
+    }
+  }
+
+  /** Receives entries from {@link #scan}. */
+  @FunctionalInterface
+  public interface EntryVisitor {
+    void visit(byte[] key, byte[] value) throws IOException;
   }
 
   /**
-   * A new iterator (close it). Iteration options follow Core: checksums verified, the block cache
-   * left alone so that a full scan does not evict the point-lookup working set.
+   * Visits every entry whose key starts with {@code prefix}, in key order. Iteration follows
+   * Core's options: checksums verified, the block cache left alone so that a full scan does not
+   * evict the point-lookup working set.
+   *
+   * @throws LevelDbReadException if LevelDB fails; exceptions of the visitor pass through
    */
-  public DBIterator iterator() {
-    return db.iterator(new ReadOptions().verifyChecksums(true).fillCache(false));
+  public void scan(byte prefix, EntryVisitor visitor) throws IOException {
+    try (DBIterator it = db.iterator(new ReadOptions().verifyChecksums(true).fillCache(false))) {
+      for (it.seek(new byte[] {prefix}); it.hasNext(); ) {
+        Map.Entry<byte[], byte[]> e = it.next();
+        byte[] key = e.getKey();
+        if (key.length == 0 || key[0] != prefix) {
+          return;
+        }
+        visitor.visit(key, e.getValue());
+      }
+    } catch (RuntimeException e) {
+      throw new LevelDbReadException(source, e);
+    }
   }
 
   /** The node's directory this is a copy of. */

@@ -26,8 +26,9 @@ public final class Obfuscation {
    * Reads the key record of {@code db}.
    *
    * @throws CorruptRecordException if the record exists but is not an 8-byte (or empty) vector
+   * @throws LevelDbReadException if LevelDB fails
    */
-  public static Obfuscation read(LevelDbSnapshot db) throws CorruptRecordException {
+  public static Obfuscation read(LevelDbSnapshot db) throws CorruptRecordException, LevelDbReadException {
     byte[] raw = db.get(DbKeys.OBFUSCATE_KEY);
     return raw == null ? NONE : decode(raw);
   }

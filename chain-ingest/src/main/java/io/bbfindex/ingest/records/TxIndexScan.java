@@ -6,8 +6,6 @@ import io.bbfindex.ingest.encoding.CorruptRecordException;
 import io.bbfindex.ingest.leveldb.LevelDbSnapshot;
 import io.bbfindex.ingest.leveldb.Obfuscation;
 import java.io.IOException;
-import java.util.Map;
-import org.iq80.leveldb.DBIterator;
 
 /**
  * The full scan of a txindex's {@code 't'} rows, shared by {@link io.bbfindex.ingest.NodeIndex}
@@ -23,41 +21,33 @@ public final class TxIndexScan {
    * Calls {@code consumer} for every {@code 't'} row of {@code db}, in key (txid) order.
    *
    * @throws CorruptRecordException naming the row's key if a key or value is malformed
-   * @throws IOException if the iterator cannot be closed
+   * @throws IOException (LevelDbReadException) if LevelDB fails
    */
   public static void scan(LevelDbSnapshot db, Obfuscation obfuscation, TxRecordConsumer consumer)
       throws IOException {
     byte[] txid = new byte[32];
-    byte[] value = new byte[16];
+    byte[][] plain = {new byte[16]};
     ByteCursor cursor = new ByteCursor("'t' txindex record", null);
-    try (DBIterator it = db.iterator()) {
-      for (it.seek(new byte[] {DbKeys.TX_INDEX}); it.hasNext(); ) {
-        Map.Entry<byte[], byte[]> e = it.next();
-        byte[] k = e.getKey();
-        if (k.length == 0 || k[0] != DbKeys.TX_INDEX) {
-          break;
+    db.scan(DbKeys.TX_INDEX, (k, v) -> {
+      byte[] value = v;
+      if (obfuscation.active()) {
+        if (v.length > plain[0].length) {
+          plain[0] = new byte[v.length];
         }
-        byte[] v = e.getValue();
-        int length = v.length;
-        if (obfuscation.active()) {
-          if (length > value.length) {
-            value = new byte[length];
-          }
-          System.arraycopy(v, 0, value, 0, length);
-          obfuscation.apply(value, length);
-          v = value;
-        }
-        cursor.key(k).reset(v, 0, length);
-        if (k.length != 33) {
-          throw cursor.corrupt("key", "a 't' key is 't' + 32-byte txid, this one has " + k.length + " bytes");
-        }
-        int file = cursor.readVarInt32("nFile");
-        long pos = cursor.readVarUint32("nPos");
-        long off = cursor.readVarUint32("nTxOffset");
-        cursor.expectEnd();
-        System.arraycopy(k, 1, txid, 0, 32);
-        consumer.accept(txid, file, pos, off);
+        System.arraycopy(v, 0, plain[0], 0, v.length);
+        obfuscation.apply(plain[0], v.length);
+        value = plain[0];
       }
-    }
+      cursor.key(k).reset(value, 0, v.length);
+      if (k.length != 33) {
+        throw cursor.corrupt("key", "a 't' key is 't' + 32-byte txid, this one has " + k.length + " bytes");
+      }
+      int file = cursor.readVarInt32("nFile");
+      long pos = cursor.readVarUint32("nPos");
+      long off = cursor.readVarUint32("nTxOffset");
+      cursor.expectEnd();
+      System.arraycopy(k, 1, txid, 0, 32);
+      consumer.accept(txid, file, pos, off);
+    });
   }
 }

@@ -1,0 +1,141 @@
+package io.bbfindex.ingest.chain;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.bbfindex.ingest.encoding.CorruptRecordException;
+import io.bbfindex.ingest.records.BlockStatus;
+import io.bbfindex.ingest.records.DiskBlockIndex;
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+import org.bitcoinj.base.Sha256Hash;
+import org.bitcoinj.base.internal.ByteUtils;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Fork choice on block trees built from real header serialization (hash = SHA-256d of the 80
+ * bytes, parents linked by hash), so the same code path as on a node's index.
+ */
+class ActiveChainTest {
+
+  private static final long EASY = 0x207fffffL; // regtest: proof 2
+  private static final long HARD = 0x1d00ffffL; // mainnet difficulty 1: proof 0x100010001
+  private static final int VALID = BlockStatus.VALID_SCRIPTS | BlockStatus.HAVE_DATA | BlockStatus.HAVE_UNDO;
+
+  private final List<DiskBlockIndex> blocks = new ArrayList<>();
+  private long nextPos = 8;
+  private int nonce;
+
+  private DiskBlockIndex add(DiskBlockIndex parent, long bits, int status, int nTx) {
+    byte[] header = new byte[80];
+    ByteUtils.writeInt32LE(1, header, 0);
+    if (parent != null) {
+      System.arraycopy(parent.hash(), 0, header, 4, 32);
+    }
+    ByteUtils.writeInt32LE(1_600_000_000L + nonce, header, 68);
+    ByteUtils.writeInt32LE(bits, header, 72);
+    ByteUtils.writeInt32LE(nonce++, header, 76);
+    DiskBlockIndex b = new DiskBlockIndex(Sha256Hash.hashTwice(header), 259900, parent == null ? 0 : parent.height() + 1,
+        status, nTx, 0, nextPos, -1, header);
+    nextPos += 1000;
+    blocks.add(b);
+    return b;
+  }
+
+  private DiskBlockIndex extend(DiskBlockIndex from, int n, long bits) {
+    DiskBlockIndex b = from;
+    for (int i = 0; i < n; i++) {
+      b = add(b, bits, VALID, 1);
+    }
+    return b;
+  }
+
+  private ActiveChain chain() throws CorruptRecordException {
+    List<DiskBlockIndex> shuffled = new ArrayList<>(blocks);
+    Collections.shuffle(shuffled, new Random(7)); // the order of LevelDB keys is the order of hashes
+    return ActiveChain.compute(shuffled).orElseThrow();
+  }
+
+  @Test
+  void blockProofMatchesCore() {
+    assertEquals(BigInteger.valueOf(0x1_0001_0001L), ChainWork.blockProof(HARD));
+    assertEquals(BigInteger.TWO, ChainWork.blockProof(EASY));
+    assertEquals(BigInteger.ZERO, ChainWork.blockProof(0)); // zero target
+    assertEquals(BigInteger.ZERO, ChainWork.blockProof(0x04923456L)); // negative (sign bit)
+    assertEquals(BigInteger.ZERO, ChainWork.blockProof(0xff123456L)); // overflows 256 bits
+  }
+
+  @Test
+  void aLinearChainEndsAtItsLastBlock() throws CorruptRecordException {
+    DiskBlockIndex genesis = add(null, EASY, VALID, 1);
+    DiskBlockIndex tip = extend(genesis, 9, EASY);
+    ActiveChain c = chain();
+    assertEquals(9, c.tipHeight());
+    assertArrayEquals(tip.hash(), c.tip().hash());
+    assertEquals(BigInteger.valueOf(20), c.tipWork());
+    assertArrayEquals(genesis.hash(), c.at(0).orElseThrow().hash());
+  }
+
+  @Test
+  void mostWorkWinsOverMostBlocks() throws CorruptRecordException {
+    DiskBlockIndex fork = extend(add(null, EASY, VALID, 1), 5, EASY);
+    DiskBlockIndex longEasy = extend(fork, 4, EASY);
+    DiskBlockIndex shortHard = extend(fork, 2, HARD);
+    ActiveChain c = chain();
+    assertArrayEquals(shortHard.hash(), c.tip().hash());
+    assertEquals(7, c.tipHeight());
+    assertFalse(c.contains(longEasy));
+    assertTrue(c.contains(fork));
+  }
+
+  @Test
+  void equalWorkGoesToTheBlockStoredFirst() throws CorruptRecordException {
+    DiskBlockIndex fork = extend(add(null, EASY, VALID, 1), 3, EASY);
+    DiskBlockIndex first = extend(fork, 2, EASY);
+    DiskBlockIndex second = extend(fork, 2, EASY);
+    ActiveChain c = chain();
+    assertArrayEquals(first.hash(), c.tip().hash());
+    assertFalse(c.contains(second));
+  }
+
+  @Test
+  void failedBlocksAndTheirDescendantsAreNeverChosen() throws CorruptRecordException {
+    DiskBlockIndex fork = extend(add(null, EASY, VALID, 1), 3, EASY);
+    DiskBlockIndex good = extend(fork, 2, EASY);
+    DiskBlockIndex bad = add(fork, EASY, VALID | BlockStatus.FAILED_VALID, 1);
+    extend(bad, 5, EASY); // more work, but built on an invalid block
+    assertArrayEquals(good.hash(), chain().tip().hash());
+  }
+
+  @Test
+  void headersWithoutTransactionsCannotBeTheTip() throws CorruptRecordException {
+    DiskBlockIndex tip = extend(add(null, EASY, VALID, 1), 4, EASY);
+    DiskBlockIndex h = tip;
+    for (int i = 0; i < 10; i++) {
+      h = add(h, EASY, BlockStatus.VALID_TREE, 0); // header-only (still downloading)
+    }
+    assertArrayEquals(tip.hash(), chain().tip().hash());
+  }
+
+  @Test
+  void aHeightInconsistentWithTheParentIsCorruption() {
+    DiskBlockIndex genesis = add(null, EASY, VALID, 1);
+    DiskBlockIndex b1 = add(genesis, EASY, VALID, 1);
+    DiskBlockIndex b2 = add(b1, EASY, VALID, 1);
+    blocks.set(2, new DiskBlockIndex(b2.hash(), 1, 7, b2.status(), 1, 0, b2.dataPos(), -1, b2.header()));
+    CorruptRecordException e = assertThrows(CorruptRecordException.class, () -> ActiveChain.compute(blocks));
+    assertTrue(e.getMessage().contains("height 7"), e.getMessage());
+  }
+
+  @Test
+  void noCandidateMeansNoChain() throws CorruptRecordException {
+    add(null, EASY, BlockStatus.VALID_TREE, 0);
+    assertTrue(ActiveChain.compute(blocks).isEmpty());
+  }
+}
