@@ -21,7 +21,7 @@ public final class TxIndexScan {
    * Calls {@code consumer} for every {@code 't'} row of {@code db}, in key (txid) order.
    *
    * @throws CorruptRecordException naming the row's key if a key or value is malformed
-   * @throws IOException if the iterator cannot be closed
+   * @throws IOException (LevelDbReadException) if LevelDB fails
    */
   public static void scan(LevelDbSnapshot db, Obfuscation obfuscation, TxRecordConsumer consumer)
       throws IOException {
@@ -29,17 +29,16 @@ public final class TxIndexScan {
     byte[][] plain = {new byte[16]};
     ByteCursor cursor = new ByteCursor("'t' txindex record", null);
     db.scan(DbKeys.TX_INDEX, (k, v) -> {
-      int length = v.length;
       byte[] value = v;
       if (obfuscation.active()) {
-        if (length > plain[0].length) {
-          plain[0] = new byte[length];
+        if (v.length > plain[0].length) {
+          plain[0] = new byte[v.length];
         }
-        System.arraycopy(v, 0, plain[0], 0, length);
-        obfuscation.apply(plain[0], length);
+        System.arraycopy(v, 0, plain[0], 0, v.length);
+        obfuscation.apply(plain[0], v.length);
         value = plain[0];
       }
-      cursor.key(k).reset(value, 0, length);
+      cursor.key(k).reset(value, 0, v.length);
       if (k.length != 33) {
         throw cursor.corrupt("key", "a 't' key is 't' + 32-byte txid, this one has " + k.length + " bytes");
       }

@@ -237,6 +237,11 @@ public record Manifest(
     } catch (IOException e) {
       throw new FilterStoreException(file, "manifest cannot be read: " + e, e);
     }
+    return parse(file, bytes);
+  }
+
+  /** Parses {@code bytes} as the content of {@code file} (named in every exception). */
+  static Manifest parse(Path file, byte[] bytes) throws FilterStoreException {
     return new Parser(file, bytes).parse();
   }
 
