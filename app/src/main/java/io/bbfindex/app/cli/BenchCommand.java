@@ -86,12 +86,16 @@ final class BenchCommand {
       out.printf(Locale.ROOT, "wrk -t%d -c%d -d%ds --latency, %d round(s), against %s%n", threads, connections, duration, rounds, url);
       double[][] rps = new double[TARGETS.size()][rounds];
       double[][] p99 = new double[TARGETS.size()][rounds];
-      wrk(url + TARGETS.getFirst().path(), threads, connections, Math.min(duration, 5)); // warm-up: JIT, pools
+      for (Target t : TARGETS) { // warm-up: let the JIT see every route before anything is measured
+        wrk(url + t.path(), threads, connections, Math.min(duration, 3));
+      }
       for (int r = 0; r < rounds; r++) {
+        StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "round %d:", r + 1));
         for (int t = 0; t < TARGETS.size(); t++) {
           String report = wrk(url + TARGETS.get(t).path(), threads, connections, duration);
           rps[t][r] = requestsPerSecond(report);
           p99[t][r] = p99Millis(report);
+          line.append(String.format(Locale.ROOT, "  %s %,.0f/s", TARGETS.get(t).name(), rps[t][r]));
           Matcher errors = ERRORS.matcher(report);
           while (errors.find()) {
             if (!(errors.group().contains("Non-2xx") && TARGETS.get(t).expectedStatus() == 404)) {
@@ -99,6 +103,7 @@ final class BenchCommand {
             }
           }
         }
+        out.println(line);
       }
       out.printf(Locale.ROOT, "%-12s %14s %10s%n", "target", "requests/s", "p99 ms");
       for (int t = 0; t < TARGETS.size(); t++) {
