@@ -176,7 +176,7 @@ final class BuildRun {
         boolean[] takes = mode == SummaryMode.UPDATE ? summaryTakes.clone() : null;
         TxFilterPass pass = new TxFilterPass(byFile, summaryThisScan, takes, progress,
             "scan txindex (scan " + (scans + 1) + ")", plan.expectedRecords());
-        index.forEachTx(pass);
+        ParallelTxScan.run(index::forEachTx, opts.parallelism() > 1 ? opts.parallelism() - 1 : 0, pass);
         pass.finish();
         scans++;
         summaryPending = false;

@@ -120,6 +120,30 @@ public final class LevelDbSnapshot implements AutoCloseable {
     }
   }
 
+  /**
+   * Visits every entry with {@code from <= key < toExclusive} (LevelDB's unsigned byte order), in
+   * key order, with the same read options as {@link #scan(byte, EntryVisitor)}. Separate calls may
+   * run on separate threads at once (each has its own iterator), which is how a full scan is split
+   * into key ranges.
+   *
+   * @param toExclusive the first key not visited, or null for the end of the database
+   * @throws LevelDbReadException if LevelDB fails; exceptions of the visitor pass through
+   */
+  public void scan(byte[] from, byte[] toExclusive, EntryVisitor visitor) throws IOException {
+    try (DBIterator it = db.iterator(new ReadOptions().verifyChecksums(true).fillCache(false))) {
+      for (it.seek(from); it.hasNext(); ) {
+        Map.Entry<byte[], byte[]> e = it.next();
+        byte[] key = e.getKey();
+        if (toExclusive != null && java.util.Arrays.compareUnsigned(key, toExclusive) >= 0) {
+          return;
+        }
+        visitor.visit(key, e.getValue());
+      }
+    } catch (RuntimeException e) {
+      throw new LevelDbReadException(source, e);
+    }
+  }
+
   /** Receives entries from {@link #scan}. */
   @FunctionalInterface
   public interface EntryVisitor {
