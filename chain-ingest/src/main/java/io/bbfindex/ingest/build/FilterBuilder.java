@@ -133,6 +133,11 @@ public final class FilterBuilder {
     return FilterStore.open(outDir);
   }
 
+  /** {@link #ensureBuilt(NodeIndex, Path, BuildOptions, ProgressListener)} printing progress to stderr. */
+  public static FilterStore ensureBuilt(NodeIndex index, Path outDir, BuildOptions opts) throws IOException {
+    return ensureBuilt(index, outDir, opts, new ConsoleProgress());
+  }
+
   /**
    * The largest key count at which {@code g} still meets {@code fpr} by eq. 3 (binary search; the
    * FPR grows with the count).

@@ -95,6 +95,14 @@ public final class TxFilterPass implements TxRecordConsumer {
     return strays;
   }
 
+  /**
+   * Feeds this pass from {@code source} split over {@code decoders} threads (see {@link
+   * ParallelTxScan}); this thread inserts. {@code decoders == 0}: one sequential scan.
+   */
+  public static void scanInParallel(TxRangeSource source, int decoders, TxFilterPass pass) {
+    ParallelTxScan.run(source, decoders, pass);
+  }
+
   /** Reports the end of the scan to the listener. */
   public void finish() {
     progress.phaseDone(phase, records);

@@ -226,10 +226,12 @@ class IncrementalBuildTest {
   }
 
   @Test
-  void aSmallMemoryBudgetSpreadsFilesOverScansWithIdenticalFilters() throws IOException {
-    Path normal = freshStore();
+  void aSmallMemoryBudgetAndARangeSplitScanGiveIdenticalFilters() throws IOException {
+    Path normal = tmp.resolve("sequential");
+    FilterBuilder.build(index, normal, BuildOptions.defaults().withParallelism(1), ProgressListener.NONE);
     Path tight = tmp.resolve("tight");
-    BuildReport r = FilterBuilder.build(index, tight, BuildOptions.defaults().withMemoryBudget(1).withParallelism(1),
+    // 4 threads: 3 decoders over txid ranges + 1 inserter; 1-byte budget: one file per scan
+    BuildReport r = FilterBuilder.build(index, tight, BuildOptions.defaults().withMemoryBudget(1).withParallelism(4),
         ProgressListener.NONE);
     assertEquals(2, r.scans(), "one file per scan");
     try (FilterStore a = FilterStore.open(normal); FilterStore b = FilterStore.open(tight)) {
