@@ -96,6 +96,12 @@ public final class FilterBuilder {
    */
   public static BuildReport build(NodeIndex index, Path outDir, BuildOptions opts, ProgressListener progress)
       throws IOException {
+    return build(ChainSource.of(index), outDir, opts, progress);
+  }
+
+  /** {@link #build(NodeIndex, Path, BuildOptions, ProgressListener)} from any {@link ChainSource}. */
+  public static BuildReport build(ChainSource index, Path outDir, BuildOptions opts, ProgressListener progress)
+      throws IOException {
     Objects.requireNonNull(index, "index");
     Objects.requireNonNull(outDir, "outDir");
     Objects.requireNonNull(opts, "opts");
