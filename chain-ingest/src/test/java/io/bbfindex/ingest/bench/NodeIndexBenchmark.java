@@ -1,9 +1,9 @@
 package io.bbfindex.ingest.bench;
 
 import io.bbfindex.ingest.NodeIndex;
-import io.bbfindex.ingest.testsupport.Fixtures;
 import io.bbfindex.ingest.testsupport.Fixtures.Archive;
 import io.bbfindex.ingest.testsupport.Fixtures.TxRow;
+import io.bbfindex.ingest.testsupport.Fixtures;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -86,6 +86,17 @@ public class NodeIndexBenchmark {
     long[] acc = {0};
     index.forEachTx((txid, file, pos, off) -> acc[0] += txid[0] + file + pos + off);
     return acc[0];
+  }
+
+  /** The same scan split over 2 threads (the cores of the machine the numbers come from). */
+  @Benchmark
+  @BenchmarkMode(Mode.Throughput)
+  @OutputTimeUnit(TimeUnit.SECONDS)
+  @OperationsPerInvocation(ROWS)
+  public long forEachTxTwoPartitions() {
+    long[] acc = new long[2];
+    index.forEachTxPartitioned(2, i -> (txid, file, pos, off) -> acc[i] += txid[0] + file + pos + off);
+    return acc[0] + acc[1];
   }
 
   @Benchmark
