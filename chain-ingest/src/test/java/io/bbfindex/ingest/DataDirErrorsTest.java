@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bbfindex.ingest.records.DbKeys;
 import io.bbfindex.ingest.testsupport.CoreLevelDbWriter;
-import io.bbfindex.ingest.testsupport.Fixtures.Archive;
 import io.bbfindex.ingest.testsupport.Fixtures;
+import io.bbfindex.ingest.testsupport.Fixtures.Archive;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -23,6 +23,139 @@ import org.iq80.leveldb.Options;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+
+/** Paths that are not a usable data directory: a {@link DataDirException} naming the path and the fix. */
+class DataDirErrorsTest {
+
+  @TempDir
+  Path tmp;
+
+  private Path work() {
+    return tmp.resolve("work");
+  }
+
+  private DataDirException refused(Path datadir) {
+    DataDirException e = assertThrows(DataDirException.class, () -> NodeIndex.open(datadir, work()));
+    System.out.println("refused: " + e.getMessage());
+    return e;
+  }
+
+  private static void assertMentions(Exception e, String... parts) {
+    for (String p : parts) {
+      assertTrue(e.getMessage().contains(p), "message lacks '" + p + "': " + e.getMessage());
+    }
+  }
+
+  @AfterEach
+  void nothingLeftInTheWorkDir() throws IOException {
+    if (Files.exists(work())) {
+      try (Stream<Path> s = Files.list(work())) {
+        assertEquals(0, s.count(), "a refused open leaves no snapshot behind");
+      }
+    }
+  }
+
+  @Test
+  void missingDirectory() {
+    Path p = tmp.resolve("no-such-dir");
+    DataDirException e = refused(p);
+    assertEquals(p, e.path());
+    assertMentions(e, p.toString(), "does not exist");
+  }
+
+  @Test
+  void aFileInsteadOfADirectory() throws IOException {
+    Path p = Files.writeString(tmp.resolve("bitcoin.conf"), "txindex=1\n");
+    assertMentions(refused(p), p.toString(), "not a directory");
+  }
+
+  @Test
+  void plainEmptyDirectory() throws IOException {
+    Path p = Files.createDirectories(tmp.resolve("empty"));
+    assertMentions(refused(p), p.toString(), "has no blocks/index", "data directory");
+  }
+
+  @Test
+  void datadirWithoutBlockIndex() throws IOException {
+    Path p = Files.createDirectories(tmp.resolve("dd/blocks"));
+    Files.write(p.resolve("blk00000.dat"), new byte[16]);
+    assertMentions(refused(p.getParent()), p.getParent().toString(), "has no blocks/index");
+  }
+
+  @Test
+  void regtestDatadirGivenItsParent() throws IOException {
+    Path regtest = Fixtures.extract(Archive.REGTEST_B, tmp.resolve("x"));
+    Path parent = regtest.getParent();
+    DataDirException e = refused(parent);
+    assertMentions(e, parent.toString(), "regtest", "pass " + regtest);
+  }
+
+  @Test
+  void blocksDirectoryGivenInsteadOfTheDatadir() throws IOException {
+    Path dd = Fixtures.extract(Archive.MAINNET_LDB, tmp.resolve("x"));
+    DataDirException e = refused(dd.resolve("blocks"));
+    assertMentions(e, "blocks directory", "pass its parent " + dd);
+  }
+
+  @Test
+  void blockIndexThatIsNotALevelDb() throws IOException {
+    Path dd = tmp.resolve("dd");
+    Files.createDirectories(dd.resolve("blocks/index"));
+    Files.writeString(dd.resolve("blocks/index/000001.log"), "garbage");
+    assertMentions(refused(dd), "blocks/index", "not a LevelDB");
+  }
+
+  @Test
+  void levelDbWithoutBlockRecords() throws IOException {
+    Path dd = tmp.resolve("dd");
+    Path index = Files.createDirectories(dd.resolve("blocks/index"));
+    try (DB db = factory.open(index.toFile(), new Options().createIfMissing(true))) {
+      db.put(new byte[] {'x', 1}, new byte[] {2});
+    }
+    assertMentions(refused(dd), index.toString(), "without 'b' block records");
+  }
+
+  @Test
+  void nodeWithoutTxindex() throws IOException {
+    Path dd = Fixtures.extract(Archive.MAINNET_LDB, tmp.resolve("x"));
+    NodeIndex.deleteTree(dd.resolve("indexes"));
+    assertMentions(refused(dd), dd.toString(), "-txindex=1");
+  }
+
+  @Test
+  void hashedTxindexOfCore32IsRefusedRatherThanMisread() throws IOException {
+    Path dd = Fixtures.extract(Archive.MAINNET_LDB, tmp.resolve("x"));
+    CoreLevelDbWriter.putAll(dd.resolve("indexes/txindex"),
+        Map.of(DbKeys.stringKey("txid_hash_salt"), new byte[16]));
+    assertMentions(refused(dd), "indexes/txindex", "hashed txindex layout", "txid_hash_salt");
+  }
+
+  @Test
+  void corruptLevelDbTable() throws IOException {
+    Path dd = Fixtures.extract(Archive.MAINNET_LDB, tmp.resolve("x"));
+    Path table = dd.resolve("blocks/index/000005.ldb");
+    byte[] b = Files.readAllBytes(table);
+    for (int i = 100; i < 200; i++) {
+      b[i] ^= 0x5a;
+    }
+    Files.write(table, b);
+    // LevelDB's block checksums catch it while the 'b' records are loaded
+    assertMentions(refused(dd), dd.toString());
+  }
+
+  /**
+   * A second process holding LOCK as bitcoind does (fcntl write lock, which Java's FileChannel.lock
+   * takes on Linux): open refuses, naming the LOCK file; allowRunningNode copies anyway.
+   */
+  @Test
+  void aRunningNodeIsRefusedUnlessAllowed() throws Exception {
+    Path dd = Fixtures.extract(Archive.MAINNET_LDB, tmp.resolve("x"));
+    Path lock = dd.resolve("blocks/index/LOCK");
+    Files.createFile(lock);
+    Path holder = Files.writeString(tmp.resolve("HoldLock.java"), """
+        import java.nio.channels.FileChannel;
+        import java.nio.file.Path;
+import java.util.Map;
         import java.nio.file.StandardOpenOption;
         public class HoldLock {
           public static void main(String[] a) throws Exception {
