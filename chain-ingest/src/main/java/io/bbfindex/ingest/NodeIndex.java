@@ -16,19 +16,16 @@ import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
-import java.util.function.IntFunction;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.Stream;
 import org.bitcoinj.base.internal.ByteUtils;
 import org.bitcoinj.core.Transaction;
@@ -233,84 +230,21 @@ public final class NodeIndex implements AutoCloseable {
   }
 
   /**
-   * Calls {@code consumer} for every {@code 't'} record of the txindex, in key (txid) order, on the
-   * calling thread. No allocation per record beyond what leveldbjni's iterator makes: the txid
-   * array is reused (see {@link TxRecordConsumer}). Does not count as {@link #leveldbReads()}.
+   * Calls {@code consumer} for every {@code 't'} record of the txindex, in key (txid) order. No
+   * allocation per record beyond what leveldbjni's iterator makes: the txid array is reused (see
+   * {@link TxRecordConsumer}). Does not count as {@link #leveldbReads()}.
    *
-   * @throws IndexReadException if a record is malformed or LevelDB fails
+   * @throws IndexReadException if a record is malformed
    */
   public void forEachTx(TxRecordConsumer consumer) {
     Objects.requireNonNull(consumer, "consumer");
     lifecycle.readLock().lock();
     try {
       checkOpen();
-      scanTxRows(0, 256, consumer);
-    } finally {
-      lifecycle.readLock().unlock();
-    }
-  }
-
-  /**
-   * As {@link #forEachTx}, split by the txid's first byte into {@code partitions} ranges scanned
-   * in parallel, one thread and one consumer each ({@code consumerFor.apply(i)} sees the txids
-   * whose first byte lies in {@code [256 i / n, 256 (i + 1) / n)}, in key order). The scan is bound
-   * by leveldbjni's per-entry JNI calls, so it scales with cores; returns when all are done.
-   *
-   * @param partitions 1 to 256
-   * @throws IndexReadException if a record is malformed or LevelDB fails (the other partitions are
-   *     still awaited)
-   */
-  public void forEachTxPartitioned(int partitions, IntFunction<TxRecordConsumer> consumerFor) {
-    if (partitions < 1 || partitions > 256) {
-      throw new IllegalArgumentException("partitions must be 1 to 256: " + partitions);
-    }
-    Objects.requireNonNull(consumerFor, "consumerFor");
-    lifecycle.readLock().lock();
-    try {
-      checkOpen();
-      List<Thread> threads = new ArrayList<>(partitions);
-      List<RuntimeException> failures = Collections.synchronizedList(new ArrayList<>());
-      for (int i = 0; i < partitions; i++) {
-        int lo = 256 * i / partitions;
-        int hi = 256 * (i + 1) / partitions;
-        TxRecordConsumer c = Objects.requireNonNull(consumerFor.apply(i), "consumer of partition " + i);
-        threads.add(Thread.ofPlatform().name("txindex-scan-" + i).start(() -> {
-          try {
-            scanTxRows(lo, hi, c);
-          } catch (RuntimeException e) {
-            failures.add(e);
-          }
-        }));
-      }
-      for (Thread t : threads) {
-        t.join();
-      }
-      if (!failures.isEmpty()) {
-        RuntimeException first = failures.get(0);
-        failures.subList(1, failures.size()).forEach(first::addSuppressed);
-        throw first;
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IndexReadException("txindex scan interrupted", new java.io.InterruptedIOException(e.getMessage()));
-    } finally {
-      lifecycle.readLock().unlock();
-    }
-  }
-
-  /**
-   * Scans the 't' rows whose txid's first byte is in {@code [lo, hi)}. Key layout: {@code 't'}
-   * (1 byte) + txid (32 bytes, internal order); value: VARINT nFile, nPos, nTxOffset, XORed with
-   * the DB's obfuscation key if it has one. Buffers are per scan, reused per row.
-   */
-  private void scanTxRows(int lo, int hi, TxRecordConsumer consumer) {
-    byte[] from = {DbKeys.TX_INDEX, (byte) lo};
-    byte[] to = hi == 256 ? new byte[] {DbKeys.TX_INDEX + 1} : new byte[] {DbKeys.TX_INDEX, (byte) hi};
-    byte[] txid = new byte[32];
-    byte[][] plain = {new byte[16]};
-    ByteCursor cursor = new ByteCursor("'t' txindex record", null);
-    try {
-      txDb.scanRange(from, to, (k, v) -> {
+      byte[] txid = new byte[32];
+      byte[][] plain = {new byte[16]};
+      ByteCursor cursor = new ByteCursor("'t' txindex record", null);
+      txDb.scan(DbKeys.TX_INDEX, (k, v) -> {
         byte[] value = v;
         if (txObfuscation.active()) {
           if (v.length > plain[0].length) {
@@ -333,6 +267,8 @@ public final class NodeIndex implements AutoCloseable {
       });
     } catch (IOException e) {
       throw new IndexReadException("txindex scan failed: " + e.getMessage(), e);
+    } finally {
+      lifecycle.readLock().unlock();
     }
   }
 

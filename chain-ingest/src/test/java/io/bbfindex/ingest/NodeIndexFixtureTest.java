@@ -224,48 +224,6 @@ class NodeIndexFixtureTest {
 
   @ParameterizedTest
   @EnumSource(Archive.class)
-  void partitionedScansCoverEveryRowOnceInOrderWithinTheirRange(Archive a) {
-    NodeIndex idx = indexes.get(a);
-    for (int n : new int[] {3, 256}) {
-      List<List<TxRow>> seen = new ArrayList<>();
-      for (int i = 0; i < n; i++) {
-        seen.add(new ArrayList<>());
-      }
-      idx.forEachTxPartitioned(n, i -> (txid, file, pos, off) -> {
-        int first = txid[0] & 0xFF;
-        assertTrue(first >= 256 * i / n && first < 256 * (i + 1) / n, "partition " + i + " of " + n);
-        seen.get(i).add(new TxRow(null, txid.clone(), file, pos, off, 0));
-      });
-      List<TxRow> all = new ArrayList<>();
-      for (List<TxRow> part : seen) {
-        for (int j = 1; j < part.size(); j++) {
-          assertTrue(Arrays.compareUnsigned(part.get(j - 1).txidInternal(), part.get(j).txidInternal()) < 0);
-        }
-        all.addAll(part);
-      }
-      assertEquals(truth.get(a).size(), all.size(), n + " partitions");
-      Map<ByteBuffer, TxRow> expected = new HashMap<>();
-      truth.get(a).forEach(r -> expected.put(ByteBuffer.wrap(r.txidInternal()), r));
-      for (TxRow r : all) {
-        TxRow e = expected.get(ByteBuffer.wrap(r.txidInternal()));
-        assertEquals(e.pos(), r.pos());
-        assertEquals(e.txOffset(), r.txOffset());
-      }
-    }
-  }
-
-  @Test
-  void aFailingConsumerFailsThePartitionedScan() {
-    NodeIndex idx = indexes.get(Archive.REGTEST_B);
-    IllegalStateException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
-        () -> idx.forEachTxPartitioned(4, i -> (txid, file, pos, off) -> {
-          throw new IllegalStateException("consumer " + i);
-        }));
-    assertEquals(3, e.getSuppressed().length);
-  }
-
-  @ParameterizedTest
-  @EnumSource(Archive.class)
   void txindexLocatorTipIsABlockOfTheActiveChain(Archive a) {
     NodeIndex idx = indexes.get(a);
     int h = idx.txindexTipHeight().orElseThrow();

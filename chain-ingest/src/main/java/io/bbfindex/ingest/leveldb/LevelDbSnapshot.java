@@ -9,7 +9,6 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.util.Arrays;
 import java.util.Map;
 import java.util.regex.Pattern;
 import org.iq80.leveldb.CompressionType;
@@ -135,45 +134,24 @@ public final class LevelDbSnapshot implements AutoCloseable {
   }
 
   /**
-   * Visits every entry whose key starts with {@code prefix}, in key order.
+   * Visits every entry whose key starts with {@code prefix}, in key order. Iteration follows
+   * Core's options: checksums verified, the block cache left alone so that a full scan does not
+   * evict the point-lookup working set.
    *
    * @throws LevelDbReadException if LevelDB fails; exceptions of the visitor pass through
    */
   public void scan(byte prefix, EntryVisitor visitor) throws IOException {
-    scanRange(new byte[] {prefix}, new byte[] {(byte) (prefix + 1)}, visitor);
-  }
-
-  /**
-   * Visits the entries with {@code from <= key < to} (unsigned bytewise order, LevelDB's), in key
-   * order. Iteration follows Core's options: checksums verified, the block cache left alone so
-   * that a full scan does not evict the point-lookup working set. Several scans may run at once
-   * (one iterator each).
-   *
-   * @throws LevelDbReadException if LevelDB fails; exceptions of the visitor pass through
-   */
-  public void scanRange(byte[] from, byte[] to, EntryVisitor visitor) throws IOException {
-    DBIterator it;
-    try {
-      it = db.iterator(new ReadOptions().verifyChecksums(true).fillCache(false));
+    try (DBIterator it = db.iterator(new ReadOptions().verifyChecksums(true).fillCache(false))) {
+      for (it.seek(new byte[] {prefix}); it.hasNext(); ) {
+        Map.Entry<byte[], byte[]> e = it.next();
+        byte[] key = e.getKey();
+        if (key.length == 0 || key[0] != prefix) {
+          return;
+        }
+        visitor.visit(key, e.getValue());
+      }
     } catch (RuntimeException e) {
       throw new LevelDbReadException(source, e);
-    }
-    try (it) {
-      Map.Entry<byte[], byte[]> e;
-      try {
-        it.seek(from);
-        e = it.hasNext() ? it.next() : null;
-      } catch (RuntimeException ex) {
-        throw new LevelDbReadException(source, ex);
-      }
-      while (e != null && Arrays.compareUnsigned(e.getKey(), to) < 0) {
-        visitor.visit(e.getKey(), e.getValue()); // outside the try: the visitor's own failures are not LevelDB's
-        try {
-          e = it.hasNext() ? it.next() : null;
-        } catch (RuntimeException ex) {
-          throw new LevelDbReadException(source, ex);
-        }
-      }
     }
   }
 

@@ -88,17 +88,6 @@ public class NodeIndexBenchmark {
     return acc[0];
   }
 
-  /** The same scan split over 2 threads (the cores of the machine the numbers come from). */
-  @Benchmark
-  @BenchmarkMode(Mode.Throughput)
-  @OutputTimeUnit(TimeUnit.SECONDS)
-  @OperationsPerInvocation(ROWS)
-  public long forEachTxTwoPartitions() {
-    long[] acc = new long[2];
-    index.forEachTxPartitioned(2, i -> (txid, file, pos, off) -> acc[i] += txid[0] + file + pos + off);
-    return acc[0] + acc[1];
-  }
-
   @Benchmark
   @BenchmarkMode(Mode.AverageTime)
   @OutputTimeUnit(TimeUnit.NANOSECONDS)
