@@ -34,6 +34,13 @@ import org.iq80.leveldb.ReadOptions;
  *       are copied (small).
  *   <li>{@code LOCK}, {@code LOG}, {@code LOG.old} are left behind.
  * </ul>
+ *
+ * <p>Known cost: LevelDB 1.8 still has seek-triggered compaction (Core's fork disabled it), so a
+ * long run of random lookups can make it rewrite some linked tables into new files of the work
+ * directory. {@code DB.suspendCompactions()} is deliberately not used against that: LevelDB's
+ * POSIX Env has ONE background thread for every DB of the process, and parking it for one
+ * snapshot stalls the compactions of all others and hangs their close (measured: a second
+ * snapshot's open never returned).
  */
 public final class LevelDbSnapshot implements AutoCloseable {
 
