@@ -14,6 +14,7 @@ import java.lang.System.Logger.Level;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
  * The production backend: chain-ingest's {@link FilterStore} in front (the summary filter over
@@ -89,6 +90,12 @@ public final class CoreChainBackend implements ChainBackend {
   @Override
   public int tipHeight() {
     return index.tipHeight();
+  }
+
+  @Override
+  public double txindexLagBlocks() {
+    OptionalInt txindexTip = index.txindexTipHeight();
+    return txindexTip.isPresent() ? index.tipHeight() - txindexTip.getAsInt() : Double.NaN;
   }
 
   @Override

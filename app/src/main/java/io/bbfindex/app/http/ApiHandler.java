@@ -20,6 +20,7 @@ import io.netty.channel.ChannelHandler.Sharable;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderResult;
+import io.netty.handler.codec.PrematureChannelClosureException;
 import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpRequest;
@@ -134,9 +135,11 @@ public final class ApiHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-    // Reached only for transport errors (a reset peer, a failed write): request errors are
-    // answered in channelRead. The connection is unusable, so close it quietly.
-    Level level = cause instanceof IOException ? Level.DEBUG : Level.WARNING;
+    // Reached only for transport errors (a reset peer, a failed write, a client that hung up in
+    // the middle of a body): request errors are answered in channelRead. The connection is
+    // unusable, so close it; only the unexpected is worth a warning.
+    boolean routine = cause instanceof IOException || cause instanceof PrematureChannelClosureException;
+    Level level = routine ? Level.DEBUG : Level.WARNING;
     LOG.log(level, "closing " + ctx.channel().remoteAddress() + " after a transport error", cause);
     ctx.close();
   }
@@ -147,6 +150,8 @@ public final class ApiHandler extends ChannelInboundHandlerAdapter {
           "no such route; routes: GET /v1/tx/{txid}, POST /v1/tx/lookup, GET /v1/block/{hash}, "
               + "GET /v1/filters, GET /metrics, GET /livez, GET /readyz"));
     }
+    // A 405 keeps the connection: the aggregator has already consumed the whole body, so the
+    // stream is at a clean request boundary and closing would only cost the client a reconnect.
     if (!route.method().equals(request.method())) {
       FullHttpResponse refused = error(new ApiError(HttpResponseStatus.METHOD_NOT_ALLOWED, "method_not_allowed",
           "this route accepts " + route.method() + " only"));

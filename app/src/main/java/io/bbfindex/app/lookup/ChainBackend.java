@@ -34,6 +34,15 @@ public interface ChainBackend extends AutoCloseable {
   /** Height of the active chain's tip. */
   int tipHeight();
 
+  /**
+   * Blocks the txindex trails the block index's active tip by (Core builds the txindex in the
+   * background, so a freshly synced node's newest transactions may not be indexed yet); NaN when
+   * the txindex has not recorded its position.
+   */
+  default double txindexLagBlocks() {
+    return 0;
+  }
+
   /** LevelDB reads performed so far (monotonic); the metric that proves negatives stay off disk. */
   long leveldbReads();
 

@@ -51,6 +51,8 @@ public final class Metrics {
   public static final String FILTER_OBSERVED_FPR = "bbf.filter.observed.fpr";
   /** Gauge {@code bbf_index_tip_height}: height of the active chain's tip the index serves. */
   public static final String INDEX_TIP_HEIGHT = "bbf.index.tip.height";
+  /** Gauge {@code bbf_index_txindex_lag_blocks}: blocks the txindex trails the active tip by. */
+  public static final String TXINDEX_LAG = "bbf.index.txindex.lag.blocks";
   /**
    * {@code bbf_build_info{version} 1}. Prometheus reserves the {@code _info} suffix for its Info
    * type, which Micrometer cannot create, so on a Prometheus registry this is a native Info metric;
@@ -118,6 +120,9 @@ public final class Metrics {
     // Gauges for the filters that answer lookups (blockFile -1: the summary and the block-hash
     // filter). Per-file filters are the unit of building, about 5,600 on mainnet: three series
     // each would swamp a dashboard, and GET /v1/filters lists them.
+    Gauge.builder(TXINDEX_LAG, backend, ChainBackend::txindexLagBlocks)
+        .description("Blocks the txindex trails the active chain tip by (NaN: unknown)")
+        .register(registry);
     for (FilterSummary f : backend.filters().stream().filter(f -> f.blockFile() < 0).toList()) {
       Gauge.builder(FILTER_FILL_RATIO, f, FilterSummary::fillRatio)
           .description("Share of the filter's bits that are set")

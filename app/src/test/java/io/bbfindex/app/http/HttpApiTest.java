@@ -260,6 +260,8 @@ class HttpApiTest {
     assertEquals(200, metrics.status());
     assertTrue(metrics.header("content-type").startsWith("text/plain"));
     assertEquals(599, api.metric("bbf_index_tip_height"));
+    assertEquals(0, api.metric("bbf_index_txindex_lag_blocks"), "the fixture's txindex is synced");
+    assertTrue(api.metric("bbf_filter_modelled_fpr", Map.of("filter", "tx-summary.bbf")) < 0.01);
     assertEquals(1, api.metric("bbf_build_info"));
     assertTrue(api.metric("bbf_http_request_seconds_count", Map.of("route", "livez")) >= 1);
   }
@@ -298,6 +300,33 @@ class HttpApiTest {
       String all = new String(s.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
       assertTrue(all.startsWith("HTTP/1.0 200 OK"), all);
       assertTrue(all.toLowerCase().contains("connection: close"), all);
+    }
+  }
+
+  @Test
+  void expectContinueIsAnsweredBeforeTheBodyAndRefusedWith413WhenTooLarge() throws IOException {
+    try (Socket s = connect()) {
+      OutputStream out = s.getOutputStream();
+      out.write(("POST /v1/tx/lookup HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: "
+          + (2 * HttpInitializer.DEFAULT_MAX_BODY_BYTES) + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+      out.flush();
+      String refused = readResponse(s.getInputStream());
+      assertTrue(refused.startsWith("HTTP/1.1 413"), refused);
+      assertTrue(refused.contains("\"payload_too_large\""), refused);
+    }
+    try (Socket s = connect()) {
+      OutputStream out = s.getOutputStream();
+      String body = "[\"" + PAYMENT_170 + "\"]";
+      out.write(("POST /v1/tx/lookup HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: " + body.length()
+          + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+      out.flush();
+      InputStream in = s.getInputStream();
+      String interim = new String(in.readNBytes("HTTP/1.1 100 Continue\r\n\r\n".length()), StandardCharsets.US_ASCII);
+      assertEquals("HTTP/1.1 100 Continue\r\n\r\n", interim);
+      out.write(body.getBytes(StandardCharsets.US_ASCII));
+      out.flush();
+      String answer = readResponse(in);
+      assertTrue(answer.startsWith("HTTP/1.1 200") && answer.contains("\"height\":170"), answer);
     }
   }
 
