@@ -33,13 +33,19 @@ import java.util.concurrent.Semaphore;
  * <p>The build is the builder's: one pass that hands every key to {@link TxFilterPass} (the ingest
  * hot path of {@link FilterBuilder}: one insert into the key's file filter, one into the summary),
  * one thread, filters sized and written by {@link StoreAssembly}. Keys come file by file, so only
- * one per-file filter is being filled at a time; finished ones are written on {@link
- * BuildOptions#parallelism()} writer threads (each write forces the file and its directory to
- * disk, as the builder's does) while the pass goes on. Memory is the summary plus the per-file
+ * one per-file filter is being filled at a time; finished ones are written on {@value #WRITERS}
+ * writer threads (each write forces the file and its directory to disk, as the builder's does)
+ * while the pass goes on. Memory is the summary plus the per-file
  * filters waiting to be written.
  */
 public final class SyntheticStore {
 
+  /**
+   * Writer threads: each FilterFile.write forces the file and its directory to disk (two fsyncs),
+   * which dominates writing 5,600 small files; the threads mostly wait on the disk, so more of them
+   * than cores overlap those waits.
+   */
+  private static final int WRITERS = 8;
   /** Per-file filters allowed to wait for their writer (bounds memory). */
   private static final int PENDING_WRITES = 32;
 
@@ -99,7 +105,7 @@ public final class SyntheticStore {
     String phase = "insert " + spec.keys() + " synthetic txids into " + spec.files() + " file filters"
         + (summary == null ? "" : " + summary");
     TxFilterPass pass = new TxFilterPass(byFile, summary, null, progress, phase, spec.keys());
-    ExecutorService writers = Executors.newFixedThreadPool(opts.parallelism());
+    ExecutorService writers = Executors.newFixedThreadPool(Math.max(WRITERS, opts.parallelism()));
     Semaphore pending = new Semaphore(PENDING_WRITES);
     List<Future<FileEntry>> entries = new ArrayList<>(spec.files());
     byte[] key = new byte[SyntheticKeys.KEY_BYTES];
@@ -121,7 +127,8 @@ public final class SyntheticStore {
         pending.acquire();
         entries.add(writers.submit(() -> {
           try (filter) {
-            return StoreAssembly.writeFileFilter(dir, file, filter, keys, blocksHi - blocksLo, blocksHi - 1, opts);
+            return StoreAssembly.writeFileFilter(dir, file, filter, keys, blocksHi - blocksLo, Math.max(0, blocksHi - 1),
+                opts);
           } finally {
             pending.release();
           }
