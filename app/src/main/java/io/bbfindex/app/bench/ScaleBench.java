@@ -106,7 +106,7 @@ public final class ScaleBench {
         c.quick() ? " (--quick: txids scaled down from 1,400,000,000; the file count is not)" : " (mainnet scale)");
     r.environment();
     r.line("build: SyntheticStore = the builder's pieces without FilterBuilder.build (which sizes from a node's "
-        + "block index, absent here): per-file BBF sized for its txids at 1%% FPR, summary BBF for 1.25x all txids "
+        + "block index, absent here): per-file BBF sized for its txids at 1% FPR, summary BBF for 1.25x all txids "
         + "at 1%, TxFilterPass (the builder's ingest loop) on one thread, FilterFile.write (2 fsyncs per file) on 8 "
         + "writer threads, manifest; txids are SplitMix64 keys split evenly over the files.");
     BuildOptions opts = BuildOptions.defaults();
