@@ -11,14 +11,14 @@ public interface ChainAccess {
   /**
    * Builds (or brings up to date) the filter store of {@code datadir} in {@code filters}.
    *
-   * @param progress where progress lines go
-   * @return a one-line summary for the user
+   * @param log where one-line messages go (long work also reports rate and ETA)
+   * @return a summary for the user
    */
-  String ingest(Path datadir, Path filters, Path work, double targetFpr, PrintStream progress) throws IOException;
+  String ingest(Path datadir, Path filters, Path work, double targetFpr, PrintStream log) throws IOException;
 
   /**
-   * Opens the backend over {@code datadir} and its filter store, ingesting first when the store is
-   * missing.
+   * Opens the backend over {@code datadir} and its filter store, building first whatever the store
+   * lacks (missing, damaged, or behind the index).
    */
-  ChainBackend open(Path datadir, Path filters, Path work, double targetFpr, PrintStream progress) throws IOException;
+  ChainBackend open(Path datadir, Path filters, Path work, double targetFpr, PrintStream log) throws IOException;
 }

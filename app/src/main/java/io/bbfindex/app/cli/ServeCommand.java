@@ -26,7 +26,8 @@ public final class ServeCommand {
         --datadir DIR   Bitcoin Core data directory holding blocks/ (e.g. ~/.bitcoin, or
                         ~/.bitcoin/regtest); read only. Stop bitcoind or point at a copy: a running
                         node holds the LevelDB lock.
-        --filters DIR   filter store built by 'bbf-index ingest' (built here if missing)
+        --filters DIR   filter store built by 'bbf-index ingest'; built here if missing, and
+                        brought up to date if damaged or behind the data directory
         --port N        TCP port, 0 picks a free one (default 8080)
         --bind ADDR     IP address to listen on (default 127.0.0.1)
         --work DIR      scratch for private LevelDB snapshots (default: DIR/../work of --filters)

@@ -3,32 +3,54 @@ package io.bbfindex.app.core;
 import io.bbfindex.app.cli.ChainAccess;
 import io.bbfindex.app.lookup.ChainBackend;
 import io.bbfindex.ingest.NodeIndex;
+import io.bbfindex.ingest.build.BuildOptions;
+import io.bbfindex.ingest.build.BuildReport;
+import io.bbfindex.ingest.build.ConsoleProgress;
+import io.bbfindex.ingest.build.FilterBuilder;
+import io.bbfindex.ingest.store.FilterStore;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 
-/** The commands' access to Bitcoin Core data through chain-ingest. */
+/**
+ * The commands' access to Bitcoin Core data through chain-ingest. Build progress (rate, ETA) goes
+ * to standard error through chain-ingest's {@link ConsoleProgress}; the one-line messages go to
+ * {@code log}.
+ */
 public final class CoreChainAccess implements ChainAccess {
 
   @Override
-  public String ingest(Path datadir, Path filters, Path work, double targetFpr, PrintStream progress) throws IOException {
-    throw new IOException("ingest needs the persistent filter store, which this build does not have yet");
+  public String ingest(Path datadir, Path filters, Path work, double targetFpr, PrintStream log) throws IOException {
+    log.println("bbf-index: reading " + datadir + " (private LevelDB snapshots under " + work + ")");
+    try (NodeIndex index = NodeIndex.open(datadir, work)) {
+      BuildReport report = FilterBuilder.build(index, filters, options(targetFpr), new ConsoleProgress());
+      return report.describe() + "\nfilter store: " + filters + " (index tip " + index.tipHeight() + ")";
+    }
   }
 
+  /**
+   * Opens the index and its filter store, first building or repairing whatever the store lacks
+   * (a missing store, a file that fails its checksum, blocks added since the last ingest): a store
+   * is never served in part or stale.
+   */
   @Override
-  public ChainBackend open(Path datadir, Path filters, Path work, double targetFpr, PrintStream progress) throws IOException {
+  public ChainBackend open(Path datadir, Path filters, Path work, double targetFpr, PrintStream log) throws IOException {
     long start = System.nanoTime();
-    progress.println("bbf-index: opening " + datadir + " (private LevelDB snapshots under " + work + ")");
+    log.println("bbf-index: opening " + datadir + " (private LevelDB snapshots under " + work + ")");
     NodeIndex index = NodeIndex.open(datadir, work);
     try {
-      CoreChainBackend backend = CoreChainBackend.withMemoryFilters(index, targetFpr);
-      progress.printf("bbf-index: index tip %d, %s, ready in %d ms%n", index.tipHeight(),
-          backend.filters().stream().map(f -> f.name() + " " + f.keys() + " keys").toList(),
-          (System.nanoTime() - start) / 1_000_000);
+      FilterStore store = FilterBuilder.ensureBuilt(index, filters, options(targetFpr), new ConsoleProgress());
+      CoreChainBackend backend = new CoreChainBackend(index, store);
+      log.printf("bbf-index: index tip %d, %,d txids in %d filter(s) under %s, ready in %d ms%n", index.tipHeight(),
+          store.manifest().txKeys(), backend.filters().size(), filters, (System.nanoTime() - start) / 1_000_000);
       return backend;
-    } catch (RuntimeException e) {
+    } catch (IOException | RuntimeException e) {
       index.close();
       throw e;
     }
+  }
+
+  private static BuildOptions options(double targetFpr) {
+    return BuildOptions.defaults().withTargetFpr(targetFpr);
   }
 }

@@ -3,50 +3,46 @@ package io.bbfindex.app.core;
 import io.bbfindex.app.lookup.BlockAnswer;
 import io.bbfindex.app.lookup.ChainBackend;
 import io.bbfindex.app.lookup.FilterSummary;
-import io.bbfindex.app.lookup.HashKeys;
 import io.bbfindex.app.lookup.TxAnswer;
 import io.bbfindex.ingest.BlockInfo;
 import io.bbfindex.ingest.NodeIndex;
 import io.bbfindex.ingest.TxLocation;
+import io.bbfindex.ingest.store.FilterInfo;
+import io.bbfindex.ingest.store.FilterStore;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
 /**
- * The production backend: filters in front, Bitcoin Core's own indexes behind them (chain-ingest's
- * {@link NodeIndex} over private snapshots of the node's LevelDBs).
+ * The production backend: chain-ingest's {@link FilterStore} in front (the summary filter over
+ * every txid, one cache line per probe, and the block-hash filter), Bitcoin Core's own indexes
+ * behind it ({@link NodeIndex} over private snapshots of the node's LevelDBs).
  *
- * <p>The genesis coinbase is a special case on both sides: Core never writes it to the txindex, so
- * no filter built from the txindex holds it, yet it is a real transaction of block 0 that {@link
- * NodeIndex#findTx} answers from the block index. The filter probe therefore also says "maybe" for
- * that one key (block 0's merkle root, which is its txid on every network).
+ * <p>The genesis coinbase, which Core never writes to its txindex, is in the summary filter (the
+ * builder adds it) and {@link NodeIndex#findTx} answers it from the block index, so it needs no
+ * special case here.
  */
 public final class CoreChainBackend implements ChainBackend {
   private static final System.Logger LOG = System.getLogger(CoreChainBackend.class.getName());
 
   private final NodeIndex index;
-  private final ChainFilters filters;
+  private final FilterStore store;
   private final List<FilterSummary> summaries;
-  /** The genesis coinbase txid (internal order), or null when block 0 has no data on disk. */
-  private final byte[] genesisCoinbase;
   private volatile boolean open = true;
 
-  CoreChainBackend(NodeIndex index, ChainFilters filters) {
+  /** Takes ownership of both: {@link #close()} closes them. */
+  public CoreChainBackend(NodeIndex index, FilterStore store) {
     this.index = Objects.requireNonNull(index, "index");
-    this.filters = Objects.requireNonNull(filters, "filters");
-    this.summaries = List.copyOf(filters.summaries());
-    this.genesisCoinbase = index.activeBlockAt(0)
-        .filter(g -> g.dataPos() >= 0)
-        .map(BlockInfo::merkleRoot)
-        .orElse(null);
+    this.store = Objects.requireNonNull(store, "store");
+    // Computed once: a fill ratio is a popcount over the filter's bits.
+    this.summaries = store.filters().stream().map(CoreChainBackend::summary).toList();
   }
 
-  /** Opens the index and builds its filters in memory (no filter store). */
-  public static CoreChainBackend withMemoryFilters(NodeIndex index, double targetFpr) {
-    return new CoreChainBackend(index, MemoryChainFilters.build(index, targetFpr, 0));
+  private static FilterSummary summary(FilterInfo f) {
+    return new FilterSummary(f.name(), f.kind(), f.blockFile(), f.keys(), f.bits(), f.k(), f.wordBits(), f.fillRatio(),
+        f.modelledFpr());
   }
 
   public NodeIndex index() {
@@ -55,22 +51,12 @@ public final class CoreChainBackend implements ChainBackend {
 
   @Override
   public boolean txMaybe(byte[] keys, int offset) {
-    return filters.mightContainTx(keys, offset) || isGenesisCoinbase(keys, offset);
+    return store.mightContainTx(keys, offset);
   }
 
   @Override
   public void txMaybeBatch(byte[] keys, int count, boolean[] out) {
-    filters.mightContainTxBatch(keys, count, out);
-    if (genesisCoinbase != null) {
-      for (int i = 0; i < count; i++) {
-        out[i] |= isGenesisCoinbase(keys, i * HashKeys.KEY_BYTES);
-      }
-    }
-  }
-
-  private boolean isGenesisCoinbase(byte[] keys, int offset) {
-    return genesisCoinbase != null
-        && Arrays.equals(keys, offset, offset + HashKeys.KEY_BYTES, genesisCoinbase, 0, HashKeys.KEY_BYTES);
+    store.mightContainTxBatch(keys, count, out);
   }
 
   @Override
@@ -85,7 +71,7 @@ public final class CoreChainBackend implements ChainBackend {
 
   @Override
   public boolean blockMaybe(byte[] hash) {
-    return filters.mightContainBlock(hash, 0);
+    return store.mightContainBlock(hash, 0);
   }
 
   @Override
@@ -119,7 +105,7 @@ public final class CoreChainBackend implements ChainBackend {
   public void close() {
     open = false;
     try {
-      filters.close();
+      store.close();
     } finally {
       try {
         index.close();

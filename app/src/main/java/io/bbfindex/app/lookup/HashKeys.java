@@ -34,12 +34,12 @@ public final class HashKeys {
    * in internal byte order.
    *
    * @return {@code null} when the text is a valid hash, otherwise a short reason (never echoing the
-   *     input), e.g. {@code "expected 64 hex characters, got 63"}
+   *     input), e.g. {@code "got 63 characters"} or {@code "character 5 is not a hex digit"}
    */
   public static String parseDisplayHex(CharSequence text, int from, int to, byte[] out, int outOffset) {
     int length = to - from;
     if (length != HEX_CHARS) {
-      return "expected " + HEX_CHARS + " hex characters, got " + length;
+      return "got " + length + " characters";
     }
     for (int i = 0; i < KEY_BYTES; i++) {
       int hi = hexValue(text.charAt(from + 2 * i));
@@ -63,7 +63,7 @@ public final class HashKeys {
     byte[] key = new byte[KEY_BYTES];
     String problem = parseDisplayHex(text, 0, text.length(), key, 0);
     if (problem != null) {
-      throw new IllegalArgumentException(what + ": " + problem);
+      throw new IllegalArgumentException(what + " must be " + HEX_CHARS + " hex characters: " + problem);
     }
     return key;
   }

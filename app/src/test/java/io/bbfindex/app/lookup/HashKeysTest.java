@@ -54,10 +54,10 @@ class HashKeysTest {
   @Test
   void badInputGetsAReasonAndNeverEchoesTheInput() {
     byte[] out = new byte[32];
-    assertEquals("expected 64 hex characters, got 63", HashKeys.parseDisplayHex(GENESIS.substring(1), 0, 63, out, 0));
+    assertEquals("got 63 characters", HashKeys.parseDisplayHex(GENESIS.substring(1), 0, 63, out, 0));
     assertEquals("character 5 is not a hex digit", HashKeys.parseDisplayHex("00000g" + GENESIS.substring(6), 0, 64, out, 0));
     assertEquals("character 0 is not a hex digit", HashKeys.parseDisplayHex("\u0660" + GENESIS.substring(1), 0, 64, out, 0));
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> HashKeys.fromDisplayHex("txid", "zz"));
-    assertEquals("txid: expected 64 hex characters, got 2", e.getMessage());
+    assertEquals("txid must be 64 hex characters: got 2 characters", e.getMessage());
   }
 }
