@@ -294,12 +294,7 @@ public final class ScaleBench {
 
   /** Runs {@link StartupProbe} in a fresh JVM (same java, flags and class path); seconds to its listening line. */
   static double startupSeconds(Path store, List<String> detail) throws IOException, InterruptedException {
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
-        .filter(f -> f.startsWith("--add-modules") || f.startsWith("--enable-native-access") || f.startsWith("-XX:+Use"))
-        .toList());
-    cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), StartupProbe.class.getName(), store.toString()));
+    List<String> cmd = ChildJvm.command(List.of(), StartupProbe.class.getName(), List.of(store.toString()));
     long start = System.nanoTime();
     Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
     double seconds = Double.NaN;
