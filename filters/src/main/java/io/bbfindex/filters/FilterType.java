@@ -16,7 +16,38 @@ import io.bbfindex.filters.peers.TwoBitBloomFilter;
 public enum FilterType {
 
   // ---- The SIMD blockchain Bloom filter (BlockedBloomFilter): BBF_SIMD, BBF_SCALAR.
-  // ---- Added here at integration; they come first so tables list the BBF before its peers.
+  // ---- They come first so tables list the BBF before its peers.
+
+  /**
+   * The BBF with the Vector API kernel when this JVM can run it, else the scalar fallback (as the
+   * product does; {@link BlockedBloomFilter#bestKernel()}). Shape: see {@link #bbfGeometry}.
+   */
+  BBF_SIMD {
+    @Override
+    public MembershipFilter create(long expectedKeys, double bitsPerKey) {
+      return create(expectedKeys, bitsPerKey, bbfDefaultK(bitsPerKey));
+    }
+
+    @Override
+    public MembershipFilter create(long expectedKeys, double bitsPerKey, int k) {
+      return BlockedBloomFilter.create(
+          bbfGeometry(expectedKeys, bitsPerKey, k), 0, BlockedBloomFilter.bestKernel());
+    }
+  },
+
+  /** The BBF with the plain-Java kernel: same bits and answers as {@link #BBF_SIMD}. */
+  BBF_SCALAR {
+    @Override
+    public MembershipFilter create(long expectedKeys, double bitsPerKey) {
+      return create(expectedKeys, bitsPerKey, bbfDefaultK(bitsPerKey));
+    }
+
+    @Override
+    public MembershipFilter create(long expectedKeys, double bitsPerKey, int k) {
+      return BlockedBloomFilter.create(
+          bbfGeometry(expectedKeys, bitsPerKey, k), 0, BlockedBloomFilter.Kernel.SCALAR);
+    }
+  },
 
   // ---- The peers of the BBF paper and of the seed documents (package io.bbfindex.filters.peers).
 
@@ -110,6 +141,39 @@ public enum FilterType {
   /** Whether {@link #create(long, double, int)} is available. */
   public boolean supportsK() {
     return true;
+  }
+
+  /**
+   * The BBF shape for {@code expectedKeys} keys at about {@code bitsPerKey} bits a key with
+   * {@code k} words a group: lw = 64 (lw = 32 for k = 16, the only way to have 16 words in a cache
+   * line), and r the power of two nearest {@code expectedKeys * bitsPerKey / (k * lw)} in log
+   * scale, so the real bits a key are within a factor sqrt(2) of the request.
+   *
+   * @throws IllegalArgumentException if k is not 2, 4, 8 or 16, or the size is out of range
+   */
+  public static BbfGeometry bbfGeometry(long expectedKeys, double bitsPerKey, int k) {
+    int wordBits = k == 16 ? 32 : 64;
+    BbfGeometry.checkShape(k, wordBits);
+    double groups = bits(expectedKeys, bitsPerKey) / (double) (k * wordBits);
+    long log2 = Math.max(0, Math.round(Math.log(groups) / Math.log(2)));
+    if (log2 > 32) {
+      throw new IllegalArgumentException(
+          "expectedKeys * bitsPerKey needs more than 2^32 groups: " + expectedKeys + " * "
+              + bitsPerKey);
+    }
+    return new BbfGeometry(1L << log2, k, wordBits);
+  }
+
+  /**
+   * The BBF's default k: of 2, 4, 8 and 16 the one nearest (in log scale) to the standard Bloom
+   * filter's best k = bitsPerKey * ln 2.
+   */
+  public static int bbfDefaultK(double bitsPerKey) {
+    if (!(bitsPerKey > 0) || !Double.isFinite(bitsPerKey)) {
+      throw new IllegalArgumentException("bitsPerKey must be positive: " + bitsPerKey);
+    }
+    double ideal = Math.log(bitsPerKey * Math.log(2)) / Math.log(2);
+    return 1 << Math.clamp(Math.round(ideal), 1, 4);
   }
 
   private static long bits(long expectedKeys, double bitsPerKey) {
