@@ -249,6 +249,26 @@ public final class NodeIndex implements AutoCloseable {
     }
   }
 
+  /**
+   * {@link #forEachTx(TxRecordConsumer)} restricted to the txids whose first byte (internal order)
+   * is in {@code [fromFirstByte, toFirstByte)}, for splitting a full scan over threads; ranges may
+   * be scanned concurrently, each call with its own consumer.
+   *
+   * @throws IndexReadException if a record is malformed
+   */
+  public void forEachTx(int fromFirstByte, int toFirstByte, TxRecordConsumer consumer) {
+    Objects.requireNonNull(consumer, "consumer");
+    lifecycle.readLock().lock();
+    try {
+      checkOpen();
+      TxIndexScan.scan(txDb, txObfuscation, fromFirstByte, toFirstByte, consumer);
+    } catch (IOException e) {
+      throw new IndexReadException("txindex scan failed: " + e.getMessage(), e);
+    } finally {
+      lifecycle.readLock().unlock();
+    }
+  }
+
   /** LevelDB gets made by {@link #findTx} so far (the only method that reads LevelDB after open). */
   public long leveldbReads() {
     return leveldbReads.sum();

@@ -108,6 +108,14 @@ final class NodeIndexLoader {
     if (layout.txindexDir().isPresent()) {
       txDb = snapshot(layout.txindexDir().get(), snapshotRoot.resolve("txindex"));
       txObfuscation = Obfuscation.read(txDb);
+      for (byte[] marker : DbKeys.TXINDEX_V2_MARKERS) {
+        if (txDb.get(marker) != null) {
+          // a 't' lookup would miss every row written in the new layout: refuse, never answer "absent" wrongly
+          throw new DataDirException(layout.txindexDir().get(), "uses the hashed txindex layout of Bitcoin Core >= 32 "
+              + "(key '" + new String(marker, 1, marker.length - 1, java.nio.charset.StandardCharsets.US_ASCII)
+              + "' present), which this version cannot read; use a txindex written by Core <= 31");
+        }
+      }
       byte[] locator = txDb.get(new byte[] {DbKeys.BEST_BLOCK});
       if (locator != null) {
         BlockLocator decoded;

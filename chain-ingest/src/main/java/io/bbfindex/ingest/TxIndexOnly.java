@@ -72,6 +72,16 @@ public final class TxIndexOnly implements AutoCloseable {
     }
   }
 
+  /** The rows whose txid's first byte is in {@code [fromFirstByte, toFirstByte)} (see NodeIndex). */
+  public void forEachTx(int fromFirstByte, int toFirstByte, TxRecordConsumer consumer) {
+    Objects.requireNonNull(consumer, "consumer");
+    try {
+      TxIndexScan.scan(db, obfuscation, fromFirstByte, toFirstByte, consumer);
+    } catch (IOException e) {
+      throw new IndexReadException("txindex scan of " + db.source() + " failed: " + e.getMessage(), e);
+    }
+  }
+
   /** One {@code 't'} row, decoded; empty when absent. */
   public Optional<DiskTxPos> find(byte[] txidInternal) {
     byte[] key = DbKeys.txKey(txidInternal);

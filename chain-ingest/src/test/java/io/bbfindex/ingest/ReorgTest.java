@@ -1,6 +1,5 @@
 package io.bbfindex.ingest;
 
-import static org.fusesource.leveldbjni.JniDBFactory.factory;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -11,27 +10,24 @@ import io.bbfindex.ingest.chain.ChainWork;
 import io.bbfindex.ingest.encoding.CoreVarInt;
 import io.bbfindex.ingest.records.BlockStatus;
 import io.bbfindex.ingest.records.DbKeys;
-import io.bbfindex.ingest.testsupport.Fixtures;
+import io.bbfindex.ingest.testsupport.CoreLevelDbWriter;
 import io.bbfindex.ingest.testsupport.Fixtures.Archive;
 import io.bbfindex.ingest.testsupport.Fixtures.TxRow;
+import io.bbfindex.ingest.testsupport.Fixtures;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import org.bitcoinj.base.Coin;
 import org.bitcoinj.base.Sha256Hash;
 import org.bitcoinj.base.internal.ByteUtils;
 import org.bitcoinj.core.Transaction;
 import org.bitcoinj.script.ScriptBuilder;
-import org.iq80.leveldb.DB;
-import org.iq80.leveldb.Options;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -160,35 +156,13 @@ class ReorgTest {
       b.write(CoreVarInt.encode(v));
     }
     b.write(header);
-    putAll(dd.resolve("blocks/index"), Map.of(DbKeys.blockKey(hash), b.toByteArray()));
+    CoreLevelDbWriter.putAll(dd.resolve("blocks/index"), Map.of(DbKeys.blockKey(hash), b.toByteArray()));
 
     ByteArrayOutputStream t = new ByteArrayOutputStream();
     for (long v : new long[] {0, dataPos, 1}) {
       t.write(CoreVarInt.encode(v));
     }
-    putAll(dd.resolve("indexes/txindex"), Map.of(DbKeys.txKey(cb.getTxId().getReversedBytes()), t.toByteArray()));
+    CoreLevelDbWriter.putAll(dd.resolve("indexes/txindex"), Map.of(DbKeys.txKey(cb.getTxId().getReversedBytes()), t.toByteArray()));
     return new Added(hash, dataPos, cb, header);
-  }
-
-  /**
-   * Writes into a node's LevelDB as Core would. leveldbjni 1.8 only reads tables named .sst, so
-   * the directory is rebuilt with its .ldb tables renamed, written, and put back.
-   */
-  private static void putAll(Path dbDir, Map<byte[], byte[]> puts) throws IOException {
-    Path rw = dbDir.resolveSibling(dbDir.getFileName() + ".rw");
-    Files.createDirectories(rw);
-    try (DirectoryStream<Path> files = Files.newDirectoryStream(dbDir)) {
-      for (Path f : files) {
-        String name = f.getFileName().toString();
-        Files.copy(f, rw.resolve(name.endsWith(".ldb") ? name.replace(".ldb", ".sst") : name));
-      }
-    }
-    try (DB db = factory.open(rw.toFile(), new Options())) {
-      for (Map.Entry<byte[], byte[]> e : new LinkedHashMap<>(puts).entrySet()) {
-        db.put(e.getKey(), e.getValue());
-      }
-    }
-    NodeIndex.deleteTree(dbDir);
-    Files.move(rw, dbDir);
   }
 }

@@ -24,11 +24,12 @@ import java.util.Locale;
  * <pre>
  *   java --add-modules=jdk.incubator.vector --enable-native-access=ALL-UNNAMED -cp ... \
  *     io.bbfindex.ingest.gen.IngestThroughputBench [--dir target/bench-txindex] [--records 10000000]
- *     [--scans 3] [--seed 1]
+ *     [--scans 3] [--seed 1] [--decoders N]
  * </pre>
  * The generated index is kept in {@code --dir} and reused by later runs with the same record count
  * and seed. Prints one human line per scan, then {@code summary: ingest_records_per_second N}
- * (the median scan).
+ * (the median one-thread scan). {@code --decoders N} adds one wall-clock scan split over N decoder
+ * threads feeding one inserter (the builder's parallel path).
  */
 public final class IngestThroughputBench {
 
@@ -39,14 +40,16 @@ public final class IngestThroughputBench {
     long records = 10_000_000;
     int scans = 3;
     long seed = 1;
+    int decoders = 0;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--dir" -> dir = Path.of(args[++i]);
         case "--records" -> records = Long.parseLong(args[++i]);
         case "--scans" -> scans = Integer.parseInt(args[++i]);
         case "--seed" -> seed = Long.parseLong(args[++i]);
+        case "--decoders" -> decoders = Integer.parseInt(args[++i]);
         default -> throw new IllegalArgumentException("unknown argument " + args[i]
-            + " (use --dir, --records, --scans, --seed)");
+            + " (use --dir, --records, --scans, --seed, --decoders)");
       }
     }
     Path data = dir.resolve(records + "-" + seed);
@@ -66,7 +69,10 @@ public final class IngestThroughputBench {
       long decodeOnly = decodeOnly(idx);
       System.out.printf(Locale.ROOT, "decode only (warm-up): %,d records per CPU-second%n", decodeOnly);
       for (int s = 0; s < scans; s++) {
-        measured[s] = scan(idx, perFile, records, s + 1);
+        measured[s] = scan(idx, perFile, records, s + 1, 0);
+      }
+      if (decoders > 0) {
+        scan(idx, perFile, records, scans + 1, decoders);
       }
     }
     long[] sorted = measured.clone();
@@ -101,7 +107,7 @@ public final class IngestThroughputBench {
    * wall-clock rate measures the other processes too, so both are printed and the CPU-time rate is
    * the one-core figure.
    */
-  private static long scan(TxIndexOnly idx, long[] perFile, long records, int number) {
+  private static long scan(TxIndexOnly idx, long[] perFile, long records, int number, int decoders) {
     BlockedBloomFilter[] byFile = new BlockedBloomFilter[perFile.length];
     for (int f = 0; f < perFile.length; f++) {
       byFile[f] = BlockedBloomFilter.create(BbfSizing.forTarget(Math.max(1, perFile[f]), 0.01), 0);
@@ -112,7 +118,11 @@ public final class IngestThroughputBench {
       ThreadMXBean threads = ManagementFactory.getThreadMXBean();
       long cpu0 = threads.getCurrentThreadCpuTime();
       long t0 = System.nanoTime();
-      idx.forEachTx(pass);
+      if (decoders == 0) {
+        idx.forEachTx(pass);
+      } else {
+        TxFilterPass.scanInParallel(idx::forEachTx, decoders, pass);
+      }
       double s = (System.nanoTime() - t0) / 1e9;
       double cpu = (threads.getCurrentThreadCpuTime() - cpu0) / 1e9;
       for (int f = 0; f < perFile.length; f++) {
@@ -121,6 +131,11 @@ public final class IngestThroughputBench {
         }
       }
       long rate = Math.round(pass.records() / cpu);
+      if (decoders > 0) {
+        System.out.printf(Locale.ROOT, "scan %d with %d decoder threads + 1 inserter: %,d records in %.2f s wall "
+            + "(%,d records/s)%n", number, decoders, pass.records(), s, Math.round(pass.records() / s));
+        return Math.round(pass.records() / s);
+      }
       System.out.printf(Locale.ROOT, "scan %d: %,d records in %.2f s wall (%,d records/s), %.2f s CPU of the scanning "
           + "thread (%,d records per CPU-second); summary fill %.3f%n", number, pass.records(), s,
           Math.round(pass.records() / s), cpu, rate, summary.fillRatio());

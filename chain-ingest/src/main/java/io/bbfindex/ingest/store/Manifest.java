@@ -130,6 +130,18 @@ public record Manifest(
     return files.stream().filter(f -> f.file() == file).findFirst();
   }
 
+  /** This manifest with other per-file entries (the builder's and tests' way to derive one). */
+  public Manifest withFiles(List<FileEntry> newFiles) {
+    return new Manifest(filterFormatVersion, createdMillis, datadir, tipHash, tipHeight, txindexTipHeight,
+        derivationId, salt, targetFpr, summaryFpr, summaryHeadroom, records, summary, blocks, newFiles);
+  }
+
+  /** This manifest with another txindex tip height. */
+  public Manifest withTxindexTipHeight(int height) {
+    return new Manifest(filterFormatVersion, createdMillis, datadir, tipHash, tipHeight, height, derivationId, salt,
+        targetFpr, summaryFpr, summaryHeadroom, records, summary, blocks, files);
+  }
+
   /** Sum of the per-file key counts. */
   public long txKeys() {
     return files.stream().mapToLong(FileEntry::keys).sum();

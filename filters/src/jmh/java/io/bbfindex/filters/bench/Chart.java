@@ -40,6 +40,7 @@ final class Chart {
   private final boolean logY;
   private final List<Series> series = new ArrayList<>();
   private final List<Marker> markers = new ArrayList<>();
+  private boolean legendBottom;
   private double[] xTicks = new double[0];
   private String[] xTickLabels = new String[0];
 
@@ -57,6 +58,12 @@ final class Chart {
 
   Chart marker(double x, String label) {
     markers.add(new Marker(x, label));
+    return this;
+  }
+
+  /** Puts the legend in the bottom right corner instead of the top right. */
+  Chart legendBottom() {
+    this.legendBottom = true;
     return this;
   }
 
@@ -230,8 +237,8 @@ final class Chart {
       lw = Math.max(lw, fm.stringWidth(s.name()));
     }
     int lx = right - lw - 52;
-    int ly = top + 10;
     int lh = series.size() * 18 + 8;
+    int ly = legendBottom ? bottom - lh - 6 : top + 10;
     g.setColor(new Color(255, 255, 255, 230));
     g.fillRect(lx - 6, ly - 4, lw + 52, lh);
     g.setColor(Color.GRAY);

@@ -111,6 +111,35 @@ class BenchmarkResultsTest {
   }
 
   @Test
+  void batchShapeExperimentRebuildsTheRealBbfLayout() throws Exception {
+    assumeVectorIfNeeded("BBF_SIMD");
+    BatchShapeBenchmark.ShapeState shape = new BatchShapeBenchmark.ShapeState();
+    shape.n = N;
+    shape.setUp();
+    FilterBenchmark.FilterState real = new FilterBenchmark.FilterState();
+    real.type = "BBF_SIMD";
+    real.n = N;
+    real.setUp();
+    try {
+      boolean[] expected = new boolean[ProbeState.BATCH];
+      boolean[] twoPhase = new boolean[ProbeState.BATCH];
+      boolean[] touch = new boolean[ProbeState.BATCH];
+      for (byte[][] batches : new byte[][][] {real.positiveBatches, real.negativeBatches}) {
+        for (byte[] batch : batches) {
+          real.filter.mightContainBatch(batch, ProbeState.BATCH, expected);
+          BatchShapeBenchmark.twoPhase(shape, batch, ProbeState.BATCH, twoPhase);
+          BatchShapeBenchmark.touchThenTest(shape, batch, ProbeState.BATCH, touch);
+          assertArrayEquals(expected, twoPhase, "twoPhase vs BlockedBloomFilter");
+          assertArrayEquals(expected, touch, "touchThenTest vs BlockedBloomFilter");
+        }
+      }
+    } finally {
+      shape.tearDown();
+      real.tearDown();
+    }
+  }
+
+  @Test
   void lineReadReadsTheLineTheKeyPicks() {
     LineReadBenchmark.LineState s = new LineReadBenchmark.LineState();
     s.bytes = 1 << 16;
