@@ -28,7 +28,7 @@ public final class Cli {
       commands:
         serve    serve lookups over HTTP (no options: the embedded mainnet 0-599 demo on 127.0.0.1:8080)
         ingest   build the filters of a Bitcoin Core data directory
-        bench    bench http: measure the server with wrk (/livez vs negative and positive lookups)
+        bench    benchmarks: bench http|store|scale (wrk against serve, filters vs LevelDB, mainnet scale)
         test     (launcher only) build and run every test
 
       'bbf-index <command> --help' describes each command.
@@ -66,7 +66,7 @@ public final class Cli {
           return SERVING;
         }
         case "ingest" -> IngestCommand.run(rest, out, err, access);
-        case "bench" -> BenchCommand.run(rest, out, err, access, home);
+        case "bench" -> BenchCommand.run(rest, out);
         default -> throw new UsageException("unknown command '" + command + "' (commands: serve, ingest, bench; see bbf-index --help)");
       }
       return OK;
