@@ -40,6 +40,7 @@ public final class Service implements AutoCloseable {
       metrics.bindBackend(backend);
       ApiHandler handler = new ApiHandler(new LookupService(backend, metrics), metrics, registry::scrape);
       HttpServer server = HttpServer.start(address, new HttpInitializer(handler, maxBodyBytes));
+      metrics.bindEventLoops(server.eventLoops());
       return new Service(backend, registry, metrics, server);
     } catch (IOException | RuntimeException e) {
       registry.close();

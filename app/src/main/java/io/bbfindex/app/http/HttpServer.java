@@ -13,6 +13,7 @@ import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.util.concurrent.EventExecutor;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 
@@ -70,6 +71,11 @@ public final class HttpServer implements AutoCloseable {
   /** The bound address (with the real port when 0 was asked for). */
   public InetSocketAddress address() {
     return (InetSocketAddress) channel.localAddress();
+  }
+
+  /** The I/O event loops that serve connections (for pending-task and worker metrics). */
+  public Iterable<EventExecutor> eventLoops() {
+    return workers;
   }
 
   /** {@code epoll} or {@code nio}. */

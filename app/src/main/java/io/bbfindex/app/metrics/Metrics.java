@@ -12,6 +12,8 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.core.instrument.binder.netty4.NettyAllocatorMetrics;
+import io.micrometer.core.instrument.binder.netty4.NettyEventExecutorMetrics;
+import io.netty.util.concurrent.EventExecutor;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufAllocatorMetricProvider;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -140,6 +142,11 @@ public final class Metrics {
           .strongReference(true)
           .register(registry);
     }
+  }
+
+  /** Pending tasks and workers of the server's event loops ({@code netty_eventexecutor_*}). */
+  public void bindEventLoops(Iterable<EventExecutor> loops) {
+    new NettyEventExecutorMetrics(loops).bindTo(registry);
   }
 
   public void countLookup(LookupKind kind, LookupOutcome outcome) {

@@ -263,6 +263,7 @@ class HttpApiTest {
     assertEquals(0, api.metric("bbf_index_txindex_lag_blocks"), "the fixture's txindex is synced");
     assertTrue(api.metric("bbf_filter_modelled_fpr", Map.of("filter", "tx-summary.bbf")) < 0.01);
     assertEquals(1, api.metric("bbf_build_info"));
+    assertTrue(api.metric("netty_eventexecutor_tasks_pending") >= 0, "event-loop metrics are bound");
     assertTrue(api.metric("bbf_http_request_seconds_count", Map.of("route", "livez")) >= 1);
   }
 
