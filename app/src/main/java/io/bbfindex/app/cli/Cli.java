@@ -28,7 +28,7 @@ public final class Cli {
       commands:
         serve    serve lookups over HTTP (no options: the embedded mainnet 0-599 demo on 127.0.0.1:8080)
         ingest   build the filters of a Bitcoin Core data directory
-        bench    measure the server with wrk (/livez vs negative and positive lookups)
+        bench    bench http: measure the server with wrk (/livez vs negative and positive lookups)
         test     (launcher only) build and run every test
 
       'bbf-index <command> --help' describes each command.

@@ -60,13 +60,15 @@ class BenchCommandTest {
     Files.createSymbolicLink(home.resolve(EmbeddedDemo.ARCHIVE), Fixtures.dir().resolve(Fixtures.MAINNET + ".tar.gz"));
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code = Cli.run(new String[] {"bench", "--duration", "1", "--rounds", "1", "--connections", "4", "--threads", "1"},
+    int code = Cli.run(new String[] {"bench", "http", "--duration", "1", "--rounds", "1", "--connections", "4", "--threads", "1"},
         new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
         new CoreChainAccess(), home);
     String printed = out.toString(StandardCharsets.UTF_8);
     assertEquals(0, code, err.toString(StandardCharsets.UTF_8));
     assertTrue(printed.contains("livez") && printed.contains("tx negative") && printed.contains("tx positive"), printed);
     assertTrue(printed.matches("(?s).*negative lookups reach [0-9.]+% of /livez.*"), printed);
+    assertTrue(printed.matches("(?s).*\\nsummary: http_negative_vs_livez_pct [0-9.]+\\n$"), printed);
+    assertTrue(printed.contains("summary: http_tx_negative_rps "), printed);
     assertTrue(!err.toString(StandardCharsets.UTF_8).contains("Socket errors"), err.toString(StandardCharsets.UTF_8));
   }
 
