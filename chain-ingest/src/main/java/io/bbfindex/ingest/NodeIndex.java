@@ -3,38 +3,27 @@ package io.bbfindex.ingest;
 import static io.bbfindex.ingest.encoding.Hashes.displayHex;
 
 import io.bbfindex.ingest.blockfile.BlockFileReader;
-import io.bbfindex.ingest.blockfile.BlocksXorKey;
 import io.bbfindex.ingest.chain.ActiveChain;
-import io.bbfindex.ingest.encoding.ByteCursor;
 import io.bbfindex.ingest.encoding.CorruptRecordException;
 import io.bbfindex.ingest.leveldb.LevelDbReadException;
 import io.bbfindex.ingest.leveldb.LevelDbSnapshot;
-import io.bbfindex.ingest.leveldb.NodeLockProbe;
 import io.bbfindex.ingest.leveldb.Obfuscation;
-import io.bbfindex.ingest.records.BlockLocator;
 import io.bbfindex.ingest.records.DbKeys;
-import io.bbfindex.ingest.records.DiskBlockIndex;
 import io.bbfindex.ingest.records.DiskTxPos;
-import io.bbfindex.ingest.records.FlagRecords;
 import io.bbfindex.ingest.records.TxIndexScan;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
-import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.TreeMap;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.Stream;
@@ -61,9 +50,6 @@ import org.bitcoinj.core.Transaction;
  */
 public final class NodeIndex implements AutoCloseable {
 
-  private static final System.Logger LOG = System.getLogger(NodeIndex.class.getName());
-  private static final int SNAPSHOT_ATTEMPTS = 5;
-
   private final DataDirLayout layout;
   private final Path snapshotRoot;
   private final LevelDbSnapshot blockDb;
@@ -89,7 +75,7 @@ public final class NodeIndex implements AutoCloseable {
   private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
   private boolean closed;
 
-  private NodeIndex(Opened o) {
+  private NodeIndex(NodeIndexLoader o) {
     this.layout = o.layout;
     this.snapshotRoot = o.snapshotRoot;
     this.blockDb = o.blockDb;
@@ -141,9 +127,9 @@ public final class NodeIndex implements AutoCloseable {
     Path dd = datadir.toAbsolutePath().normalize();
     DataDirLayout layout = DataDirLayout.detect(dd);
     if (!allowRunningNode) {
-      refuseRunningNode(layout);
+      NodeIndexLoader.refuseRunningNode(layout);
     }
-    Opened o = new Opened(layout);
+    NodeIndexLoader o = new NodeIndexLoader(layout);
     try {
       Files.createDirectories(workDir);
       o.snapshotRoot = Files.createTempDirectory(workDir.toAbsolutePath(), "node-snapshot-");
@@ -158,246 +144,8 @@ public final class NodeIndex implements AutoCloseable {
     }
   }
 
-  private static void refuseRunningNode(DataDirLayout layout) throws DataDirException {
-    // bitcoind locks <datadir>/.lock and <blocksdir>/.lock (LockDirectory) and each LevelDB's LOCK
-    List<Path> locks = new ArrayList<>(List.of(layout.datadir().resolve(".lock"),
-        layout.blocksDir().resolve(".lock"), layout.blockIndexDir().resolve("LOCK")));
-    layout.txindexDir().ifPresent(t -> locks.add(t.resolve("LOCK")));
-    for (Path lock : locks) {
-      boolean locked;
-      try {
-        locked = NodeLockProbe.isLocked(lock);
-      } catch (IOException e) {
-        throw new DataDirException(lock, "cannot check whether Bitcoin Core is running: " + e.getMessage(), e);
-      }
-      if (locked) {
-        throw new DataDirException(lock, "is locked: Bitcoin Core is running on " + layout.datadir()
-            + " and may be writing its indexes. Stop bitcoind (bitcoin-cli stop), or point at a filesystem "
-            + "snapshot or copy of the data directory");
-      }
-    }
-  }
-
-  /** Everything {@link #open} builds, and the undo of a half-done open. */
-  private static final class Opened {
-    final DataDirLayout layout;
-    Path snapshotRoot;
-    LevelDbSnapshot blockDb;
-    LevelDbSnapshot txDb;
-    Obfuscation blockObfuscation;
-    Obfuscation txObfuscation;
-    boolean legacyTxindex;
-    boolean reindexing;
-    boolean prunedBlockFiles;
-    OptionalInt lastBlockFile;
-    Map<ByteBuffer, BlockInfo> blocksByHash;
-    Map<Long, BlockInfo> blocksByPosition;
-    Map<Integer, BlockFileInfo> blockFiles;
-    BlockInfo[] activeByHeight;
-    BlockInfo tip;
-    BigInteger tipChainWork;
-    BlockInfo genesis;
-    OptionalInt txindexTipHeight = OptionalInt.empty();
-    byte[] txindexTipHash;
-    BlockFileReader blockFileReader;
-
-    Opened(DataDirLayout layout) {
-      this.layout = layout;
-    }
-
-    void load() throws IOException {
-      blockDb = snapshot(layout.blockIndexDir(), snapshotRoot.resolve("blocks-index"));
-      try {
-        loadBlockIndex();
-        loadBlockFilesAndTxindex();
-      } catch (LevelDbReadException e) {
-        throw new DataDirException(e.dir(), e.getMessage().substring(e.dir().toString().length() + 2)
-            + ": the database is damaged; let Bitcoin Core repair it (restart it with -reindex)", e);
-      }
-    }
-
-    private void loadBlockIndex() throws IOException {
-      blockObfuscation = Obfuscation.read(blockDb);
-      List<DiskBlockIndex> records = readBlockRecords(blockObfuscation);
-      if (records.isEmpty()) {
-        throw new DataDirException(layout.blockIndexDir(), "is a LevelDB without 'b' block records, not Bitcoin "
-            + "Core's block index; point at a Bitcoin Core data directory");
-      }
-      blockFiles = readBlockFiles(blockObfuscation);
-      reindexing = blockDb.get(new byte[] {DbKeys.REINDEX}) != null;
-      byte[] last = blockDb.get(new byte[] {DbKeys.LAST_BLOCK});
-      lastBlockFile = last == null ? OptionalInt.empty()
-          : OptionalInt.of(decodeOrReport(() -> FlagRecords.decodeLastBlockFile(blockObfuscation.plain(last))));
-      prunedBlockFiles = flag("prunedblockfiles");
-      ActiveChain chain = ActiveChain.compute(records).orElseThrow(() -> new DataDirException(
-          layout.blockIndexDir(), "no block with validated transactions and data on disk: the node has not "
-              + "synced any block yet (or everything is marked invalid); let bitcoind sync, then retry"));
-      indexBlocks(records, chain);
-    }
-
-    private void loadBlockFilesAndTxindex() throws IOException {
-      BlocksXorKey xor;
-      try {
-        xor = BlocksXorKey.read(layout.blocksDir());
-      } catch (CorruptRecordException e) {
-        throw new DataDirException(layout.blocksDir().resolve(BlocksXorKey.FILE_NAME), "is not a block-file XOR key: "
-            + e.getMessage() + "; Bitcoin Core writes exactly 8 bytes there, restore it from the node", e);
-      }
-      blockFileReader = new BlockFileReader(layout.blocksDir(), xor, null);
-      checkGenesisOnDisk();
-
-      if (layout.txindexDir().isPresent()) {
-        txDb = snapshot(layout.txindexDir().get(), snapshotRoot.resolve("txindex"));
-        txObfuscation = Obfuscation.read(txDb);
-        byte[] locator = txDb.get(new byte[] {DbKeys.BEST_BLOCK});
-        if (locator != null) {
-          BlockLocator decoded;
-          try {
-            decoded = BlockLocator.decode(new byte[] {DbKeys.BEST_BLOCK}, txObfuscation.plain(locator));
-          } catch (CorruptRecordException e) {
-            throw new DataDirException(layout.txindexDir().get(), "corrupt txindex: " + e.getMessage()
-                + "; restart bitcoind with -reindex to rebuild it", e);
-          }
-          decoded.tip().ifPresent(h -> {
-            txindexTipHash = h;
-            BlockInfo b = blocksByHash.get(ByteBuffer.wrap(h));
-            txindexTipHeight = b == null ? OptionalInt.empty() : OptionalInt.of(b.height());
-          });
-        }
-      } else if (flag("txindex")) {
-        // <= 0.16: 't' rows live in blocks/index and are written as blocks connect, ahead of the
-        // block index flush, so the index is as current as the block index itself.
-        legacyTxindex = true;
-        txDb = blockDb;
-        txObfuscation = blockObfuscation;
-        txindexTipHash = tip.hash();
-        txindexTipHeight = OptionalInt.of(tip.height());
-      } else {
-        throw new DataDirException(layout.datadir(), "has no transaction index (no indexes/txindex, and no legacy "
-            + "txindex flag in blocks/index); restart bitcoind with -txindex=1 and let it build the index");
-      }
-    }
-
-    private LevelDbSnapshot snapshot(Path source, Path target) throws IOException {
-      for (int attempt = 1; ; attempt++) {
-        try {
-          return LevelDbSnapshot.open(source, target);
-        } catch (NoSuchFileException e) {
-          // a running node compacted a table away while we linked: start this copy over
-          deleteTree(target);
-          if (attempt == SNAPSHOT_ATTEMPTS) {
-            throw new DataDirException(source, "kept changing while being copied (" + e.getMessage()
-                + "); stop bitcoind or use a filesystem snapshot", e);
-          }
-        }
-      }
-    }
-
-    private List<DiskBlockIndex> readBlockRecords(Obfuscation obf) throws IOException {
-      List<DiskBlockIndex> out = new ArrayList<>();
-      blockDb.scan(DbKeys.BLOCK_INDEX, (k, v) -> out.add(decodeOrReport(() -> DiskBlockIndex.decode(k, obf.plain(v)))));
-      return out;
-    }
-
-    private Map<Integer, BlockFileInfo> readBlockFiles(Obfuscation obf) throws IOException {
-      Map<Integer, BlockFileInfo> out = new TreeMap<>();
-      blockDb.scan(DbKeys.BLOCK_FILES, (k, v) -> {
-        BlockFileInfo f = decodeOrReport(() -> BlockFileInfo.decode(k, obf.plain(v)));
-        out.put(f.file(), f);
-      });
-      return out;
-    }
-
-    private interface Decoder<T> {
-      T decode() throws CorruptRecordException;
-    }
-
-    private <T> T decodeOrReport(Decoder<T> d) throws DataDirException {
-      try {
-        return d.decode();
-      } catch (CorruptRecordException e) {
-        throw new DataDirException(layout.blockIndexDir(), "corrupt block index: " + e.getMessage()
-            + "; restart bitcoind with -reindex to rebuild it", e);
-      }
-    }
-
-    /** A {@code 'F'} flag of blocks/index; absent = false. */
-    private boolean flag(String name) throws IOException {
-      byte[] key = DbKeys.flagKey(name);
-      byte[] v = blockDb.get(key);
-      return v != null && decodeOrReport(() -> FlagRecords.decodeFlag(key, blockObfuscation.plain(v)));
-    }
-
-    private void indexBlocks(List<DiskBlockIndex> records, ActiveChain chain) {
-      blocksByHash = new HashMap<>(records.size() * 2);
-      blocksByPosition = new HashMap<>(records.size() * 2);
-      int tipHeight = chain.tipHeight();
-      for (DiskBlockIndex r : records) {
-        boolean active = chain.contains(r);
-        BlockInfo b = new BlockInfo(r.hash(), r.height(), r.status(), r.txCount(), r.file(), r.dataPos(),
-            r.undoPos(), r.header(), active, active ? tipHeight - r.height() + 1 : -1);
-        blocksByHash.put(ByteBuffer.wrap(r.hash()), b);
-        if (r.dataPos() >= 0) {
-          blocksByPosition.put(positionKey(r.file(), r.dataPos()), b);
-        }
-      }
-      activeByHeight = new BlockInfo[tipHeight + 1];
-      for (int h = 0; h <= tipHeight; h++) {
-        activeByHeight[h] = blocksByHash.get(ByteBuffer.wrap(chain.at(h).orElseThrow().hash()));
-      }
-      tip = activeByHeight[tipHeight];
-      tipChainWork = chain.tipWork();
-      genesis = activeByHeight[0];
-    }
-
-    /**
-     * Reads the genesis block's header from blk files: learns the network magic and proves that
-     * the block files belong to this index and are readable (catches a missing xor.dat early).
-     * Absent file (pruned, or blocks elsewhere): left to the lookups to report.
-     */
-    private void checkGenesisOnDisk() throws DataDirException {
-      if (genesis.dataPos() < 0) {
-        return;
-      }
-      Path file = blockFileReader.blockFile(genesis.file());
-      try {
-        byte[] header = blockFileReader.readHeader(genesis.file(), genesis.dataPos());
-        if (!Arrays.equals(header, genesis.header())) {
-          throw new DataDirException(file, "the genesis block there differs from the block index's; the blocks "
-              + "directory does not belong to this index");
-        }
-      } catch (NoSuchFileException e) {
-        LOG.log(System.Logger.Level.WARNING, "{0} is missing: transactions in it cannot be read", file);
-      } catch (CorruptRecordException e) {
-        throw new DataDirException(file, "does not hold the genesis block where the block index says: "
-            + e.getMessage(), e);
-      } catch (IOException e) {
-        throw new DataDirException(file, "cannot be read: " + e.getMessage(), e);
-      }
-    }
-
-    /** Undoes a failed open; the original failure is what the caller reports. */
-    void abandon(Exception cause) {
-      try {
-        if (blockFileReader != null) {
-          blockFileReader.close();
-        }
-        if (txDb != null && txDb != blockDb) {
-          txDb.close();
-        }
-        if (blockDb != null) {
-          blockDb.close();
-        }
-        if (snapshotRoot != null) {
-          deleteTree(snapshotRoot);
-        }
-      } catch (IOException | RuntimeException e) {
-        cause.addSuppressed(e);
-      }
-    }
-  }
-
-  private static long positionKey(int file, long dataPos) {
+  /** Key of the (file, dataPos) → block map: a blk position fits 32 bits (files < 128 MiB). */
+  static long positionKey(int file, long dataPos) {
     return ((long) file << 32) | dataPos;
   }
 
@@ -494,8 +242,26 @@ public final class NodeIndex implements AutoCloseable {
     try {
       checkOpen();
       TxIndexScan.scan(txDb, txObfuscation, consumer);
-    } catch (CorruptRecordException e) {
+    } catch (IOException e) {
       throw new IndexReadException("txindex scan failed: " + e.getMessage(), e);
+    } finally {
+      lifecycle.readLock().unlock();
+    }
+  }
+
+  /**
+   * {@link #forEachTx(TxRecordConsumer)} restricted to the txids whose first byte (internal order)
+   * is in {@code [fromFirstByte, toFirstByte)}, for splitting a full scan over threads; ranges may
+   * be scanned concurrently, each call with its own consumer.
+   *
+   * @throws IndexReadException if a record is malformed
+   */
+  public void forEachTx(int fromFirstByte, int toFirstByte, TxRecordConsumer consumer) {
+    Objects.requireNonNull(consumer, "consumer");
+    lifecycle.readLock().lock();
+    try {
+      checkOpen();
+      TxIndexScan.scan(txDb, txObfuscation, fromFirstByte, toFirstByte, consumer);
     } catch (IOException e) {
       throw new IndexReadException("txindex scan failed: " + e.getMessage(), e);
     } finally {

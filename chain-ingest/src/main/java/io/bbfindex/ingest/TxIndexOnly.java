@@ -1,6 +1,5 @@
 package io.bbfindex.ingest;
 
-import io.bbfindex.ingest.encoding.CorruptRecordException;
 import io.bbfindex.ingest.leveldb.LevelDbSnapshot;
 import io.bbfindex.ingest.leveldb.Obfuscation;
 import io.bbfindex.ingest.records.BlockLocator;
@@ -73,17 +72,24 @@ public final class TxIndexOnly implements AutoCloseable {
     }
   }
 
+  /** The rows whose txid's first byte is in {@code [fromFirstByte, toFirstByte)} (see NodeIndex). */
+  public void forEachTx(int fromFirstByte, int toFirstByte, TxRecordConsumer consumer) {
+    Objects.requireNonNull(consumer, "consumer");
+    try {
+      TxIndexScan.scan(db, obfuscation, fromFirstByte, toFirstByte, consumer);
+    } catch (IOException e) {
+      throw new IndexReadException("txindex scan of " + db.source() + " failed: " + e.getMessage(), e);
+    }
+  }
+
   /** One {@code 't'} row, decoded; empty when absent. */
   public Optional<DiskTxPos> find(byte[] txidInternal) {
     byte[] key = DbKeys.txKey(txidInternal);
     try {
       byte[] raw = db.get(key);
-      if (raw == null) {
-        return Optional.empty();
-      }
-      return Optional.of(DiskTxPos.decode(key, obfuscation.plain(raw)));
+      return raw == null ? Optional.empty() : Optional.of(DiskTxPos.decode(key, obfuscation.plain(raw)));
     } catch (IOException e) {
-      throw new IndexReadException("txindex row of " + db.source() + " is unreadable: " + e.getMessage(), e);
+      throw new IndexReadException("txindex row of " + db.source() + " is corrupt: " + e.getMessage(), e);
     }
   }
 
@@ -92,12 +98,9 @@ public final class TxIndexOnly implements AutoCloseable {
     byte[] key = {DbKeys.BEST_BLOCK};
     try {
       byte[] raw = db.get(key);
-      if (raw == null) {
-        return Optional.empty();
-      }
-      return Optional.of(BlockLocator.decode(key, obfuscation.plain(raw)));
+      return raw == null ? Optional.empty() : Optional.of(BlockLocator.decode(key, obfuscation.plain(raw)));
     } catch (IOException e) {
-      throw new IndexReadException("'B' locator of " + db.source() + " is unreadable: " + e.getMessage(), e);
+      throw new IndexReadException("'B' locator of " + db.source() + " is corrupt: " + e.getMessage(), e);
     }
   }
 

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.bbfindex.ingest.records.DbKeys;
+import io.bbfindex.ingest.testsupport.CoreLevelDbWriter;
 import io.bbfindex.ingest.testsupport.Fixtures;
 import io.bbfindex.ingest.testsupport.Fixtures.Archive;
 import java.io.BufferedReader;
@@ -13,6 +15,7 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.iq80.leveldb.DB;
@@ -120,6 +123,14 @@ class DataDirErrorsTest {
   }
 
   @Test
+  void hashedTxindexOfCore32IsRefusedRatherThanMisread() throws IOException {
+    Path dd = Fixtures.extract(Archive.MAINNET_LDB, tmp.resolve("x"));
+    CoreLevelDbWriter.putAll(dd.resolve("indexes/txindex"),
+        Map.of(DbKeys.stringKey("txid_hash_salt"), new byte[16]));
+    assertMentions(refused(dd), "indexes/txindex", "hashed txindex layout", "txid_hash_salt");
+  }
+
+  @Test
   void corruptLevelDbTable() throws IOException {
     Path dd = Fixtures.extract(Archive.MAINNET_LDB, tmp.resolve("x"));
     Path table = dd.resolve("blocks/index/000005.ldb");
@@ -144,6 +155,7 @@ class DataDirErrorsTest {
     Path holder = Files.writeString(tmp.resolve("HoldLock.java"), """
         import java.nio.channels.FileChannel;
         import java.nio.file.Path;
+import java.util.Map;
         import java.nio.file.StandardOpenOption;
         public class HoldLock {
           public static void main(String[] a) throws Exception {

@@ -16,8 +16,11 @@ package io.bbfindex.filters;
  * The sum is evaluated in log space, walking outwards from the mode with the ratio
  * pmf(z) / pmf(z - 1) = (n - z + 1) / z * p / (1 - p), and stops in each direction once the
  * weight falls below 1e-300 of the mode's; the weights are normalised by their own sum, so no
- * log-gamma is needed. The walk visits about 75 standard deviations of Z: a few hundred terms for
- * realistic loads, a few million in the worst case (n = 2e9, r = 2), never all n + 1.
+ * log-gamma is needed. The walk visits about 75 standard deviations of Z, a few hundred terms
+ * for realistic loads. When even the groups 40 standard deviations below the mean are saturated
+ * (every bit set, to double precision) the answer is 1 without a walk; so the walk only runs for
+ * means under about 6,000 keys per group and never takes more than a few thousand terms, whatever
+ * n and r (up to 2^63 and 2^32).
  */
 public final class BbfSizing {
 
@@ -61,8 +64,17 @@ public final class BbfSizing {
       return fprAtLoad(n, logBitClear, k);
     }
     double p = 1 / groups;
+    double mean = n * p;
+    // Every key count this far below the mean has probability under e^-800 (Chernoff). If even
+    // there a group is saturated to double precision, so is every group that matters: FPR = 1.
+    // This also bounds the walk below to mean < about 6000 (a few thousand terms) for any n, so
+    // absurd key counts (a corrupt or hostile file header) cannot make this slow.
+    double saturatedFrom = mean - 40 * Math.sqrt(mean);
+    if (saturatedFrom > 0 && fprAtLoad((long) saturatedFrom, logBitClear, k) == 1.0) {
+      return 1.0;
+    }
     double logOdds = Math.log(p) - Math.log1p(-p);
-    long mode = Math.min(n, (long) Math.floor((n + 1) * p));
+    long mode = Math.min(n, (long) Math.floor(mean + p));
     double weights = 0;
     double weighted = 0;
     double logWeight = 0;

@@ -205,12 +205,15 @@ public final class BlockedBloomFilter implements MembershipFilter, AutoCloseable
   }
 
   /**
-   * A view of the same bits (same lifetime, same count at the time of the call) that uses another
-   * kernel. Closing the view does nothing; close the original.
+   * A read-only view of the same bits that answers with another kernel (to compare kernels on one
+   * array, e.g. a mapped file). It shares the original's lifetime and reports the key count at
+   * the time of the call; closing the view does nothing, close the original.
+   *
+   * @throws UnsupportedOperationException if {@code kernel} is unavailable on this JVM
    */
   public BlockedBloomFilter withKernel(Kernel kernel) {
     return new BlockedBloomFilter(
-        geometry, salt, KernelSelection.create(geometry, kernel), bits, count, readOnly, null);
+        geometry, salt, KernelSelection.create(geometry, kernel), bits, count, true, null);
   }
 
   @Override
@@ -360,7 +363,10 @@ public final class BlockedBloomFilter implements MembershipFilter, AutoCloseable
     return kernel.kind();
   }
 
-  /** Whether {@link #add} and {@link #union} are refused (filters loaded from files). */
+  /**
+   * Whether {@link #add} and {@link #union} are refused (filters loaded from files, {@link
+   * #wrapReadOnly} and {@link #withKernel} views).
+   */
   public boolean isReadOnly() {
     return readOnly;
   }

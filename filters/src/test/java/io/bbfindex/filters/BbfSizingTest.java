@@ -87,6 +87,13 @@ class BbfSizingTest {
     assertTrue(dense > 0 && dense < 1e-6, "dense " + dense);
     assertEquals(1.0, coarse, 1e-12);
     assertTrue(max > 0 && max < dense, "max " + max);
+    // Absurd key counts (a corrupt or hostile header) must not make the model slow: found by the
+    // loader fuzzer, where keyCount = 2^62 in an 8-group filter walked for minutes.
+    assertEquals(1.0, BbfSizing.modelFpr(Long.MAX_VALUE, new BbfGeometry(2, 8, 64)));
+    assertEquals(1.0, BbfSizing.modelFpr(1L << 62, new BbfGeometry(8, 2, 32)));
+    assertEquals(1.0, BbfSizing.modelFpr(Long.MAX_VALUE, new BbfGeometry(1L << 32, 16, 32)));
+    double justBelow = BbfSizing.modelFpr(6000L << 20, new BbfGeometry(1 << 20, 2, 64));
+    assertTrue(justBelow > 0.999_999 && justBelow <= 1, "6000 keys per group: " + justBelow);
     // Monotone in r.
     double previous = 1;
     for (int log = 0; log <= 32; log += 4) {

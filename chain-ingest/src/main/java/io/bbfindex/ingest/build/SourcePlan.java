@@ -2,7 +2,6 @@ package io.bbfindex.ingest.build;
 
 import io.bbfindex.ingest.BlockFileInfo;
 import io.bbfindex.ingest.BlockInfo;
-import io.bbfindex.ingest.NodeIndex;
 import io.bbfindex.ingest.records.BlockStatus;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -35,7 +34,7 @@ record SourcePlan(List<FileSource> files, int fileSlots, List<byte[]> blockHashe
    */
   record FileSource(int file, long fBlocks, long fSize, long heightLast, long capacity, byte[] lastBlock) {}
 
-  static SourcePlan of(NodeIndex index, Path outDir) throws FilterBuildException {
+  static SourcePlan of(ChainSource index, Path outDir) throws FilterBuildException {
     Map<Integer, long[]> capacity = new TreeMap<>();
     Map<Integer, BlockInfo> last = new TreeMap<>();
     List<byte[]> hashes = new ArrayList<>();
@@ -68,7 +67,7 @@ record SourcePlan(List<FileSource> files, int fileSlots, List<byte[]> blockHashe
     return new SourcePlan(List.copyOf(files), slots, hashes, digest(hashes), expected);
   }
 
-  private static void checkFile(int file, NodeIndex index, Path outDir) throws FilterBuildException {
+  private static void checkFile(int file, ChainSource index, Path outDir) throws FilterBuildException {
     if (file > MAX_FILE_NUMBER) {
       throw new FilterBuildException(index.datadir(), "the block index names block file " + file
           + ", beyond any real node (" + MAX_FILE_NUMBER + "); the block index is corrupt: restart bitcoind with "

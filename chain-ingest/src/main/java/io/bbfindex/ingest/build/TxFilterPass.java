@@ -55,19 +55,24 @@ public final class TxFilterPass implements TxRecordConsumer {
 
   @Override
   public void accept(byte[] txid, int file, long dataPos, long txOffset) {
+    accept(txid, 0, file);
+  }
+
+  /** One row whose txid is {@code keys[offset .. offset + 32)} (positions are not needed here). */
+  public void accept(byte[] keys, int offset, int file) {
     if (file < counts.length) {
       counts[file]++;
       BlockedBloomFilter f = byFile[file];
       if (f != null) {
-        f.add(txid, 0);
+        f.add(keys, offset);
       }
       if (summaryTakesAll || (summary != null && summaryTakes[file])) {
-        summary.add(txid, 0);
+        summary.add(keys, offset);
       }
     } else {
       strays++;
       if (summaryTakesAll) {
-        summary.add(txid, 0);
+        summary.add(keys, offset);
       }
     }
     if ((++records & (PROGRESS_EVERY - 1)) == 0) {
@@ -88,6 +93,14 @@ public final class TxFilterPass implements TxRecordConsumer {
   /** Rows whose file number was outside the plan. */
   public long strays() {
     return strays;
+  }
+
+  /**
+   * Feeds this pass from {@code source} split over {@code decoders} threads (see {@link
+   * ParallelTxScan}); this thread inserts. {@code decoders == 0}: one sequential scan.
+   */
+  public static void scanInParallel(TxRangeSource source, int decoders, TxFilterPass pass) {
+    ParallelTxScan.run(source, decoders, pass);
   }
 
   /** Reports the end of the scan to the listener. */

@@ -22,4 +22,19 @@ public final class ChainWork {
     }
     return TWO_256.divide(target.add(BigInteger.ONE));
   }
+
+  /**
+   * Core's CheckProofOfWork, minus the network's powLimit (unknown here): the target encoded in
+   * {@code nBits} is positive and fits 256 bits, and the hash, read as a little-endian number,
+   * does not exceed it. Core refuses to load a block index entry that fails this.
+   *
+   * @param hashInternal the block hash in internal byte order (little-endian number)
+   */
+  public static boolean meetsTarget(byte[] hashInternal, long nBits) {
+    BigInteger target = ByteUtils.decodeCompactBits(nBits & 0xFFFF_FFFFL);
+    if (target.signum() <= 0 || target.bitLength() > 256) {
+      return false;
+    }
+    return new BigInteger(1, ByteUtils.reverseBytes(hashInternal)).compareTo(target) <= 0;
+  }
 }

@@ -34,6 +34,13 @@ import org.iq80.leveldb.ReadOptions;
  *       are copied (small).
  *   <li>{@code LOCK}, {@code LOG}, {@code LOG.old} are left behind.
  * </ul>
+ *
+ * <p>Known cost: LevelDB 1.8 still has seek-triggered compaction (Core's fork disabled it), so a
+ * long run of random lookups can make it rewrite some linked tables into new files of the work
+ * directory. {@code DB.suspendCompactions()} is deliberately not used against that: LevelDB's
+ * POSIX Env has ONE background thread for every DB of the process, and parking it for one
+ * snapshot stalls the compactions of all others and hangs their close (measured: a second
+ * snapshot's open never returned).
  */
 public final class LevelDbSnapshot implements AutoCloseable {
 
@@ -115,6 +122,30 @@ public final class LevelDbSnapshot implements AutoCloseable {
   public byte[] get(byte[] key) throws LevelDbReadException {
     try {
       return db.get(key, readOptions);
+    } catch (RuntimeException e) {
+      throw new LevelDbReadException(source, e);
+    }
+  }
+
+  /**
+   * Visits every entry with {@code from <= key < toExclusive} (LevelDB's unsigned byte order), in
+   * key order, with the same read options as {@link #scan(byte, EntryVisitor)}. Separate calls may
+   * run on separate threads at once (each has its own iterator), which is how a full scan is split
+   * into key ranges.
+   *
+   * @param toExclusive the first key not visited, or null for the end of the database
+   * @throws LevelDbReadException if LevelDB fails; exceptions of the visitor pass through
+   */
+  public void scan(byte[] from, byte[] toExclusive, EntryVisitor visitor) throws IOException {
+    try (DBIterator it = db.iterator(new ReadOptions().verifyChecksums(true).fillCache(false))) {
+      for (it.seek(from); it.hasNext(); ) {
+        Map.Entry<byte[], byte[]> e = it.next();
+        byte[] key = e.getKey();
+        if (toExclusive != null && java.util.Arrays.compareUnsigned(key, toExclusive) >= 0) {
+          return;
+        }
+        visitor.visit(key, e.getValue());
+      }
     } catch (RuntimeException e) {
       throw new LevelDbReadException(source, e);
     }

@@ -1,6 +1,7 @@
 package io.bbfindex.ingest.records;
 
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 
 /**
  * LevelDB key layouts of Bitcoin Core's block tree DB ({@code blocks/index}) and txindex
@@ -27,7 +28,7 @@ public final class DbKeys {
   public static final byte TXINDEX_MIGRATION = 'T';
 
   /** The obfuscation-key record: serialized std::string "\0obfuscate_key" (CompactSize 14 first). */
-  public static final byte[] OBFUSCATE_KEY = concat(new byte[] {14, 0}, ascii("obfuscate_key"));
+  public static final byte[] OBFUSCATE_KEY = stringKey("\0obfuscate_key");
 
   private DbKeys() {}
 
@@ -43,13 +44,24 @@ public final class DbKeys {
     return new byte[] {BLOCK_FILES, (byte) file, (byte) (file >>> 8), (byte) (file >>> 16), (byte) (file >>> 24)};
   }
 
+  /**
+   * Keys of the hashed txindex layout of Core >= 32 (PR #35531): serialized std::strings. Their
+   * presence means rows this reader cannot find with a 't' lookup.
+   */
+  public static final List<byte[]> TXINDEX_V2_MARKERS = List.of(stringKey("txid_hash_salt"), stringKey("best_block_v2"));
+
   /** {@code 'F' + CompactSize(len) + name}; names are short, so the CompactSize is one byte. */
   public static byte[] flagKey(String name) {
+    return concat(new byte[] {FLAG}, stringKey(name));
+  }
+
+  /** A serialized short std::string used as a key: CompactSize(len) + ASCII. */
+  public static byte[] stringKey(String name) {
     byte[] n = ascii(name);
     if (n.length >= 253) {
-      throw new IllegalArgumentException("flag name too long: " + name);
+      throw new IllegalArgumentException("key name too long: " + name);
     }
-    return concat(new byte[] {FLAG, (byte) n.length}, n);
+    return concat(new byte[] {(byte) n.length}, n);
   }
 
   private static byte[] prefixed(byte prefix, byte[] hash) {

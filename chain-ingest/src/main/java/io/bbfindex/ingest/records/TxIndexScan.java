@@ -17,29 +17,66 @@ public final class TxIndexScan {
 
   private TxIndexScan() {}
 
+  /** The number of distinct first txid bytes: ranges are given in [0, 256]. */
+  public static final int FIRST_BYTES = 256;
+
   /**
    * Calls {@code consumer} for every {@code 't'} row of {@code db}, in key (txid) order.
    *
    * @throws CorruptRecordException naming the row's key if a key or value is malformed
-   * @throws IOException if the iterator cannot be closed
+   * @throws IOException (LevelDbReadException) if LevelDB fails
    */
   public static void scan(LevelDbSnapshot db, Obfuscation obfuscation, TxRecordConsumer consumer)
       throws IOException {
-    byte[] txid = new byte[32];
-    byte[][] plain = {new byte[16]};
-    ByteCursor cursor = new ByteCursor("'t' txindex record", null);
-    db.scan(DbKeys.TX_INDEX, (k, v) -> {
-      int length = v.length;
+    db.scan(DbKeys.TX_INDEX, new RowDecoder(obfuscation, consumer));
+  }
+
+  /**
+   * Calls {@code consumer} for the {@code 't'} rows whose txid's first byte (internal order) is in
+   * {@code [fromFirstByte, toFirstByte)}, in key order; txids are uniform, so equal ranges hold
+   * about equal numbers of rows. Ranges may be scanned on several threads at once.
+   *
+   * @throws IllegalArgumentException unless {@code 0 <= fromFirstByte <= toFirstByte <= 256}
+   */
+  public static void scan(LevelDbSnapshot db, Obfuscation obfuscation, int fromFirstByte, int toFirstByte,
+      TxRecordConsumer consumer) throws IOException {
+    if (fromFirstByte < 0 || fromFirstByte > toFirstByte || toFirstByte > FIRST_BYTES) {
+      throw new IllegalArgumentException("need 0 <= from <= to <= 256: [" + fromFirstByte + ", " + toFirstByte + ")");
+    }
+    if (fromFirstByte == toFirstByte) {
+      return;
+    }
+    byte[] from = {DbKeys.TX_INDEX, (byte) fromFirstByte};
+    byte[] to = toFirstByte == FIRST_BYTES ? new byte[] {DbKeys.TX_INDEX + 1} : new byte[] {DbKeys.TX_INDEX,
+        (byte) toFirstByte};
+    db.scan(from, to, new RowDecoder(obfuscation, consumer));
+  }
+
+  /** Decodes one row per visit, reusing its cursor, txid array and value buffer. */
+  private static final class RowDecoder implements LevelDbSnapshot.EntryVisitor {
+    private final Obfuscation obfuscation;
+    private final TxRecordConsumer consumer;
+    private final byte[] txid = new byte[32];
+    private final ByteCursor cursor = new ByteCursor("'t' txindex record", null);
+    private byte[] plain = new byte[16];
+
+    RowDecoder(Obfuscation obfuscation, TxRecordConsumer consumer) {
+      this.obfuscation = obfuscation;
+      this.consumer = consumer;
+    }
+
+    @Override
+    public void visit(byte[] k, byte[] v) throws IOException {
       byte[] value = v;
       if (obfuscation.active()) {
-        if (length > plain[0].length) {
-          plain[0] = new byte[length];
+        if (v.length > plain.length) {
+          plain = new byte[v.length];
         }
-        System.arraycopy(v, 0, plain[0], 0, length);
-        obfuscation.apply(plain[0], length);
-        value = plain[0];
+        System.arraycopy(v, 0, plain, 0, v.length);
+        obfuscation.apply(plain, v.length);
+        value = plain;
       }
-      cursor.key(k).reset(value, 0, length);
+      cursor.key(k).reset(value, 0, v.length);
       if (k.length != 33) {
         throw cursor.corrupt("key", "a 't' key is 't' + 32-byte txid, this one has " + k.length + " bytes");
       }
@@ -49,6 +86,6 @@ public final class TxIndexScan {
       cursor.expectEnd();
       System.arraycopy(k, 1, txid, 0, 32);
       consumer.accept(txid, file, pos, off);
-    });
+    }
   }
 }

@@ -56,7 +56,7 @@ public final class FilterFiles {
     try {
       loaded = FilterFile.load(file);
     } catch (FilterFileException e) {
-      throw new FilterStoreException(file, "filter file is invalid: " + e.getMessage(), e);
+      throw new FilterStoreException(file, "filter file is invalid: " + e.problem(), e);
     }
     try {
       int crc = headerCrc(file);

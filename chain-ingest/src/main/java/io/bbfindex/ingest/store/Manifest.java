@@ -130,6 +130,18 @@ public record Manifest(
     return files.stream().filter(f -> f.file() == file).findFirst();
   }
 
+  /** This manifest with other per-file entries (the builder's and tests' way to derive one). */
+  public Manifest withFiles(List<FileEntry> newFiles) {
+    return new Manifest(filterFormatVersion, createdMillis, datadir, tipHash, tipHeight, txindexTipHeight,
+        derivationId, salt, targetFpr, summaryFpr, summaryHeadroom, records, summary, blocks, newFiles);
+  }
+
+  /** This manifest with another txindex tip height. */
+  public Manifest withTxindexTipHeight(int height) {
+    return new Manifest(filterFormatVersion, createdMillis, datadir, tipHash, tipHeight, height, derivationId, salt,
+        targetFpr, summaryFpr, summaryHeadroom, records, summary, blocks, files);
+  }
+
   /** Sum of the per-file key counts. */
   public long txKeys() {
     return files.stream().mapToLong(FileEntry::keys).sum();
@@ -237,6 +249,11 @@ public record Manifest(
     } catch (IOException e) {
       throw new FilterStoreException(file, "manifest cannot be read: " + e, e);
     }
+    return parse(file, bytes);
+  }
+
+  /** Parses {@code bytes} as the content of {@code file} (named in every exception). */
+  static Manifest parse(Path file, byte[] bytes) throws FilterStoreException {
     return new Parser(file, bytes).parse();
   }
 

@@ -1,9 +1,9 @@
 package io.bbfindex.ingest.bench;
 
 import io.bbfindex.ingest.NodeIndex;
-import io.bbfindex.ingest.testsupport.Fixtures;
 import io.bbfindex.ingest.testsupport.Fixtures.Archive;
 import io.bbfindex.ingest.testsupport.Fixtures.TxRow;
+import io.bbfindex.ingest.testsupport.Fixtures;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

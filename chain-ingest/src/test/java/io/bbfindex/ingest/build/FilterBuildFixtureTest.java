@@ -164,6 +164,53 @@ class FilterBuildFixtureTest {
     assertEquals(0.01, s.manifest().targetFpr());
   }
 
+  @Test
+  void filtersReportTheirGeometryKeysAndAFillRatioThatMatchesTheirLoad() {
+    FilterStore s = stores.get(Archive.REGTEST_MULTIFILE);
+    List<FilterInfo> infos = s.filters();
+    assertEquals(List.of("tx-summary.bbf", "block-hashes.bbf", "tx-blk00000.bbf", "tx-blk00001.bbf"),
+        infos.stream().map(FilterInfo::name).toList());
+    assertEquals(List.of(FilterStore.KIND_TX_SUMMARY, FilterStore.KIND_BLOCK_HASHES, FilterStore.KIND_TX_FILE,
+        FilterStore.KIND_TX_FILE), infos.stream().map(FilterInfo::kind).toList());
+    assertEquals(List.of(-1, -1, 0, 1), infos.stream().map(FilterInfo::blockFile).toList());
+    assertEquals(150_401, infos.get(2).keys() + infos.get(3).keys());
+    for (FilterInfo i : infos) {
+      BlockedBloomFilter f = i.kind().equals(FilterStore.KIND_TX_FILE) ? s.fileFilter(i.blockFile()).orElseThrow()
+          : i.kind().equals(FilterStore.KIND_TX_SUMMARY) ? s.summaryFilter() : null;
+      if (f != null) {
+        assertEquals(f.bitSize(), i.bits());
+        assertEquals(f.geometry().k(), i.k());
+        assertEquals(f.geometry().wordBits(), i.wordBits());
+      }
+      // a key sets one bit per word of one group: expected fill 1 - (1 - 1/bitsPerWordTotal)^n per word
+      double words = (double) i.bits() / i.wordBits();
+      double perWordKeys = i.keys() / (words / i.k());
+      double expectedFill = 1 - Math.pow(1 - 1.0 / i.wordBits(), perWordKeys);
+      assertEquals(expectedFill, i.fillRatio(), 0.05 * expectedFill + 0.002, i.toString());
+      assertTrue(i.modelledFpr() > 0 && i.modelledFpr() <= 0.01, i.toString());
+    }
+  }
+
+  @Test
+  void aClosedStoreRefusesLookupsAndASecondBuildWaitsForTheLock() throws IOException {
+    Path dir = tmp.resolve("store").resolve(Archive.MAINNET_LDB.name());
+    FilterStore s = FilterStore.open(dir);
+    byte[] key = new byte[32];
+    s.mightContainTx(key, 0);
+    s.close();
+    s.close();
+    org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> s.mightContainTx(key, 0));
+
+    try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(dir.resolve(".build.lock"),
+            java.nio.file.StandardOpenOption.WRITE);
+        java.nio.channels.FileLock held = ch.lock();
+        NodeIndex idx = NodeIndex.open(datadirs.get(Archive.MAINNET_LDB), tmp.resolve("work-lock"))) {
+      FilterBuildException e = org.junit.jupiter.api.Assertions.assertThrows(FilterBuildException.class,
+          () -> FilterBuilder.build(idx, dir, BuildOptions.defaults(), ProgressListener.NONE));
+      assertTrue(e.getMessage().contains("another build"), e.getMessage());
+    }
+  }
+
   /**
    * Real mainnet txids absent from every fixture, probed against every filter built: the measured
    * FPR must stay under the model's binomial bound p + z sqrt(p (1 - p) / N).

@@ -29,7 +29,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class SyntheticTxIndexTest {
 
   private static final long SEED = 0x6E4_0001L;
-  private static final int RECORDS = 60_000;
+  private static final int RECORDS = 30_000;
 
   @TempDir
   Path tmp;
@@ -42,7 +42,7 @@ class SyntheticTxIndexTest {
     Path datadir = tmp.resolve("gen");
     // ~30 tx per block, 128 MiB files: tiny blocks would make a single file, so use many txs
     SyntheticTxIndex.Result r = SyntheticTxIndex.generate(datadir,
-        new SyntheticTxIndex.Params(RECORDS, 30, 4L << 20, SEED, key),
+        new SyntheticTxIndex.Params(RECORDS, 30, 2L << 20, SEED, key),
         (txid, file, pos, off) -> written.put(ByteBuffer.wrap(txid.clone()), new long[] {file, pos, off}));
     assertEquals(RECORDS, written.size(), "seeded txids must be distinct (seed " + SEED + ")");
     assertEquals(RECORDS, java.util.Arrays.stream(r.perFile()).sum());
@@ -63,7 +63,7 @@ class SyntheticTxIndexTest {
         if (w == null || w[0] != file || w[1] != pos || w[2] != off) {
           throw new AssertionError("row read back differs from the one written (seed " + SEED + ")");
         }
-        assertTrue(pos >= 8 && pos < (4L << 20), "nPos inside a 4 MiB blk file: " + pos);
+        assertTrue(pos >= 8 && pos < (2L << 20), "nPos inside a 2 MiB blk file: " + pos);
         assertTrue(off >= 1, "nTxOffset counts the tx-count CompactSize: " + off);
         perFile[file]++;
         seen[0]++;
@@ -80,7 +80,7 @@ class SyntheticTxIndexTest {
     assertEquals(RECORDS, seen[0]);
     assertArrayEquals(r.perFile(), perFile);
     assertArrayEquals(r.perFile(), SyntheticTxIndex.readPerFile(datadir));
-    assertTrue(r.perFile().length >= 5, "60k txs of ~650 bytes fill about 9 files of 4 MiB: "
+    assertTrue(r.perFile().length >= 5, "30k txs of ~650 bytes fill about 9 files of 2 MiB: "
         + r.perFile().length + " file(s)");
     assertEquals(before, io.bbfindex.ingest.testsupport.Fixtures.hashTree(r.txindexDir()),
         "reading must not change the generated index");

@@ -90,13 +90,37 @@ public final class FilterFile {
    */
   public static LoadedFilter load(Path file) throws FilterFileException {
     Objects.requireNonNull(file, "file");
+    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+      long size = ch.size();
+      // The header is read into a fixed 128-byte buffer and validated before anything is mapped,
+      // so a bad file costs one small read and no mapping.
+      ByteBuffer head = ByteBuffer.allocate((int) Math.min(size, FilterFileHeader.HEADER_BYTES));
+      while (head.hasRemaining() && ch.read(head, head.position()) > 0) {
+        // read until full; a file that shrinks meanwhile fails the checks below
+      }
+      if (head.hasRemaining()) {
+        throw new FilterFileException(file, "the file shrank while being read (was " + size + " bytes)");
+      }
+      head.flip();
+      FilterFileHeader header =
+          FilterFileHeader.decode(file, MemorySegment.ofBuffer(head), size);
+      return map(file, ch, header);
+    } catch (FilterFileException e) {
+      throw e;
+    } catch (IOException e) {
+      throw new FilterFileException(file, "cannot read: " + e, e);
+    }
+  }
+
+  private static LoadedFilter map(Path file, FileChannel ch, FilterFileHeader header)
+      throws IOException {
+    long dataLength = header.geometry().byteSize();
     Arena arena = Arena.ofShared();
     boolean ok = false;
-    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
-      MemorySegment mapped = ch.map(FileChannel.MapMode.READ_ONLY, 0, ch.size(), arena);
-      FilterFileHeader header = FilterFileHeader.decode(file, mapped);
-      MemorySegment data =
-          mapped.asSlice(FilterFileHeader.DATA_OFFSET, header.geometry().byteSize());
+    try {
+      MemorySegment mapped =
+          ch.map(FileChannel.MapMode.READ_ONLY, 0, FilterFileHeader.DATA_OFFSET + dataLength, arena);
+      MemorySegment data = mapped.asSlice(FilterFileHeader.DATA_OFFSET, dataLength);
       int dataCrc = FilterFileHeader.crc32c(data);
       if (dataCrc != header.dataCrc()) {
         throw new FilterFileException(
@@ -109,10 +133,6 @@ public final class FilterFile {
               header.geometry(), header.salt(), header.keyCount(), data, arena);
       ok = true;
       return new LoadedFilter(file, filter, header.metadata(), header.formatVersion());
-    } catch (FilterFileException e) {
-      throw e;
-    } catch (IOException e) {
-      throw new FilterFileException(file, "cannot read: " + e, e);
     } finally {
       if (!ok) {
         arena.close();

@@ -100,18 +100,19 @@ record FilterFileHeader(
   }
 
   /**
-   * Reads and validates the header of a mapped file, in an order that gives the most useful
+   * Validates the header of a file of {@code size} bytes, given its first min(size, 128) bytes,
+   * in an order that gives the most useful
    * message: magic, version, header length, header checksum, then each field's bounds, then the
    * lengths against the file's. The data checksum is left to the caller (it reads the data).
    *
    * @throws FilterFileException naming {@code file} and the first problem found
    */
-  static FilterFileHeader decode(Path file, MemorySegment mapped) throws FilterFileException {
-    long size = mapped.byteSize();
+  static FilterFileHeader decode(Path file, MemorySegment head, long size)
+      throws FilterFileException {
     if (size < MAGIC.length
-        || MemorySegment.mismatch(mapped, 0, MAGIC.length, MemorySegment.ofArray(MAGIC), 0, 8)
+        || MemorySegment.mismatch(head, 0, MAGIC.length, MemorySegment.ofArray(MAGIC), 0, 8)
             != -1) {
-      byte[] start = mapped.asSlice(0, Math.min(size, MAGIC.length)).toArray(ValueLayout.JAVA_BYTE);
+      byte[] start = head.asSlice(0, Math.min(size, MAGIC.length)).toArray(ValueLayout.JAVA_BYTE);
       throw new FilterFileException(
           file,
           "not a BBF filter file: expected magic " + HexFormat.of().formatHex(MAGIC)
@@ -121,7 +122,7 @@ record FilterFileHeader(
     if (size < OFF_HEADER_LENGTH + 4) {
       throw truncated(file, size, "the format version and header length");
     }
-    int version = mapped.get(LE_INT, OFF_VERSION);
+    int version = head.get(LE_INT, OFF_VERSION);
     if (version > FORMAT_VERSION || version < 0) {
       throw new FilterFileException(
           file,
@@ -132,7 +133,7 @@ record FilterFileHeader(
     if (version < 1) {
       throw new FilterFileException(file, "invalid format version " + version);
     }
-    int headerLength = mapped.get(LE_INT, OFF_HEADER_LENGTH);
+    int headerLength = head.get(LE_INT, OFF_HEADER_LENGTH);
     if (headerLength != HEADER_BYTES) {
       throw new FilterFileException(
           file,
@@ -142,8 +143,9 @@ record FilterFileHeader(
     if (size < HEADER_BYTES) {
       throw truncated(file, size, "the " + HEADER_BYTES + "-byte header");
     }
-    byte[] header = mapped.asSlice(0, HEADER_BYTES).toArray(ValueLayout.JAVA_BYTE);
-    int storedHeaderCrc = mapped.get(LE_INT, OFF_HEADER_CRC);
+    byte[] header = head.asSlice(0, HEADER_BYTES).toArray(ValueLayout.JAVA_BYTE);
+    // From here on the header is known to be whole.
+    int storedHeaderCrc = head.get(LE_INT, OFF_HEADER_CRC);
     int headerCrc = crc32c(header, OFF_HEADER_CRC);
     if (storedHeaderCrc != headerCrc) {
       throw new FilterFileException(
@@ -151,21 +153,21 @@ record FilterFileHeader(
           "header checksum mismatch (stored " + hex(storedHeaderCrc) + ", computed "
               + hex(headerCrc) + "): the header is corrupt");
     }
-    long dataOffset = mapped.get(LE_LONG, OFF_DATA_OFFSET);
+    long dataOffset = head.get(LE_LONG, OFF_DATA_OFFSET);
     if (dataOffset != DATA_OFFSET) {
       throw new FilterFileException(
           file, "dataOffset must be " + DATA_OFFSET + " in format version 1: " + dataOffset);
     }
-    long groups = mapped.get(LE_LONG, OFF_GROUPS);
-    int k = Short.toUnsignedInt(mapped.get(LE_SHORT, OFF_K));
-    int wordBits = Short.toUnsignedInt(mapped.get(LE_SHORT, OFF_LW));
+    long groups = head.get(LE_LONG, OFF_GROUPS);
+    int k = Short.toUnsignedInt(head.get(LE_SHORT, OFF_K));
+    int wordBits = Short.toUnsignedInt(head.get(LE_SHORT, OFF_LW));
     BbfGeometry geometry;
     try {
       geometry = new BbfGeometry(groups, k, wordBits);
     } catch (IllegalArgumentException e) {
       throw new FilterFileException(file, "invalid geometry: " + e.getMessage(), e);
     }
-    long dataLength = mapped.get(LE_LONG, OFF_DATA_LENGTH);
+    long dataLength = head.get(LE_LONG, OFF_DATA_LENGTH);
     if (dataLength != geometry.byteSize()) {
       throw new FilterFileException(
           file,
@@ -178,8 +180,8 @@ record FilterFileHeader(
           (size - dataOffset < dataLength ? "truncated" : "trailing bytes") + ": the file is "
               + size + " bytes, the header says " + (dataOffset + dataLength));
     }
-    int derivation = mapped.get(LE_INT, OFF_DERIVATION);
-    long salt = mapped.get(LE_LONG, OFF_SALT);
+    int derivation = head.get(LE_INT, OFF_DERIVATION);
+    long salt = head.get(LE_LONG, OFF_SALT);
     if (derivation != BlockedBloomFilter.DERIVATION_UNSALTED
         && derivation != BlockedBloomFilter.DERIVATION_SALTED) {
       throw new FilterFileException(
@@ -191,14 +193,14 @@ record FilterFileHeader(
           "derivation id " + derivation + " does not match the salt (id 1 needs salt 0, id 2 a"
               + " non-zero salt)");
     }
-    long keyCount = mapped.get(LE_LONG, OFF_KEY_COUNT);
+    long keyCount = head.get(LE_LONG, OFF_KEY_COUNT);
     if (keyCount < 0) {
       throw new FilterFileException(file, "keyCount must be >= 0: " + keyCount);
     }
-    int kind = mapped.get(LE_INT, OFF_KIND);
-    int blockFile = mapped.get(LE_INT, OFF_BLOCK_FILE);
-    long bytesCovered = mapped.get(LE_LONG, OFF_BYTES_COVERED);
-    long buildTime = mapped.get(LE_LONG, OFF_BUILD_TIME);
+    int kind = head.get(LE_INT, OFF_KIND);
+    int blockFile = head.get(LE_INT, OFF_BLOCK_FILE);
+    long bytesCovered = head.get(LE_LONG, OFF_BYTES_COVERED);
+    long buildTime = head.get(LE_LONG, OFF_BUILD_TIME);
     String metaProblem =
         FilterMetadata.problem(kind, blockFile, bytesCovered, FilterMetadata.TIP_BYTES, buildTime);
     if (metaProblem != null) {
@@ -208,7 +210,7 @@ record FilterFileHeader(
     System.arraycopy(header, OFF_SOURCE_TIP, tip, 0, tip.length);
     FilterMetadata meta = new FilterMetadata(kind, blockFile, bytesCovered, tip, buildTime);
     return new FilterFileHeader(
-        version, geometry, keyCount, salt, meta, mapped.get(LE_INT, OFF_DATA_CRC));
+        version, geometry, keyCount, salt, meta, head.get(LE_INT, OFF_DATA_CRC));
   }
 
   private static FilterFileException truncated(Path file, long size, String what) {

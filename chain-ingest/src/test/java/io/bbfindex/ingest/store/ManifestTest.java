@@ -1,0 +1,148 @@
+package io.bbfindex.ingest.store;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.bbfindex.ingest.store.Manifest.BlockHashEntry;
+import io.bbfindex.ingest.store.Manifest.FileEntry;
+import io.bbfindex.ingest.store.Manifest.SummaryEntry;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.zip.CRC32C;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The manifest round-trips, and every truncation, every seeded garbling, an unknown version and
+ * nonsense fields give a {@link FilterStoreException} naming the manifest file, never a manifest.
+ */
+class ManifestTest {
+
+  private static final long SEED = 0x3A41_FE57L;
+
+  @TempDir
+  Path dir;
+
+  static Manifest sample() {
+    byte[] tip = new byte[32];
+    for (int i = 0; i < 32; i++) {
+      tip[i] = (byte) (i * 7 + 1);
+    }
+    List<FileEntry> files = new ArrayList<>();
+    for (int f = 0; f < 3; f++) {
+      files.add(new FileEntry(f, "tx-blk0000" + f + ".bbf", 1000 + f, 1200 + f, 100 + f, 134_000_000L + f, 500 + f,
+          0xCAFE0000 | f));
+    }
+    return new Manifest(1, 1_763_700_000_000L, "/data/bitcoin dir/with spaces=and:colons", tip, 599, 598, 2,
+        0x0123_4567_89AB_CDEFL, 0.01, 0.005, 1.25, 3003,
+        new SummaryEntry("tx-summary.bbf", 3004, 8000, 0x1234_5678),
+        new BlockHashEntry("block-hashes.bbf", 600, "ab".repeat(32), 0x8765_4321), files);
+  }
+
+  @Test
+  void roundTripsEveryField() throws IOException {
+    Manifest m = sample();
+    m.write(dir);
+    Manifest back = Manifest.read(dir);
+    assertEquals(m, back);
+    assertEquals(m.render(), back.render());
+    assertArrayEquals(m.tipHash(), back.tipHash());
+    assertEquals("/data/bitcoin dir/with spaces=and:colons", back.datadir());
+    assertEquals(0x0123_4567_89AB_CDEFL, back.salt());
+    assertEquals(0.005, back.summaryFpr());
+    assertEquals(1001, back.file(1).orElseThrow().keys());
+    assertEquals(3003, back.txKeys());
+    assertTrue(Files.readString(dir.resolve(Manifest.FILE_NAME)).endsWith("\n"));
+  }
+
+  @Test
+  void aTruncatedFileOnDiskIsRefusedNamingIt() throws IOException {
+    byte[] full = sample().render().getBytes(StandardCharsets.UTF_8);
+    Path file = dir.resolve(Manifest.FILE_NAME);
+    Files.write(file, Arrays.copyOf(full, full.length / 2));
+    FilterStoreException e = assertThrows(FilterStoreException.class, () -> Manifest.read(dir));
+    assertEquals(file, e.file());
+    assertTrue(e.getMessage().contains("truncated"), e.getMessage());
+  }
+
+  @Test
+  void everyTruncationIsRefusedNamingTheFile() throws IOException {
+    byte[] full = sample().render().getBytes(StandardCharsets.UTF_8);
+    Path file = dir.resolve(Manifest.FILE_NAME);
+    for (int len = 0; len < full.length; len++) {
+      byte[] cut = Arrays.copyOf(full, len);
+      FilterStoreException e = assertThrows(FilterStoreException.class, () -> Manifest.parse(file, cut),
+          "length " + len);
+      assertTrue(e.getMessage().startsWith(file.toString() + ": "), e.getMessage());
+      assertEquals(file, e.file());
+    }
+  }
+
+  @Test
+  void seededGarblingIsRefusedNamingTheFile() throws IOException {
+    byte[] full = sample().render().getBytes(StandardCharsets.UTF_8);
+    Path file = dir.resolve(Manifest.FILE_NAME);
+    SplittableRandom rnd = new SplittableRandom(SEED);
+    for (int trial = 0; trial < 20_000; trial++) {
+      byte[] b = full.clone();
+      int at = rnd.nextInt(b.length);
+      byte was = b[at];
+      b[at] = (byte) (was ^ (1 + rnd.nextInt(255)));
+      FilterStoreException e = assertThrows(FilterStoreException.class, () -> Manifest.parse(file, b),
+          "seed " + SEED + " trial " + trial + " byte " + at);
+      assertEquals(file, e.file());
+    }
+  }
+
+  /** A manifest with a valid checksum whose body breaks a rule. */
+  private FilterStoreException refusedBody(String body) throws IOException {
+    byte[] b = body.getBytes(StandardCharsets.UTF_8);
+    CRC32C c = new CRC32C();
+    c.update(b);
+    Files.writeString(dir.resolve(Manifest.FILE_NAME), body + String.format("crc32c=%08x%n", c.getValue()));
+    return assertThrows(FilterStoreException.class, () -> Manifest.read(dir));
+  }
+
+  private static String body() {
+    String r = sample().render();
+    return r.substring(0, r.lastIndexOf("crc32c="));
+  }
+
+  @Test
+  void validChecksumButBrokenRulesAreRefusedWithTheLine() throws IOException {
+    assertTrue(refusedBody(body().replace("version=1\n", "version=2\n")).getMessage().contains("version 2"));
+    assertTrue(refusedBody(body().replace("tipHeight=599", "tipHeight=-4")).getMessage().contains("line 7"));
+    assertTrue(refusedBody(body().replace("targetFpr=0.01", "targetFpr=1.5")).getMessage().contains("targetFpr"));
+    assertTrue(refusedBody(body().replace("salt=", "salt=zz")).getMessage().contains("salt"));
+    assertTrue(refusedBody(body() + "surprise=1\n").getMessage().contains("unknown field 'surprise'"));
+    assertTrue(refusedBody(body().replace("records=3003\n", "")).getMessage().contains("lacks field 'records'"));
+    assertTrue(refusedBody(body() + "records=1\n").getMessage().contains("twice"));
+    assertTrue(refusedBody(body().replace("name:tx-blk00001.bbf", "name:../../etc/passwd")).getMessage()
+        .contains("invalid filter file"));
+    assertTrue(refusedBody(body().replace(" fSize:134000001", "")).getMessage().contains("exactly the parts"));
+    assertTrue(refusedBody(body().replace("format=bbf-index-manifest", "format=other")).getMessage()
+        .contains("not a bbf-index manifest"));
+  }
+
+  @Test
+  void aMissingManifestSaysThereIsNoStore() {
+    FilterStoreException e = assertThrows(FilterStoreException.class, () -> Manifest.read(dir));
+    assertTrue(e.getMessage().contains("no manifest"), e.getMessage());
+    assertEquals(dir.resolve(Manifest.FILE_NAME), e.file());
+  }
+
+  @Test
+  void aDatadirWithALineBreakIsRefusedAtConstruction() {
+    Manifest m = sample();
+    assertThrows(IllegalArgumentException.class, () -> new Manifest(1, 0, "a\nb", m.tipHash(), 0, 0, 1, 0, 0.01,
+        0.01, 1.25, 0, m.summary(), m.blocks(), m.files()));
+  }
+}
