@@ -200,6 +200,32 @@ class NodeIndexFixtureTest {
     assertEquals(1000, idx.leveldbReads() - before);
   }
 
+  /**
+   * A realistic query workload: real mainnet txids with their real blocks. Those whose block the
+   * mainnet fixtures hold (heights 0-599) must be found in exactly that block; all others must be
+   * absent, at one LevelDB read each.
+   */
+  @ParameterizedTest
+  @EnumSource(value = Archive.class, names = {"MAINNET_LDB", "MAINNET_LEGACY"})
+  void realMainnetTxidsAreFoundInTheirBlockOrAbsent(Archive a) throws IOException {
+    NodeIndex idx = indexes.get(a);
+    int found = 0;
+    int absent = 0;
+    for (Fixtures.RealTx t : Fixtures.realMainnetTxids()) {
+      Optional<BlockInfo> block = idx.findBlock(t.blockHash());
+      Optional<TxLocation> loc = idx.findTx(t.txid());
+      if (block.isPresent()) {
+        assertEquals(block.get(), loc.orElseThrow().block());
+        found++;
+      } else {
+        assertEquals(Optional.empty(), loc);
+        absent++;
+      }
+    }
+    System.out.printf("%s: real mainnet txids: %d found in their block, %d absent%n", a, found, absent);
+    assertTrue(absent > 80_000);
+  }
+
   @ParameterizedTest
   @EnumSource(Archive.class)
   void forEachTxYieldsExactlyTheGroundTruth(Archive a) {

@@ -58,23 +58,25 @@ public final class ScaleBench {
   /** Mainnet's ratio of block hashes to txids (about 950,000 blocks for 1.4 billion txids). */
   static final double BLOCKS_PER_TXID = 950_000.0 / MAINNET_TXIDS;
 
+  /** @param startupRuns fresh-JVM start-ups to time (0: none) */
   record Config(long keys, int files, int[] steps, int negatives, int perFileProbeKeys, int rounds, long minNanos,
-      boolean startupProbe, long seed, boolean quick) {
+      int startupRuns, long seed, boolean quick) {
     static Config of(boolean quick) {
       return quick
           ? new Config(56_000_000L, MAINNET_FILES, new int[] {1, 56, 560, 5_600}, 1 << 20, 200, 5, 300_000_000L,
-              true, 0x5CA1EL, true)
+              3, 0x5CA1EL, true)
           : new Config(MAINNET_TXIDS, MAINNET_FILES, new int[] {1, 56, 560, 5_600}, 1 << 22, 200, 5, 1_000_000_000L,
-              true, 0x5CA1EL, false);
+              3, 0x5CA1EL, false);
     }
 
     Config withKeys(long k) {
-      return new Config(k, files, steps, negatives, perFileProbeKeys, rounds, minNanos, startupProbe, seed, quick);
+      return new Config(k, files, steps, negatives, perFileProbeKeys, rounds, minNanos, startupRuns, seed, quick);
     }
   }
 
   /** Per store: file count, ns per negative lookup (median), observed FPR, per-file-probe ns, open ms. */
-  record Step(int files, double negNs, double negFpr, double perFileProbeNs, double openMs, long storeBytes) {}
+  record Step(int files, double negNs, double negWallNs, double negFpr, double perFileProbeNs, double openMs,
+      long storeBytes) {}
 
   record Result(double buildSeconds, long totalBytes, double bytesPerKey, long peakRss, List<Step> steps,
       double startupSeconds, boolean allInsertedFound) {}
@@ -164,13 +166,15 @@ public final class ScaleBench {
       // sanity: a sample of inserted txids is answered "maybe" by the summary and by its file's filter
       allFound = insertedFound(open.get(open.size() - 1), txids, c);
       double[][] ns = new double[open.size()][c.rounds()];
+      double[][] wallNs = new double[open.size()][c.rounds()];
       long[] hits = new long[open.size()];
       for (int round = -1; round < c.rounds(); round++) {
         for (int s = 0; s < open.size(); s++) {
-          long[] h = new long[1];
-          double v = negLookupNs(open.get(s), negatives, c.negatives(), c.minNanos(), h);
+          long[] h = new long[2];
+          ThreadClock took = negLookups(open.get(s), negatives, c.negatives(), c.minNanos(), h);
           if (round >= 0) {
-            ns[s][round] = v;
+            ns[s][round] = took.cpuNanos() > 0 ? took.cpuNanos() / (double) h[1] : took.wallNanos() / (double) h[1];
+            wallNs[s][round] = took.wallNanos() / (double) h[1];
             hits[s] = h[0];
           }
         }
@@ -178,16 +182,18 @@ public final class ScaleBench {
       byte[] few = new SyntheticKeys(c.seed() * 0x9E37 + 11).keys(0, c.perFileProbeKeys());
       for (int s = 0; s < open.size(); s++) {
         FilterStore st = open.get(s);
-        long t = System.nanoTime();
+        ThreadClock t = ThreadClock.now();
         long candidates = 0;
         for (int k = 0; k < c.perFileProbeKeys(); k++) {
           candidates += st.candidateFiles(few, k * 32).size();
         }
-        double perFileNs = (System.nanoTime() - t) / (double) c.perFileProbeKeys();
+        ThreadClock took = ThreadClock.now().since(t);
+        double perFileNs = (took.cpuNanos() > 0 ? took.cpuNanos() : took.wallNanos()) / (double) c.perFileProbeKeys();
         if (candidates < 0) {
           throw new AssertionError();
         }
-        steps.add(new Step(c.steps()[s], StoreBench.median(ns[s]), hits[s] / (double) c.negatives(), perFileNs,
+        steps.add(new Step(c.steps()[s], StoreBench.median(ns[s]), StoreBench.median(wallNs[s]),
+            hits[s] / (double) c.negatives(), perFileNs,
             openMs.get(s), StoreAssembly.directoryBytes(stores.get(c.steps()[s]))));
       }
     } finally {
@@ -196,30 +202,40 @@ public final class ScaleBench {
     List<List<String>> rows = new ArrayList<>();
     for (Step s : steps) {
       rows.add(List.of(BenchReport.count(s.files()), String.format(Locale.ROOT, "%.1f", s.negNs()),
+          String.format(Locale.ROOT, "%.1f", s.negWallNs()),
           String.format(Locale.ROOT, "%.2f", s.negNs() / steps.get(0).negNs()),
           String.format(Locale.ROOT, "%.4f", s.negFpr()), String.format(Locale.ROOT, "%,.0f", s.perFileProbeNs()),
           String.format(Locale.ROOT, "%.0f", s.openMs())));
     }
     r.table("negative lookups as the file count grows (same " + BenchReport.count(c.keys()) + " txids; "
         + BenchReport.count(c.negatives()) + " random absent txids, one thread, median of " + c.rounds() + " rounds)",
-        List.of("files", "ns/lookup (summary)", "vs 1 file", "FPR", "ns if every per-file BBF were probed",
+        List.of("files", "CPU ns/lookup", "wall ns/lookup", "vs 1 file", "FPR", "CPU ns if every per-file BBF were probed",
             "FilterStore.open ms"), rows);
+    r.line("ns per lookup in CPU time of the measuring thread (this machine is shared: wall time beside it); "
+        + "'vs 1 file' compares CPU ns.");
 
     // 4. start-up of the service over the mainnet-shaped store, in a fresh JVM
     double startup = Double.NaN;
-    if (c.startupProbe()) {
+    double startupCpu = Double.NaN;
+    if (c.startupRuns() > 0) {
       List<String> detail = new ArrayList<>();
-      double[] runs = new double[3];
+      double[] runs = new double[c.startupRuns()];
       for (int k = 0; k < runs.length; k++) {
         runs[k] = startupSeconds(main.dir(), detail);
       }
       startup = StoreBench.median(runs);
+      String last = detail.isEmpty() ? "" : detail.get(detail.size() - 1);
+      startupCpu = last.isEmpty() ? Double.NaN : cpuSeconds(last);
       r.line("");
       r.line("start-up with %s filter files (fresh JVM: JVM start, FilterStore.open = manifest + every filter file "
           + "mapped and CRC32C-checked, per-filter descriptions, HTTP server on 127.0.0.1, until 'listening'; page "
           + "cache warm): %.2f s median of %d runs %s", BenchReport.count(c.files()), startup, runs.length,
           java.util.Arrays.toString(runs));
-      r.line("  breakdown (last run): %s", detail.isEmpty() ? "?" : detail.get(detail.size() - 1));
+      r.line("  breakdown (last run; [cpu] = CPU ms of all the probe's threads in that phase): %s",
+          last);
+      r.line("  CPU used from main() to 'listening' (last run, all threads): %.2f s; on an idle machine the wall "
+          + "time is about this, less what the parallel store validation overlaps on %d cores, plus JVM start.",
+          startupCpu, Runtime.getRuntime().availableProcessors());
       r.line("  not included: opening the node's block index (NodeIndex: snapshot + all 'b' records, ~950,000 on "
           + "mainnet), which a synthetic store does not have.");
     }
@@ -238,6 +254,7 @@ public final class ScaleBench {
     r.summary("filter_bytes_total", main.totalBytes());
     r.summary("filter_bytes_per_key", bytesPerKey);
     r.summary("startup_seconds_" + c.files() + "_files", startup);
+    r.summary("startup_cpu_seconds_" + c.files() + "_files", startupCpu);
     r.line("targets: neg_lookup_growth <= 1.5: %s; startup <= 2 s: %s", last.negNs() / first.negNs() <= 1.5
         ? "met" : "MISSED", startup <= 2 ? "met" : "MISSED");
     return new Result(buildSeconds, main.totalBytes(), bytesPerKey, peakRss, steps, startup, allFound);
@@ -273,12 +290,15 @@ public final class ScaleBench {
     return f;
   }
 
-  /** ns per negative lookup through {@link FilterStore#mightContainTx}, passes repeated for at least {@code minNanos}. */
-  private static double negLookupNs(FilterStore store, byte[] keys, int count, long minNanos, long[] hitsOut) {
+  /**
+   * Negative lookups through {@link FilterStore#mightContainTx}, whole passes for at least {@code
+   * minNanos}; {@code out[0]}: "maybe"s per pass, {@code out[1]}: lookups made.
+   */
+  private static ThreadClock negLookups(FilterStore store, byte[] keys, int count, long minNanos, long[] out) {
     long ops = 0;
     long hits = 0;
-    long start = System.nanoTime();
-    long elapsed;
+    ThreadClock start = ThreadClock.now();
+    ThreadClock took;
     do {
       for (int i = 0, off = 0; i < count; i++, off += 32) {
         if (store.mightContainTx(keys, off)) {
@@ -286,10 +306,11 @@ public final class ScaleBench {
         }
       }
       ops += count;
-      elapsed = System.nanoTime() - start;
-    } while (elapsed < minNanos);
-    hitsOut[0] = hits * count / ops;
-    return (double) elapsed / ops;
+      took = ThreadClock.now().since(start);
+    } while (took.wallNanos() < minNanos);
+    out[0] = hits * count / ops;
+    out[1] = ops;
+    return took;
   }
 
   /** Runs {@link StartupProbe} in a fresh JVM (same java, flags and class path); seconds to its listening line. */
@@ -315,6 +336,16 @@ public final class ScaleBench {
       throw new IOException("start-up probe failed (exit " + p.exitValue() + "): " + String.join(" ", cmd));
     }
     return seconds;
+  }
+
+  /** Sum of the {@code [cpu N]} figures (ms) of a probe line, in seconds. */
+  static double cpuSeconds(String probeLine) {
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\[cpu (\\d+)\\]").matcher(probeLine);
+    long ms = 0;
+    while (m.find()) {
+      ms += Long.parseLong(m.group(1));
+    }
+    return ms / 1e3;
   }
 
   private static void resetHeapPeaks() {

@@ -16,12 +16,18 @@ import java.util.Locale;
  * 127.0.0.1, port 0), prints that line and a breakdown, and exits. What it cannot do at scale is
  * open a mainnet block index ({@code NodeIndex}): a synthetic store has none.
  *
- * <p>Output: {@code listening on ...}, then {@code probe: jvm_ms=.. open_ms=.. describe_ms=..
- * http_ms=..}.
+ * <p>Output: {@code listening on ...}, then {@code probe: jvm_to_main_ms=.. open_ms=.. [cpu ..]
+ * describe_ms=.. [cpu ..] http_start_ms=.. [cpu ..] filters=..}.
  */
 public final class StartupProbe {
 
   private StartupProbe() {}
+
+  /** CPU time of the whole process (every thread), or -1 where the JVM does not report it. */
+  static long processCpuNanos() {
+    return ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
+        ? os.getProcessCpuTime() : -1;
+  }
 
   public static void main(String[] args) throws Exception {
     if (args.length != 1) {
@@ -30,17 +36,24 @@ public final class StartupProbe {
     }
     long mainNanos = System.nanoTime();
     long jvmMs = System.currentTimeMillis() - ManagementFactory.getRuntimeMXBean().getStartTime();
+    long cpu0 = processCpuNanos();
     FilterStore store = FilterStore.open(Path.of(args[0]));
     long opened = System.nanoTime();
+    long cpu1 = processCpuNanos();
     FilterStoreBackend backend = new FilterStoreBackend(store, null);
     long described = System.nanoTime();
+    long cpu2 = processCpuNanos();
+    int filters = backend.filters().size();
     try (Service service = Service.start(backend, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
         HttpInitializer.DEFAULT_MAX_BODY_BYTES)) {
       long listening = System.nanoTime();
+      long cpu3 = processCpuNanos();
       System.out.println("listening on " + service.server().baseUrl());
-      System.out.printf(Locale.ROOT, "probe: jvm_ms=%d open_ms=%.0f describe_ms=%.0f http_ms=%.0f filters=%d%n", jvmMs,
-          (opened - mainNanos) / 1e6, (described - opened) / 1e6, (listening - described) / 1e6,
-          store.filters().size());
+      // wall ms, and in brackets the CPU ms of the whole process (all threads) in the same phase:
+      // on a shared machine, wall time includes waiting for a core
+      System.out.printf(Locale.ROOT, "probe: jvm_to_main_ms=%d open_ms=%.0f [cpu %.0f] describe_ms=%.0f [cpu %.0f] "
+          + "http_start_ms=%.0f [cpu %.0f] filters=%d%n", jvmMs, (opened - mainNanos) / 1e6, (cpu1 - cpu0) / 1e6,
+          (described - opened) / 1e6, (cpu2 - cpu1) / 1e6, (listening - described) / 1e6, (cpu3 - cpu2) / 1e6, filters);
       System.out.flush();
     }
   }

@@ -65,7 +65,7 @@ public final class FilterStore implements AutoCloseable {
     List<FilterStoreException> problems = Collections.synchronizedList(new ArrayList<>());
     List<Check> checks = new ArrayList<>();
     checks.add(new Check(m.summary().name(), m.summary().headerCrc(), FilterMetadata.KIND_TX_SUMMARY,
-        FilterMetadata.NO_BLOCK_FILE, -1));
+        FilterMetadata.NO_BLOCK_FILE, -m.summary().keys() - 1));
     checks.add(new Check(m.blocks().name(), m.blocks().headerCrc(), FilterMetadata.KIND_BLOCK_HASHES,
         FilterMetadata.NO_BLOCK_FILE, m.blocks().keys()));
     for (FileEntry f : m.files()) {
@@ -98,7 +98,10 @@ public final class FilterStore implements AutoCloseable {
     return new FilterStore(dir, m, slots[0], slots[1], List.of(slots).subList(2, slots.length));
   }
 
-  /** What the manifest says a filter file must be. {@code keys} -1: not compared (summary). */
+  /**
+   * What the manifest says a filter file must be: exactly {@code keys} keys, or, encoded as
+   * {@code -(n + 1)}, at least n (the summary, whose header count may be an upper bound).
+   */
   private record Check(String name, int headerCrc, int kind, int blockFile, long keys) {
     LoadedFilter load(Path dir, long salt) throws FilterStoreException {
       Path file = dir.resolve(name);
@@ -111,6 +114,9 @@ public final class FilterStore implements AutoCloseable {
         problem = "is the filter of block file " + meta.blockFile() + ", the manifest lists it for " + blockFile;
       } else if (keys >= 0 && l.filter().count() != keys) {
         problem = "holds " + l.filter().count() + " keys, the manifest says " + keys;
+      } else if (keys < 0 && l.filter().count() < -keys - 1) {
+        // an updated summary's header count is an upper bound of the manifest's exact one
+        problem = "holds " + l.filter().count() + " keys, fewer than the manifest's " + (-keys - 1);
       } else if (l.filter().salt() != salt) {
         problem = "uses another salt than the manifest";
       }

@@ -317,6 +317,10 @@ public record Manifest(
           blockEntry(),
           files);
       take("format");
+      if ((m.derivationId() == 1) != (m.salt() == 0)) {
+        throw bad(lineOf.get("salt"), "derivation " + m.derivationId() + " does not fit the salt (derivation 1 "
+            + "is unsalted, 2 salted)");
+      }
       if (!values.isEmpty()) {
         String unknown = values.keySet().iterator().next();
         throw bad(lineOf.get(unknown), "unknown field '" + unknown + "'");

@@ -128,6 +128,7 @@ class ManifestTest {
     assertTrue(refusedBody(body().replace("name:tx-blk00001.bbf", "name:../../etc/passwd")).getMessage()
         .contains("invalid filter file"));
     assertTrue(refusedBody(body().replace(" fSize:134000001", "")).getMessage().contains("exactly the parts"));
+    assertTrue(refusedBody(body().replace("derivation=2", "derivation=1")).getMessage().contains("salt"));
     assertTrue(refusedBody(body().replace("format=bbf-index-manifest", "format=other")).getMessage()
         .contains("not a bbf-index manifest"));
   }

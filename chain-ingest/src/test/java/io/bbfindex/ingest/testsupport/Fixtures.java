@@ -120,6 +120,27 @@ public final class Fixtures {
     return rows;
   }
 
+  /** One row of {@code mainnet-real-txids.tsv.gz}: a real mainnet txid and its block (internal order). */
+  public record RealTx(byte[] txid, byte[] blockHash) {}
+
+  /** The 87,308 real mainnet txids with their blocks (mostly beyond the fixtures' height 599). */
+  public static List<RealTx> realMainnetTxids() throws IOException {
+    List<RealTx> out = new ArrayList<>();
+    try (BufferedReader r = new BufferedReader(new InputStreamReader(
+        new GZIPInputStream(Files.newInputStream(dir().resolve("mainnet-real-txids.tsv.gz")), 1 << 16),
+        StandardCharsets.US_ASCII))) {
+      String line;
+      while ((line = r.readLine()) != null) {
+        if (line.isEmpty() || line.startsWith("txid")) {
+          continue;
+        }
+        String[] f = line.split("\t");
+        out.add(new RealTx(internal(f[0]), internal(f[1])));
+      }
+    }
+    return out;
+  }
+
   /** SHA-256 of every regular file under {@code dir}, by relative path. */
   public static Map<String, String> hashTree(Path dir) throws IOException {
     Map<String, String> out = new TreeMap<>();

@@ -184,6 +184,10 @@ public final class BenchMain {
         run("LineReadBenchmark", "lineRead", Map.of("bytes", bytes));
       }
     }
+    // The experiment behind the proposed batch change (BatchShapeBenchmark), same array size.
+    for (String method : new String[] {"twoPhaseNegative", "touchThenTestNegative"}) {
+      run("BatchShapeBenchmark", method, Map.of("n", DRAM_N));
+    }
     for (String type : ALL_TYPES) {
       run("FilterBenchmark", "insert", Map.of("type", type, "n", CACHE_N));
     }
@@ -228,6 +232,16 @@ public final class BenchMain {
       out.printf("%-34s %10s (batched)   %10s (one a call)%n", "cache-line read over " + label,
           ns(find("lineReadBatch", "bytes", bytes)), ns(find("lineRead", "bytes", bytes)));
     }
+
+    Row twoPhase = find("twoPhaseNegative", "n", DRAM_N);
+    Row touch = find("touchThenTestNegative", "n", DRAM_N);
+    out.printf("%-34s %10s   (the present batch shape, rebuilt: BatchShapeBenchmark)%n",
+        "experiment: two-phase, 1e7", ns(twoPhase));
+    out.printf("%-34s %10s   (proposed: touch the lines, then test branch-free)%n",
+        "experiment: touch-then-test, 1e7", ns(touch));
+    put("experiment_two_phase_over_line_read", twoPhase, find("lineReadBatch", "bytes", LINE_SAME_SIZE));
+    put("experiment_touch_then_test_over_line_read", touch,
+        find("lineReadBatch", "bytes", LINE_SAME_SIZE));
 
     ratio("bbf_simd_over_bf_pos_cache", "positive", "BLOOM_K8", "BBF_SIMD", CACHE_N);
     ratio("bbf_simd_over_bf_neg_cache", "negative", "BLOOM_K8", "BBF_SIMD", CACHE_N);
@@ -322,9 +336,10 @@ public final class BenchMain {
     fig6(ks, img.resolve("fig6_k.png"));
 
     // Fig. 7: m sweep, k = 8, F = 0.1.
-    // Quick: L1, L2 and L3 sizes, negative lookups only. Full: up to 2^29 bits (64 MiB, twice the
-    // L3), where filling the BF alone takes a minute on a shared 2-core machine.
-    int[] logs = q ? new int[] {15, 20, 25} : new int[] {15, 17, 19, 21, 23, 25, 27, 29};
+    // Quick: L1, L2 and L3 sizes, negative lookups only. Full: up to 2^28 bits (32 MiB, the whole
+    // L3, which the other processes share), where filling the BF (2.7e7 keys, 8 Murmur3 hashes
+    // and 8 random writes each) already takes about a minute per fork on a shared 2-core machine.
+    int[] logs = q ? new int[] {15, 20, 25} : new int[] {15, 18, 21, 24, 26, 28};
     String[] fig7Methods = q ? new String[] {"negative"} : new String[] {"positive", "negative"};
     for (String method : fig7Methods) {
       for (int log : logs) {
