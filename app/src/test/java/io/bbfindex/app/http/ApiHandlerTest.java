@@ -6,12 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.bbfindex.app.lookup.ChainBackend;
 import io.bbfindex.app.lookup.LookupService;
 import io.bbfindex.app.metrics.Metrics;
 import io.bbfindex.app.testing.ApiClient;
-import io.bbfindex.app.testing.Fixtures;
 import io.bbfindex.app.testing.CoreBackends;
-import io.bbfindex.app.lookup.ChainBackend;
+import io.bbfindex.app.testing.Fixtures;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.buffer.ByteBuf;

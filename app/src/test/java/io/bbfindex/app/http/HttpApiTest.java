@@ -1,6 +1,5 @@
 package io.bbfindex.app.http;
 
-import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -9,14 +8,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import io.bbfindex.app.Service;
-import io.bbfindex.app.testing.ApiClient;
-import io.bbfindex.app.testing.ApiClient.Answer;
-import io.bbfindex.app.testing.Fixtures;
-import io.bbfindex.app.testing.GroundTruth;
-import io.bbfindex.app.testing.CoreBackends;
-import io.bbfindex.app.testing.InMemoryChainBackend;
 import io.bbfindex.app.lookup.ChainBackend;
 import io.bbfindex.app.lookup.HashKeys;
+import io.bbfindex.app.testing.ApiClient.Answer;
+import io.bbfindex.app.testing.ApiClient;
+import io.bbfindex.app.testing.CoreBackends;
+import io.bbfindex.app.testing.Fixtures;
+import io.bbfindex.app.testing.GroundTruth;
+import io.bbfindex.app.testing.InMemoryChainBackend;
 import io.bbfindex.app.testing.RealTxids;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

@@ -3,8 +3,8 @@ package io.bbfindex.app.testing;
 import io.bbfindex.app.core.CoreChainAccess;
 import io.bbfindex.app.lookup.ChainBackend;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.io.OutputStream;
+import java.io.PrintStream;
 import java.nio.file.Path;
 
 /** Real backends over extracted fixtures: chain-ingest's NodeIndex and real blocked Bloom filters. */
