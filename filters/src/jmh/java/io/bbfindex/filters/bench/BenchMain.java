@@ -14,6 +14,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.openjdk.jmh.results.BenchmarkResult;
+import org.openjdk.jmh.results.IterationResult;
 import org.openjdk.jmh.results.Result;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.results.format.ResultFormatFactory;
@@ -62,27 +64,25 @@ public final class BenchMain {
 
     String describe() {
       return String.format("1 fork, %d x %s warmup, %d x %s measurement per benchmark%s%n"
-          + "times are CPU-time ns: JMH's wall-clock score x the share of a CPU the benchmark"
-          + " thread got (1.0 on a quiet machine; see CpuShareProfiler)",
+          + "times are CPU-time ns: per iteration, JMH's wall-clock time x the share of a CPU the"
+          + " benchmark thread got (1.0 on a quiet machine; see CpuShareProfiler); the best"
+          + " iteration counts",
           warmups, warmupTime, iterations, iterationTime, quick ? " (--quick)" : "");
     }
   }
 
   /** One benchmark result: method, parameters, time per key and its error, hit ratio. */
   /**
-   * One benchmark result: method, parameters, time per key and its error, hit ratio, and the
-   * share of a CPU the benchmark thread got ({@link CpuShareProfiler}). {@link #nsPerOp()} is the
-   * CPU-time figure (wall-clock score x share) that every table and ratio uses; {@link #wallNs()}
-   * is JMH's own score.
+   * One benchmark result: method, parameters, JMH's wall-clock score and error, hit ratio, the
+   * mean share of a CPU the benchmark thread got ({@link CpuShareProfiler}), and {@link
+   * #nsPerOp()}, the figure every table and ratio uses: per measurement iteration, wall-clock
+   * time x that iteration's CPU share, and of those the smallest. Interference from other
+   * processes only ever adds time, and one starved iteration (seen: 100x) would dominate a mean.
    */
   record Row(String benchmark, Map<String, String> params, double wallNs, double error,
-      double hitRatio, double cpuShare) {
+      double hitRatio, double cpuShare, double nsPerOp) {
     String param(String name) {
       return params.get(name);
-    }
-
-    double nsPerOp() {
-      return Double.isNaN(cpuShare) ? wallNs : wallNs * Math.min(1.0, cpuShare);
     }
 
     double mlps() {
@@ -595,7 +595,20 @@ public final class BenchMain {
       }
       double share = secondary.containsKey("cpu.share")
           ? secondary.get("cpu.share").getScore() : Double.NaN;
-      Row row = new Row(method, p, primary.getScore(), primary.getScoreError(), hitRatio, share);
+      double best = Double.POSITIVE_INFINITY;
+      for (BenchmarkResult br : r.getBenchmarkResults()) {
+        for (IterationResult it : br.getIterationResults()) {
+          Result<?> itShare = it.getSecondaryResults().get("cpu.share");
+          double f = itShare == null || Double.isNaN(itShare.getScore())
+              ? 1.0 : Math.min(1.0, itShare.getScore());
+          best = Math.min(best, it.getPrimaryResult().getScore() * f);
+        }
+      }
+      if (Double.isInfinite(best)) {
+        best = primary.getScore() * (Double.isNaN(share) ? 1.0 : Math.min(1.0, share));
+      }
+      Row row = new Row(method, p, primary.getScore(), primary.getScoreError(), hitRatio, share,
+          best);
       rows.add(row);
       out.printf("  %-30s %-44s %8.2f ns/key (wall %8.2f%s, cpu share %.2f)%s%n",
           clazz + "." + method, p.toString(), row.nsPerOp(), row.wallNs(),
