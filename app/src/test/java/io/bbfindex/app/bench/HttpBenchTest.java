@@ -100,4 +100,13 @@ class HttpBenchTest {
       assertEquals(0, negative.socketErrors() + positive.socketErrors() + batch.socketErrors());
     }
   }
+
+  @Test
+  void profileComponentsNameThePartOfTheServer() {
+    assertEquals("io.bbfindex.app.http", JfrTop.component("io.bbfindex.app.http.ApiHandler.tx"));
+    assertEquals("io.bbfindex.filters", JfrTop.component("io.bbfindex.filters.BlockedBloomFilter.mightContain"));
+    assertEquals("io.netty", JfrTop.component("io.netty.channel.epoll.Native.epollWait"));
+    assertEquals("JDK (java.*)", JfrTop.component("java.lang.String.indexOf"));
+    assertEquals("other", JfrTop.component("org.example.Foo.bar"));
+  }
 }
