@@ -42,7 +42,7 @@ public final class CoreChainAccess implements ChainAccess {
       FilterStore store = FilterBuilder.ensureBuilt(index, filters, options(targetFpr), new ConsoleProgress());
       CoreChainBackend backend = new CoreChainBackend(index, store);
       log.printf("bbf-index: index tip %d, %,d txids in %d filter(s) under %s, ready in %d ms%n", index.tipHeight(),
-          store.manifest().txKeys(), backend.filters().size(), filters, (System.nanoTime() - start) / 1_000_000);
+          store.manifest().txKeys(), store.manifest().files().size() + 2, filters, (System.nanoTime() - start) / 1_000_000);
       return backend;
     } catch (IOException | RuntimeException e) {
       index.close();

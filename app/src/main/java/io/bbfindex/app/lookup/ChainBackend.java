@@ -28,8 +28,16 @@ public interface ChainBackend extends AutoCloseable {
   /** The block's index entry, or empty when the block index does not hold it. */
   Optional<BlockAnswer> lookupBlock(byte[] hash);
 
-  /** Every loaded filter, for {@code GET /v1/filters} and the per-filter gauges. */
+  /** Every loaded filter, for {@code GET /v1/filters}. */
   List<FilterSummary> filters();
+
+  /**
+   * The filters that answer lookups (not the per-block-file ones), for the per-filter gauges.
+   * Start-up needs only these; implementations may describe {@link #filters()} lazily.
+   */
+  default List<FilterSummary> lookupFilters() {
+    return filters().stream().filter(f -> f.blockFile() < 0).toList();
+  }
 
   /** Height of the active chain's tip. */
   int tipHeight();

@@ -125,7 +125,7 @@ public final class Metrics {
     Gauge.builder(TXINDEX_LAG, backend, ChainBackend::txindexLagBlocks)
         .description("Blocks the txindex trails the active chain tip by (NaN: unknown)")
         .register(registry);
-    for (FilterSummary f : backend.filters().stream().filter(f -> f.blockFile() < 0).toList()) {
+    for (FilterSummary f : backend.lookupFilters()) {
       Gauge.builder(FILTER_FILL_RATIO, f, FilterSummary::fillRatio)
           .description("Share of the filter's bits that are set")
           .tag(TAG_FILTER, f.name())
