@@ -8,7 +8,6 @@ import io.bbfindex.filters.BlockedBloomFilter;
 import io.bbfindex.ingest.BlockInfo;
 import io.bbfindex.ingest.NodeIndex;
 import io.bbfindex.ingest.TxLocation;
-import io.bbfindex.ingest.store.FilterInfo;
 import io.bbfindex.ingest.store.FilterStore;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
@@ -31,7 +30,7 @@ public final class CoreChainBackend implements ChainBackend {
 
   private final NodeIndex index;
   private final FilterStore store;
-  private volatile List<FilterSummary> summaries;
+  private final FilterDescriptions descriptions;
   /**
    * The summary filter seen through the scalar kernel, for single probes. WHY: a JFR profile of
    * the server under wrk's negative-lookup load put the vector kernel's single-key test
@@ -47,12 +46,8 @@ public final class CoreChainBackend implements ChainBackend {
   public CoreChainBackend(NodeIndex index, FilterStore store) {
     this.index = Objects.requireNonNull(index, "index");
     this.store = Objects.requireNonNull(store, "store");
+    this.descriptions = new FilterDescriptions(store);
     this.singleTxProbe = store.summaryFilter().withKernel(BlockedBloomFilter.Kernel.SCALAR);
-  }
-
-  private static FilterSummary summary(FilterInfo f) {
-    return new FilterSummary(f.name(), f.kind(), f.blockFile(), f.keys(), f.bits(), f.k(), f.wordBits(), f.fillRatio(),
-        f.modelledFpr());
   }
 
   public NodeIndex index() {
@@ -93,25 +88,12 @@ public final class CoreChainBackend implements ChainBackend {
 
   @Override
   public List<FilterSummary> filters() {
-    // Described on first use, then kept: a fill ratio is a popcount over the filter's bits and the
-    // modelled FPR an eq. 3 sum, about a second for mainnet's 5,600 per-file filters, which
-    // start-up should not wait for.
-    List<FilterSummary> s = summaries;
-    if (s == null) {
-      synchronized (this) {
-        s = summaries;
-        if (s == null) {
-          s = store.filters().stream().map(CoreChainBackend::summary).toList();
-          summaries = s;
-        }
-      }
-    }
-    return s;
+    return descriptions.all();
   }
 
   @Override
   public List<FilterSummary> lookupFilters() {
-    return store.lookupFilters().stream().map(CoreChainBackend::summary).toList();
+    return descriptions.lookupFilters();
   }
 
   @Override
