@@ -1,6 +1,7 @@
 package io.bbfindex.app.bench;
 
 import io.bbfindex.app.core.FilterDescriptions;
+import io.bbfindex.app.core.StoreProbes;
 import io.bbfindex.app.lookup.BlockAnswer;
 import io.bbfindex.app.lookup.ChainBackend;
 import io.bbfindex.app.lookup.FilterSummary;
@@ -19,7 +20,7 @@ import java.util.concurrent.atomic.LongAdder;
  * io.bbfindex.app.lookup.LookupService}, since a synthetic txindex has no block index for the
  * production {@code CoreChainBackend} ({@code NodeIndex} needs {@code blocks/index}).
  *
- * <p>Same work per lookup as production: the filter probe is {@link FilterStore#mightContainTx}
+ * <p>Same work per lookup as production: the filter probes are {@link StoreProbes}, as in {@code CoreChainBackend}
  * (the summary BBF); a "maybe" costs one LevelDB get plus the decode of Core's {@code CDiskTxPos}
  * ({@link TxIndexOnly#find}, the code path {@code NodeIndex.findTx} uses). What it cannot do is
  * resolve the containing block (no block index): answers carry a zero block hash and height -1,
@@ -32,6 +33,7 @@ public final class FilterStoreBackend implements ChainBackend {
   private final FilterStore store;
   private final TxIndexOnly txindex;
   private final FilterDescriptions descriptions;
+  private final StoreProbes probes;
   private final LongAdder reads = new LongAdder();
   private volatile boolean open = true;
 
@@ -43,6 +45,7 @@ public final class FilterStoreBackend implements ChainBackend {
   public FilterStoreBackend(FilterStore store, TxIndexOnly txindex) {
     this.store = Objects.requireNonNull(store, "store");
     this.descriptions = new FilterDescriptions(store);
+    this.probes = new StoreProbes(store);
     this.txindex = txindex;
   }
 
@@ -52,12 +55,12 @@ public final class FilterStoreBackend implements ChainBackend {
 
   @Override
   public boolean txMaybe(byte[] keys, int offset) {
-    return store.mightContainTx(keys, offset);
+    return probes.txMaybe(keys, offset);
   }
 
   @Override
   public void txMaybeBatch(byte[] keys, int count, boolean[] out) {
-    store.mightContainTxBatch(keys, count, out);
+    probes.txMaybeBatch(keys, count, out);
   }
 
   @Override
@@ -72,7 +75,7 @@ public final class FilterStoreBackend implements ChainBackend {
 
   @Override
   public boolean blockMaybe(byte[] hash) {
-    return store.mightContainBlock(hash, 0);
+    return probes.blockMaybe(hash);
   }
 
   @Override

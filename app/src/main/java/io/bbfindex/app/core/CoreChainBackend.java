@@ -4,7 +4,6 @@ import io.bbfindex.app.lookup.BlockAnswer;
 import io.bbfindex.app.lookup.ChainBackend;
 import io.bbfindex.app.lookup.FilterSummary;
 import io.bbfindex.app.lookup.TxAnswer;
-import io.bbfindex.filters.BlockedBloomFilter;
 import io.bbfindex.ingest.BlockInfo;
 import io.bbfindex.ingest.NodeIndex;
 import io.bbfindex.ingest.TxLocation;
@@ -31,15 +30,7 @@ public final class CoreChainBackend implements ChainBackend {
   private final NodeIndex index;
   private final FilterStore store;
   private final FilterDescriptions descriptions;
-  /**
-   * The summary filter seen through the scalar kernel, for single probes. WHY: a JFR profile of
-   * the server under wrk's negative-lookup load put the vector kernel's single-key test
-   * ({@code VectorGroupKernel.test}) at about 40% of the tx route's own CPU samples: for one key
-   * the vector set-up costs more than the 64-byte group test it speeds up. Both kernels set and
-   * test exactly the same bits (the filters module differential-tests them), so answers do not
-   * change; batches keep the store's kernel, which overlaps their cache misses.
-   */
-  private final BlockedBloomFilter singleTxProbe;
+  private final StoreProbes probes;
   private volatile boolean open = true;
 
   /** Takes ownership of both: {@link #close()} closes them. */
@@ -47,7 +38,7 @@ public final class CoreChainBackend implements ChainBackend {
     this.index = Objects.requireNonNull(index, "index");
     this.store = Objects.requireNonNull(store, "store");
     this.descriptions = new FilterDescriptions(store);
-    this.singleTxProbe = store.summaryFilter().withKernel(BlockedBloomFilter.Kernel.SCALAR);
+    this.probes = new StoreProbes(store);
   }
 
   public NodeIndex index() {
@@ -56,12 +47,12 @@ public final class CoreChainBackend implements ChainBackend {
 
   @Override
   public boolean txMaybe(byte[] keys, int offset) {
-    return singleTxProbe.mightContain(keys, offset);
+    return probes.txMaybe(keys, offset);
   }
 
   @Override
   public void txMaybeBatch(byte[] keys, int count, boolean[] out) {
-    store.mightContainTxBatch(keys, count, out);
+    probes.txMaybeBatch(keys, count, out);
   }
 
   @Override
@@ -76,7 +67,7 @@ public final class CoreChainBackend implements ChainBackend {
 
   @Override
   public boolean blockMaybe(byte[] hash) {
-    return store.mightContainBlock(hash, 0);
+    return probes.blockMaybe(hash);
   }
 
   @Override
