@@ -2,6 +2,9 @@ package io.bbfindex.filters;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.Objects;
 
 /**
@@ -56,10 +59,10 @@ import java.util.Objects;
  *
  * <b>Kernels.</b> {@link Kernel#SCALAR} ({@link ScalarGroupKernel}) and {@link Kernel#VECTOR}
  * ({@link VectorGroupKernel}) set and test exactly the same bits; the best available one is chosen
- * once per JVM ({@link #bestKernel()}). {@link #mightContainBatch} first computes every group
- * address of a block of keys and loads each group's first 8 bytes (several independent cache
- * misses in flight instead of one at a time), then tests the keys; the first word already rejects
- * most absent keys.
+ * once per JVM ({@link #bestKernel()}). Unsalted filters hand the kernel the key itself, whose
+ * bytes 0..15 are the position bytes, so the vector kernel loads them straight into its lanes.
+ * {@link #mightContainBatch} probes keys in one branch-free loop, so that the CPU keeps several
+ * groups' cache misses in flight at once.
  *
  * <p><b>False positives.</b> {@link #modelledFpr()} is eq. 3 of the paper at the present key
  * count: Z ~ Binomial(n, 1/r) keys per group, P(FP | Z = z) = (1 - (1 - 1/lw)^z)^k ({@link
@@ -85,8 +88,9 @@ public final class BlockedBloomFilter implements MembershipFilter, AutoCloseable
   /** Derivation id of salted filters (every lane mixed with the salt by fmix64). */
   public static final int DERIVATION_SALTED = BitDerivation.SALTED;
 
-  /** Keys whose group addresses are computed and touched before any of them is tested. */
-  private static final int BATCH_BLOCK = 32;
+  /** Little-endian longs of a key array: the unsalted derivation's lanes are these raw. */
+  private static final VarHandle RAW_LANE =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
   private final BbfGeometry geometry;
   private final long salt;
@@ -96,7 +100,8 @@ public final class BlockedBloomFilter implements MembershipFilter, AutoCloseable
   private final long groupMask;
   private final int groupShift;
   private final boolean usesLane1;
-  private final boolean wideWords;
+  /** Unsalted: position byte P[i] is key byte i, so kernels may read them from the key. */
+  private final boolean rawPositions;
   private final boolean readOnly;
   private final AutoCloseable owner;
   private boolean closed;
@@ -118,7 +123,7 @@ public final class BlockedBloomFilter implements MembershipFilter, AutoCloseable
     this.groupMask = geometry.groups() - 1;
     this.groupShift = Integer.numberOfTrailingZeros(geometry.groupBytes());
     this.usesLane1 = geometry.k() > 8;
-    this.wideWords = geometry.wordBits() == 64;
+    this.rawPositions = salt == 0;
     this.readOnly = readOnly;
     this.owner = owner;
     this.count = count;
@@ -221,16 +226,36 @@ public final class BlockedBloomFilter implements MembershipFilter, AutoCloseable
     checkWritable();
     Objects.checkFromIndexSize(offset, KEY_BYTES, keys.length);
     long groupOffset = (derivation.lane2(keys, offset) & groupMask) << groupShift;
-    long lane0 = derivation.lane0(keys, offset);
-    long lane1 = usesLane1 ? derivation.lane1(keys, offset) : 0;
-    kernel.insert(bits, groupOffset, lane0, lane1);
+    if (rawPositions) {
+      kernel.insertKey(bits, groupOffset, keys, offset);
+    } else {
+      long lane0 = derivation.lane0(keys, offset);
+      long lane1 = usesLane1 ? derivation.lane1(keys, offset) : 0;
+      kernel.insert(bits, groupOffset, lane0, lane1);
+    }
     count++;
     return true;
   }
 
   @Override
   public boolean mightContain(byte[] keys, int offset) {
-    Objects.checkFromIndexSize(offset, KEY_BYTES, keys.length);
+    // offset + 31 < length here, offset >= 0 in the reads of bytes 0.. and 16..: together the
+    // check of [offset, offset + 32) in one compare instead of checkFromIndexSize's four.
+    Objects.checkIndex(offset + (KEY_BYTES - 1), keys.length);
+    return probe(keys, offset);
+  }
+
+  /**
+   * {@link #mightContain} without the bounds check, which the callers have made. The unsalted
+   * branch is the hot path of every lookup: it reads the group lane itself rather than through
+   * {@link BitDerivation}, one object and one test fewer per key (in cache, a lookup is a few
+   * dozen instructions, so each one shows).
+   */
+  private boolean probe(byte[] keys, int offset) {
+    if (rawPositions) {
+      long groupOffset = ((long) RAW_LANE.get(keys, offset + 16) & groupMask) << groupShift;
+      return kernel.testKey(bits, groupOffset, keys, offset);
+    }
     long groupOffset = (derivation.lane2(keys, offset) & groupMask) << groupShift;
     long lane0 = derivation.lane0(keys, offset);
     long lane1 = usesLane1 ? derivation.lane1(keys, offset) : 0;
@@ -238,10 +263,12 @@ public final class BlockedBloomFilter implements MembershipFilter, AutoCloseable
   }
 
   /**
-   * Probes {@code count} keys at once. Keys go in blocks of 32: first every key's group address is
-   * computed and the group's first 8 bytes loaded (independent loads, so their cache misses
-   * overlap), then each key is tested, most absent keys already by those first 8 bytes (word 0
-   * when lw = 64, words 0 and 1 when lw = 32).
+   * Probes {@code count} keys, one after the other in one loop. Nothing a key's answer depends on
+   * steers a branch (the vector kernel's test is branch-free, see {@link VectorGroupKernel}), so the
+   * CPU runs ahead through the following keys while a group load misses, and keeps as many misses
+   * in flight as its reorder window holds keys. Two-pass shapes (compute and touch every group
+   * first, test second) measured slower here: the first pass must drain before the second starts
+   * ({@code ShapeExperiment} in the benchmarks).
    *
    * @throws IndexOutOfBoundsException if {@code keys} holds fewer than {@code 32 * count} bytes or
    *     {@code out} fewer than {@code count} entries
@@ -250,36 +277,20 @@ public final class BlockedBloomFilter implements MembershipFilter, AutoCloseable
   public void mightContainBatch(byte[] keys, int count, boolean[] out) {
     Objects.checkFromIndexSize(0, count, keys.length / KEY_BYTES);
     Objects.checkFromIndexSize(0, count, out.length);
-    int block = Math.min(BATCH_BLOCK, count);
-    long[] groupOffsets = new long[block];
-    long[] lanes0 = new long[block];
-    long[] lanes1 = new long[block];
-    long[] firstWords = new long[block];
-    for (int base = 0; base < count; base += BATCH_BLOCK) {
-      int n = Math.min(BATCH_BLOCK, count - base);
-      for (int j = 0; j < n; j++) {
-        int offset = (base + j) * KEY_BYTES;
-        long groupOffset = (derivation.lane2(keys, offset) & groupMask) << groupShift;
-        groupOffsets[j] = groupOffset;
-        lanes0[j] = derivation.lane0(keys, offset);
-        lanes1[j] = usesLane1 ? derivation.lane1(keys, offset) : 0;
-        firstWords[j] = bits.get(ScalarGroupKernel.LE_LONG, groupOffset);
+    if (!rawPositions) {
+      for (int i = 0; i < count; i++) {
+        out[i] = probe(keys, i * KEY_BYTES);
       }
-      for (int j = 0; j < n; j++) {
-        long need = firstWordMask(lanes0[j]);
-        out[base + j] =
-            (firstWords[j] & need) == need
-                && kernel.test(bits, groupOffsets[j], lanes0[j], lanes1[j]);
-      }
+      return;
     }
-  }
-
-  /** The bits a key sets in the first 8 bytes of its group (words 0, and 1 when lw = 32). */
-  private long firstWordMask(long lane0) {
-    if (wideWords) {
-      return 1L << lane0;
+    GroupKernel k = kernel;
+    MemorySegment b = bits;
+    long mask = groupMask;
+    int shift = groupShift;
+    for (int i = 0, offset = 0; i < count; i++, offset += KEY_BYTES) {
+      long groupOffset = ((long) RAW_LANE.get(keys, offset + 16) & mask) << shift;
+      out[i] = k.testKey(b, groupOffset, keys, offset);
     }
-    return (1L << (lane0 & 31)) | (1L << (32 + ((lane0 >>> 8) & 31)));
   }
 
   /**

@@ -152,7 +152,15 @@ public enum FilterType {
    * @throws IllegalArgumentException if k is not 2, 4, 8 or 16, or the size is out of range
    */
   public static BbfGeometry bbfGeometry(long expectedKeys, double bitsPerKey, int k) {
-    int wordBits = k == 16 ? 32 : 64;
+    return bbfGeometry(expectedKeys, bitsPerKey, k, k == 16 ? 32 : 64);
+  }
+
+  /**
+   * As {@link #bbfGeometry(long, double, int)} with the word width chosen by the caller.
+   *
+   * @throws IllegalArgumentException if (k, wordBits) is not a BBF shape or the size is out of range
+   */
+  public static BbfGeometry bbfGeometry(long expectedKeys, double bitsPerKey, int k, int wordBits) {
     BbfGeometry.checkShape(k, wordBits);
     double groups = bits(expectedKeys, bitsPerKey) / (double) (k * wordBits);
     long log2 = Math.max(0, Math.round(Math.log(groups) / Math.log(2)));

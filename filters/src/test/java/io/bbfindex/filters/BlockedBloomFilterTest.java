@@ -113,6 +113,46 @@ class BlockedBloomFilterTest {
     }
   }
 
+  /**
+   * mightContain checks [offset, offset + 32) with one compare and leaves offset >= 0 to the
+   * kernels' own reads of byte {@code offset}: every kernel, shape and derivation must still refuse
+   * every key that is not wholly inside the array, and answer for every one that is.
+   */
+  @Test
+  void everyShapeAndKernelRefusesKeysOutsideTheArray() {
+    byte[] keys = new byte[40];
+    java.util.List<BbfGeometry> shapes = new java.util.ArrayList<>();
+    for (int wordBits : new int[] {32, 64}) {
+      for (int k : new int[] {2, 4, 8, 16}) {
+        if (BbfGeometry.isValidShape(k, wordBits)) {
+          shapes.add(new BbfGeometry(16, k, wordBits));
+        }
+      }
+    }
+    for (BbfGeometry g : shapes) {
+      for (BlockedBloomFilter.Kernel kernel : BlockedBloomFilter.Kernel.values()) {
+        if (!BlockedBloomFilter.isKernelAvailable(kernel)) {
+          continue;
+        }
+        for (long salt : new long[] {0, 42}) {
+          try (BlockedBloomFilter f = BlockedBloomFilter.create(g, salt, kernel)) {
+            for (int offset = -40; offset <= 40; offset++) {
+              int at = offset;
+              String where = g + " " + kernel + " salt " + salt + " offset " + offset;
+              if (offset >= 0 && offset + 32 <= keys.length) {
+                assertFalse(f.mightContain(keys, at), where);
+              } else {
+                assertThrows(IndexOutOfBoundsException.class, () -> f.mightContain(keys, at), where);
+              }
+            }
+            assertThrows(IndexOutOfBoundsException.class,
+                () -> f.mightContain(keys, Integer.MAX_VALUE - 8));
+          }
+        }
+      }
+    }
+  }
+
   @Test
   void argumentChecks() {
     try (BlockedBloomFilter f = BlockedBloomFilter.create(new BbfGeometry(8, 4, 32), 0)) {

@@ -5,7 +5,9 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.util.concurrent.TimeUnit;
-import jdk.incubator.vector.LongVector;
+import jdk.incubator.vector.ByteVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -24,27 +26,29 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * An experiment behind a proposed change to {@code BlockedBloomFilter.mightContainBatch} (owned
- * by the BBF kernel, so not changed here): the same bit layout (lw = 64, k = 8, 64-byte groups,
- * group = L2 AND (r - 1), bit of word i = byte i of L0), rebuilt on a private array so two batch
- * shapes can be timed against each other and against the cache-line read.
+ * The experiment behind the shape of {@code BlockedBloomFilter.mightContainBatch}: the BBF_SIMD
+ * layout (lw = 32, k = 8, 32-byte groups, group = L2 AND (r - 1), bit of word i = key byte i AND
+ * 31) rebuilt on a private array, so that alternative loops can be timed against each other and
+ * against the independent cache-line read ({@link LineReadBenchmark}) in one run.
  *
  * <ul>
- *   <li>{@code twoPhase}: the shape of the present code: phase 1 derives every lane and loads each
- *       group's first 8 bytes into arrays; phase 2 rejects on that word, else runs the vector test
- *       (early exit per 256-bit chunk).
- *   <li>{@code touchThenTest}: phase 1 only computes the group offset and touches the line (about
- *       8 instructions a key, so the reorder buffer holds three times as many misses); phase 2
- *       derives the positions and tests both chunks with no data-dependent branch.
+ *   <li>{@code singlePass}: the shape the filter uses: one loop, each key's group loaded and tested
+ *       with the key-bytes kernel (about 16 instructions, no data-dependent branch), so the CPU
+ *       runs ahead through later keys while a load misses.
+ *   <li>{@code touchThenTest}: per block of 256 keys, first compute each group offset and touch
+ *       the line (about 8 instructions a key, as lean as the line read), then test from cache.
+ *       Each block's touches must complete before its tests retire, so the pipeline drains once a
+ *       block.
+ *   <li>{@code laneBroadcast}: the single pass with the mask built the older way (broadcast the
+ *       64-bit lane, blend the halves, shift right by a per-lane vector): what the key-bytes
+ *       formulation saves.
  * </ul>
  *
- * <p>Measured (2-core AMD EPYC VM, n = 10^7, ns a key): with the machine shared (CPU share 0.3)
- * touch-then-test took 8-11 CPU-ns against 15-19 for two-phase; on the quiet machine (share 0.95,
- * 3 forks) 29 +- 10 against 16 +- 4. So no conclusion yet: the proposed shape is not a proven
- * gain, and this class stays an experiment, not a recommendation.
+ * <p>Measured while choosing (2-core AMD EPYC VM, n = 10^7, 16 MiB array, ns a key, 5 x 0.5 s):
+ * single pass 5.7-6.2, touch-then-test 6.8-8.8 (blocks of 64 to 1024), cache-line read 4.2-4.8.
  *
  * <p>Run: {@code java --add-modules=jdk.incubator.vector -cp filters/target/benchmarks.jar
- * org.openjdk.jmh.Main BatchShapeBenchmark -f 3}.
+ * org.openjdk.jmh.Main BatchShapeBenchmark}.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -53,12 +57,15 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 3, time = 1)
 public class BatchShapeBenchmark {
 
-  private static final ValueLayout.OfLong LE_LONG =
-      ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
   private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
-  private static final VectorSpecies<Long> S = LongVector.SPECIES_256;
-  private static final long[] SHIFTS = {0, 8, 16, 24, 32, 40, 48, 56};
-  private static final int BLOCK = 32;
+  private static final ValueLayout.OfInt LE_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(LE);
+  private static final VectorSpecies<Byte> KEY_BYTES = ByteVector.SPECIES_64;
+  private static final VectorSpecies<Integer> S = IntVector.SPECIES_256;
+  private static final IntVector ONES = IntVector.broadcast(S, 1);
+  private static final IntVector HALF_SHIFTS =
+      IntVector.fromArray(S, new int[] {0, 8, 16, 24, 0, 8, 16, 24}, 0);
+  private static final VectorMask<Integer> UPPER_FOUR = VectorMask.fromLong(S, 0xF0L);
+  private static final int BLOCK = 256;
 
   /** A BBF-layout array holding n member keys, and the usual probe arrays. */
   @State(Scope.Thread)
@@ -70,25 +77,22 @@ public class BatchShapeBenchmark {
     public long groupMask;
     private Arena arena;
     final long[] offsets = new long[BLOCK];
-    final long[] lanes0 = new long[BLOCK];
-    final long[] firstWords = new long[BLOCK];
 
     @Setup(Level.Trial)
     public void setUp() {
-      long groups = io.bbfindex.filters.FilterType.bbfGeometry(n, BenchFilter.BITS_PER_KEY, 8).groups();
+      long groups = io.bbfindex.filters.FilterType.bbfGeometry(n, BenchFilter.BITS_PER_KEY, 8, 32).groups();
       groupMask = groups - 1;
       arena = Arena.ofShared();
-      bits = arena.allocate(groups * 64, 64);
+      bits = arena.allocate(groups * 32, 64);
       byte[] chunk = new byte[4096 * BenchKeys.KEY];
       for (long first = 0; first < n; first += 4096) {
         int count = (int) Math.min(4096, n - first);
         BenchKeys.fill(BenchKeys.MEMBER_SEED, first, count, chunk);
         for (int i = 0; i < count; i++) {
-          long at = (BenchKeys.lane2(chunk, i * 32) & groupMask) << 6;
-          long lane0 = BenchKeys.lane0(chunk, i);
+          long at = offset(chunk, i * BenchKeys.KEY, groupMask);
           for (int w = 0; w < 8; w++) {
-            long word = at + 8L * w;
-            bits.set(LE_LONG, word, bits.get(LE_LONG, word) | (1L << (lane0 >>> (8 * w))));
+            long word = at + 4L * w;
+            bits.set(LE_INT, word, bits.get(LE_INT, word) | (1 << chunk[i * BenchKeys.KEY + w]));
           }
         }
       }
@@ -101,71 +105,62 @@ public class BatchShapeBenchmark {
     }
   }
 
-  private static LongVector mask(long lane0, int firstWord) {
-    LongVector positions = LongVector.broadcast(S, lane0)
-        .lanewise(VectorOperators.LSHR, LongVector.fromArray(S, SHIFTS, firstWord));
-    return LongVector.broadcast(S, 1L).lanewise(VectorOperators.LSHL, positions);
+  private static long offset(byte[] keys, int at, long groupMask) {
+    return (BenchKeys.lane2(keys, at) & groupMask) << 5;
   }
 
-  /** The present kernel's test: chunk by chunk, leaving at the first chunk with a clear bit. */
-  private static boolean testEarlyExit(MemorySegment bits, long at, long lane0) {
-    for (int c = 0; c < 2; c++, at += 32) {
-      LongVector missing = mask(lane0, 4 * c)
-          .lanewise(VectorOperators.AND_NOT, LongVector.fromMemorySegment(S, bits, at, LE));
-      if (!missing.compare(VectorOperators.EQ, 0L).allTrue()) {
-        return false;
-      }
-    }
-    return true;
+  /** The key-bytes kernel: positions sign-extended straight from the key into the lanes. */
+  private static boolean testKeyBytes(MemorySegment bits, long at, byte[] keys, int key) {
+    IntVector m = ONES.lanewise(VectorOperators.LSHL,
+        (IntVector) ByteVector.fromArray(KEY_BYTES, keys, key).convertShape(VectorOperators.B2I, S, 0));
+    return m.and(IntVector.fromMemorySegment(S, bits, at, LE)).compare(VectorOperators.EQ, m).allTrue();
   }
 
-  /** Both chunks, one combined test, no branch on the data before the answer. */
-  private static boolean testBranchFree(MemorySegment bits, long at, long lane0) {
-    LongVector missing0 = mask(lane0, 0)
-        .lanewise(VectorOperators.AND_NOT, LongVector.fromMemorySegment(S, bits, at, LE));
-    LongVector missing1 = mask(lane0, 4)
-        .lanewise(VectorOperators.AND_NOT, LongVector.fromMemorySegment(S, bits, at + 32, LE));
-    return missing0.or(missing1).compare(VectorOperators.EQ, 0L).allTrue();
+  /** The older mask: broadcast the lane, blend its halves, shift by a vector. */
+  private static boolean testLaneBroadcast(MemorySegment bits, long at, long lane0) {
+    IntVector positions = IntVector.broadcast(S, (int) lane0)
+        .blend((int) (lane0 >>> 32), UPPER_FOUR)
+        .lanewise(VectorOperators.LSHR, HALF_SHIFTS);
+    IntVector m = ONES.lanewise(VectorOperators.LSHL, positions);
+    return m.and(IntVector.fromMemorySegment(S, bits, at, LE)).compare(VectorOperators.EQ, m).allTrue();
   }
 
-  /** The shape of BlockedBloomFilter.mightContainBatch today (lw = 64, k = 8, unsalted). */
-  static void twoPhase(ShapeState s, byte[] keys, int count, boolean[] out) {
-    for (int base = 0; base < count; base += BLOCK) {
-      for (int j = 0; j < BLOCK; j++) {
-        int o = (base + j) * BenchKeys.KEY;
-        long at = (BenchKeys.lane2(keys, o) & s.groupMask) << 6;
-        s.offsets[j] = at;
-        s.lanes0[j] = BenchKeys.lane0(keys, base + j);
-        s.firstWords[j] = s.bits.get(LE_LONG, at);
-      }
-      for (int j = 0; j < BLOCK; j++) {
-        long need = 1L << s.lanes0[j];
-        out[base + j] = (s.firstWords[j] & need) == need
-            && testEarlyExit(s.bits, s.offsets[j], s.lanes0[j]);
-      }
+  /** The filter's loop: each key loaded and tested in turn. */
+  static void singlePass(ShapeState s, byte[] keys, int count, boolean[] out) {
+    for (int i = 0; i < count; i++) {
+      int key = i * BenchKeys.KEY;
+      out[i] = testKeyBytes(s.bits, offset(keys, key, s.groupMask), keys, key);
     }
   }
 
-  /** Proposed: touch the lines with the least work, then test branch-free. */
+  /** Touch a block's lines with the least work, then test them; {@code count} a multiple of 256. */
   static long touchThenTest(ShapeState s, byte[] keys, int count, boolean[] out) {
     long sink = 0;
     for (int base = 0; base < count; base += BLOCK) {
       for (int j = 0; j < BLOCK; j++) {
-        long at = (BenchKeys.lane2(keys, (base + j) * BenchKeys.KEY) & s.groupMask) << 6;
+        long at = offset(keys, (base + j) * BenchKeys.KEY, s.groupMask);
         s.offsets[j] = at;
         sink += s.bits.get(ValueLayout.JAVA_BYTE, at); // the load that starts the miss
       }
       for (int j = 0; j < BLOCK; j++) {
-        out[base + j] = testBranchFree(s.bits, s.offsets[j], BenchKeys.lane0(keys, base + j));
+        out[base + j] = testKeyBytes(s.bits, s.offsets[j], keys, (base + j) * BenchKeys.KEY);
       }
     }
     return sink;
   }
 
+  /** The single pass with the broadcast-lane mask. */
+  static void laneBroadcast(ShapeState s, byte[] keys, int count, boolean[] out) {
+    for (int i = 0; i < count; i++) {
+      out[i] = testLaneBroadcast(
+          s.bits, offset(keys, i * BenchKeys.KEY, s.groupMask), BenchKeys.lane0(keys, i));
+    }
+  }
+
   @Benchmark
   @OperationsPerInvocation(ProbeState.BATCH)
-  public int twoPhaseNegative(ShapeState s, Hits h) {
-    twoPhase(s, s.nextBatch(s.negativeBatches), ProbeState.BATCH, s.out);
+  public int singlePassNegative(ShapeState s, Hits h) {
+    singlePass(s, s.nextBatch(s.negativeBatches), ProbeState.BATCH, s.out);
     return h.batch(s.out, ProbeState.BATCH);
   }
 
@@ -174,5 +169,12 @@ public class BatchShapeBenchmark {
   public long touchThenTestNegative(ShapeState s, Hits h) {
     long sink = touchThenTest(s, s.nextBatch(s.negativeBatches), ProbeState.BATCH, s.out);
     return sink + h.batch(s.out, ProbeState.BATCH);
+  }
+
+  @Benchmark
+  @OperationsPerInvocation(ProbeState.BATCH)
+  public int laneBroadcastNegative(ShapeState s, Hits h) {
+    laneBroadcast(s, s.nextBatch(s.negativeBatches), ProbeState.BATCH, s.out);
+    return h.batch(s.out, ProbeState.BATCH);
   }
 }

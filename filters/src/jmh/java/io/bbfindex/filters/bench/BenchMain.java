@@ -144,7 +144,8 @@ public final class BenchMain {
   // bench filters
 
   private static final String[] ALL_TYPES = {
-    "BBF_SIMD", "BBF_SCALAR", "BLOOM_K8", "OMBF", "TWO_BIT", "CUCKOO", "GUAVA", "FASTFILTER_BLOCKED"
+    "BBF_SIMD", "BBF_SCALAR", "BBF_SIMD_LW64", "BLOOM_K8", "OMBF", "TWO_BIT", "CUCKOO", "GUAVA",
+    "FASTFILTER_BLOCKED"
   };
   private static final String CACHE_N = "100000";
   private static final String DRAM_N = "10000000";
@@ -157,10 +158,11 @@ public final class BenchMain {
     out.println("keys: 32 bytes, seeded; 10 bits a key; n = 1e5 (in cache) and 1e7 (beyond the caches' reach);"
         + " times are ns per key (lower is better)");
     out.println();
-    String[] dramTypes = q ? new String[] {"BBF_SIMD", "BBF_SCALAR", "BLOOM_K8", "FASTFILTER_BLOCKED"}
+    String[] dramTypes = q
+        ? new String[] {"BBF_SIMD", "BBF_SCALAR", "BBF_SIMD_LW64", "BLOOM_K8", "FASTFILTER_BLOCKED"}
         : ALL_TYPES;
-    String[] batchTypes = q ? new String[] {"BBF_SIMD"}
-        : new String[] {"BBF_SIMD", "BBF_SCALAR", "BLOOM_K8", "OMBF"};
+    String[] batchTypes = q ? new String[] {"BBF_SIMD", "BBF_SIMD_LW64"}
+        : new String[] {"BBF_SIMD", "BBF_SCALAR", "BBF_SIMD_LW64", "BLOOM_K8", "OMBF"};
     for (String method : new String[] {"positive", "negative"}) {
       for (String type : ALL_TYPES) {
         run("FilterBenchmark", method, Map.of("type", type, "n", CACHE_N));
@@ -169,6 +171,13 @@ public final class BenchMain {
     for (String method : new String[] {"positive", "negative"}) {
       for (String type : dramTypes) {
         run("FilterBenchmark", method, Map.of("type", type, "n", DRAM_N));
+      }
+    }
+    for (String n : new String[] {CACHE_N, DRAM_N}) {
+      for (String method : new String[] {"positiveLoop", "negativeLoop"}) {
+        for (String type : n.equals(CACHE_N) ? ALL_TYPES : dramTypes) {
+          run("FilterBenchmark", method, Map.of("type", type, "n", n));
+        }
       }
     }
     for (String n : new String[] {CACHE_N, DRAM_N}) {
@@ -184,8 +193,8 @@ public final class BenchMain {
         run("LineReadBenchmark", "lineRead", Map.of("bytes", bytes));
       }
     }
-    // The experiment behind the proposed batch change (BatchShapeBenchmark), same array size.
-    for (String method : new String[] {"twoPhaseNegative", "touchThenTestNegative"}) {
+    // The experiment behind the batch loop's shape (BatchShapeBenchmark), same array size.
+    for (String method : new String[] {"singlePassNegative", "touchThenTestNegative", "laneBroadcastNegative"}) {
       run("BatchShapeBenchmark", method, Map.of("n", DRAM_N));
     }
     for (String type : ALL_TYPES) {
@@ -213,6 +222,15 @@ public final class BenchMain {
           ns(find("insert", "type", t, "n", CACHE_N)), ns(find("insert", "type", t, "n", DRAM_N)));
     }
     out.println();
+    out.println("Single-key calls in a loop (" + ProbeState.BATCH + " mightContain calls an invocation):"
+        + " ns per key, without JMH's per-call bookkeeping");
+    out.printf("%-20s %10s %10s %10s %10s%n", "structure", "pos 1e5", "neg 1e5", "pos 1e7", "neg 1e7");
+    for (String t : ALL_TYPES) {
+      out.printf("%-20s %10s %10s %10s %10s%n", t,
+          ns(find("positiveLoop", "type", t, "n", CACHE_N)), ns(find("negativeLoop", "type", t, "n", CACHE_N)),
+          ns(find("positiveLoop", "type", t, "n", DRAM_N)), ns(find("negativeLoop", "type", t, "n", DRAM_N)));
+    }
+    out.println();
     out.println("Batch lookups (mightContainBatch, " + ProbeState.BATCH
         + " keys a call): ns per key; the memory limit is one random independent cache-line read");
     out.printf("%-34s %10s %10s %10s %10s%n", "structure", "pos 1e5", "neg 1e5", "pos 1e7",
@@ -233,15 +251,19 @@ public final class BenchMain {
           ns(find("lineReadBatch", "bytes", bytes)), ns(find("lineRead", "bytes", bytes)));
     }
 
-    Row twoPhase = find("twoPhaseNegative", "n", DRAM_N);
+    Row singlePass = find("singlePassNegative", "n", DRAM_N);
     Row touch = find("touchThenTestNegative", "n", DRAM_N);
-    out.printf("%-34s %10s   (the present batch shape, rebuilt: BatchShapeBenchmark)%n",
-        "experiment: two-phase, 1e7", ns(twoPhase));
-    out.printf("%-34s %10s   (proposed: touch the lines, then test branch-free)%n",
+    Row lanes = find("laneBroadcastNegative", "n", DRAM_N);
+    out.printf("%-34s %10s   (the filter's loop, rebuilt: BatchShapeBenchmark)%n",
+        "experiment: single pass, 1e7", ns(singlePass));
+    out.printf("%-34s %10s   (touch 256 lines, then test them)%n",
         "experiment: touch-then-test, 1e7", ns(touch));
-    put("experiment_two_phase_over_line_read", twoPhase, find("lineReadBatch", "bytes", LINE_SAME_SIZE));
-    put("experiment_touch_then_test_over_line_read", touch,
-        find("lineReadBatch", "bytes", LINE_SAME_SIZE));
+    out.printf("%-34s %10s   (single pass, mask from a broadcast lane)%n",
+        "experiment: lane broadcast, 1e7", ns(lanes));
+    Row sameSize = find("lineReadBatch", "bytes", LINE_SAME_SIZE);
+    put("experiment_single_pass_over_line_read", singlePass, sameSize);
+    put("experiment_touch_then_test_over_line_read", touch, sameSize);
+    put("experiment_lane_broadcast_over_line_read", lanes, sameSize);
 
     ratio("bbf_simd_over_bf_pos_cache", "positive", "BLOOM_K8", "BBF_SIMD", CACHE_N);
     ratio("bbf_simd_over_bf_neg_cache", "negative", "BLOOM_K8", "BBF_SIMD", CACHE_N);
@@ -249,10 +271,24 @@ public final class BenchMain {
         "BBF_SIMD", CACHE_N);
     ratio("bbf_simd_over_fastfilter_blocked_neg_cache", "negative", "FASTFILTER_BLOCKED",
         "BBF_SIMD", CACHE_N);
+    ratio("bbf_simd_over_bf_pos_cache_loop", "positiveLoop", "BLOOM_K8", "BBF_SIMD", CACHE_N);
+    ratio("bbf_simd_over_bf_neg_cache_loop", "negativeLoop", "BLOOM_K8", "BBF_SIMD", CACHE_N);
+    ratio("bbf_simd_over_fastfilter_blocked_pos_cache_loop", "positiveLoop", "FASTFILTER_BLOCKED",
+        "BBF_SIMD", CACHE_N);
+    ratio("bbf_simd_over_fastfilter_blocked_neg_cache_loop", "negativeLoop", "FASTFILTER_BLOCKED",
+        "BBF_SIMD", CACHE_N);
+    ratio("bbf_simd_lw64_over_fastfilter_blocked_neg_cache_loop", "negativeLoop", "FASTFILTER_BLOCKED",
+        "BBF_SIMD_LW64", CACHE_N);
+    ratio("bbf_simd_over_fastfilter_blocked_neg_dram_loop", "negativeLoop", "FASTFILTER_BLOCKED",
+        "BBF_SIMD", DRAM_N);
     ratio("bbf_simd_over_guava_pos_cache", "positive", "GUAVA", "BBF_SIMD", CACHE_N);
     ratio("bbf_simd_over_guava_neg_cache", "negative", "GUAVA", "BBF_SIMD", CACHE_N);
     ratio("bbf_simd_over_ombf_neg_cache", "negative", "OMBF", "BBF_SIMD", CACHE_N);
     ratio("bbf_simd_over_scalar_neg_cache", "negative", "BBF_SCALAR", "BBF_SIMD", CACHE_N);
+    ratio("bbf_simd_lw64_over_fastfilter_blocked_pos_cache", "positive", "FASTFILTER_BLOCKED",
+        "BBF_SIMD_LW64", CACHE_N);
+    ratio("bbf_simd_lw64_over_fastfilter_blocked_neg_cache", "negative", "FASTFILTER_BLOCKED",
+        "BBF_SIMD_LW64", CACHE_N);
     ratio("bbf_simd_over_bf_neg_dram", "negative", "BLOOM_K8", "BBF_SIMD", DRAM_N);
     ratio("bbf_simd_over_fastfilter_blocked_neg_dram", "negative", "FASTFILTER_BLOCKED",
         "BBF_SIMD", DRAM_N);
@@ -262,7 +298,10 @@ public final class BenchMain {
     Row single = find("negative", "type", "BBF_SIMD", "n", DRAM_N);
     put("dram_batch_neg_over_line_read", batch, line);
     put("dram_batch_neg_over_line_read_1gib", batch, lineDram);
+    put("dram_batch_neg_lw64_over_line_read",
+        find("negativeBatch", "type", "BBF_SIMD_LW64", "n", DRAM_N), line);
     put("dram_single_neg_over_batch_neg", single, batch);
+    put("dram_loop_neg_over_line_read", find("negativeLoop", "type", "BBF_SIMD", "n", DRAM_N), line);
     put("bbf_simd_neg_ns_cache", find("negative", "type", "BBF_SIMD", "n", CACHE_N));
     put("bbf_simd_pos_ns_cache", find("positive", "type", "BBF_SIMD", "n", CACHE_N));
     put("bbf_simd_batch_neg_ns_dram", batch);
@@ -271,10 +310,17 @@ public final class BenchMain {
     out.println();
     out.println("Targets (filters issue), ratios of times from this run:");
     out.printf("%-46s %-12s %10s  %s%n", "ratio", "target", "measured", "verdict");
+    out.println("  one call an invocation (JMH's bookkeeping between calls, same for every structure):");
     target("bbf_simd_over_bf_pos_cache", ">= 5", 5, true);
     target("bbf_simd_over_bf_neg_cache", ">= 5", 5, true);
     target("bbf_simd_over_fastfilter_blocked_pos_cache", ">= 2", 2, true);
     target("bbf_simd_over_fastfilter_blocked_neg_cache", ">= 2", 2, true);
+    out.println("  single-key calls in a loop (the lookups' own cost):");
+    target("bbf_simd_over_bf_pos_cache_loop", ">= 5", 5, true);
+    target("bbf_simd_over_bf_neg_cache_loop", ">= 5", 5, true);
+    target("bbf_simd_over_fastfilter_blocked_pos_cache_loop", ">= 2", 2, true);
+    target("bbf_simd_over_fastfilter_blocked_neg_cache_loop", ">= 2", 2, true);
+    out.println("  batch:");
     target("dram_batch_neg_over_line_read", "<= 1.3", 1.3, false);
   }
 

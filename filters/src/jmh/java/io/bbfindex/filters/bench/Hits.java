@@ -29,6 +29,13 @@ public class Hits {
     probes++;
   }
 
+  /** Counts {@code n} hits among {@code count} probes; returns {@code n}. */
+  int add(int n, int count) {
+    hits += n;
+    probes += count;
+    return n;
+  }
+
   /** Counts a batch's verdicts; returns the hits (the benchmark's result). */
   int batch(boolean[] out, int count) {
     int n = 0;
