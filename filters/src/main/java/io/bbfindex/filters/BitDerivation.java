@@ -40,21 +40,29 @@ final class BitDerivation {
     return salt == 0 ? UNSALTED : SALTED;
   }
 
+  /**
+   * The 8 key bytes at {@code offset}, little-endian: lane i of the unsalted derivation is {@code
+   * rawLane(keys, keyOffset + 8 i)}. The one place key arrays are read as longs.
+   */
+  static long rawLane(byte[] keys, int offset) {
+    return (long) LE_LONG.get(keys, offset);
+  }
+
   /** Lane L0: positions of words 0..7. */
   long lane0(byte[] keys, int offset) {
-    long raw = (long) LE_LONG.get(keys, offset);
+    long raw = rawLane(keys, offset);
     return salted ? fmix64(raw ^ key0) : raw;
   }
 
   /** Lane L1: positions of words 8..15 (only read when k = 16). */
   long lane1(byte[] keys, int offset) {
-    long raw = (long) LE_LONG.get(keys, offset + 8);
+    long raw = rawLane(keys, offset + 8);
     return salted ? fmix64(raw ^ key1) : raw;
   }
 
   /** Lane L2: the group index in its low bits. */
   long lane2(byte[] keys, int offset) {
-    long raw = (long) LE_LONG.get(keys, offset + 16);
+    long raw = rawLane(keys, offset + 16);
     return salted ? fmix64(raw ^ key2) : raw;
   }
 

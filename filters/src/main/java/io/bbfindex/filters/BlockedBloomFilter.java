@@ -2,9 +2,6 @@ package io.bbfindex.filters;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 import java.util.Objects;
 
 /**
@@ -87,10 +84,6 @@ public final class BlockedBloomFilter implements MembershipFilter, AutoCloseable
 
   /** Derivation id of salted filters (every lane mixed with the salt by fmix64). */
   public static final int DERIVATION_SALTED = BitDerivation.SALTED;
-
-  /** Little-endian longs of a key array: the unsalted derivation's lanes are these raw. */
-  private static final VarHandle RAW_LANE =
-      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
   private final BbfGeometry geometry;
   private final long salt;
@@ -247,13 +240,13 @@ public final class BlockedBloomFilter implements MembershipFilter, AutoCloseable
 
   /**
    * {@link #mightContain} without the bounds check, which the callers have made. The unsalted
-   * branch is the hot path of every lookup: it reads the group lane itself rather than through
-   * {@link BitDerivation}, one object and one test fewer per key (in cache, a lookup is a few
+   * branch is the hot path of every lookup: it reads the raw group lane without going through a
+   * {@link BitDerivation} instance, one object and one test fewer per key (in cache, a lookup is a few
    * dozen instructions, so each one shows).
    */
   private boolean probe(byte[] keys, int offset) {
     if (rawPositions) {
-      long groupOffset = ((long) RAW_LANE.get(keys, offset + 16) & groupMask) << groupShift;
+      long groupOffset = (BitDerivation.rawLane(keys, offset + 16) & groupMask) << groupShift;
       return kernel.testKey(bits, groupOffset, keys, offset);
     }
     long groupOffset = (derivation.lane2(keys, offset) & groupMask) << groupShift;
@@ -268,7 +261,7 @@ public final class BlockedBloomFilter implements MembershipFilter, AutoCloseable
    * CPU runs ahead through the following keys while a group load misses, and keeps as many misses
    * in flight as its reorder window holds keys. Two-pass shapes (compute and touch every group
    * first, test second) measured slower here: the first pass must drain before the second starts
-   * ({@code ShapeExperiment} in the benchmarks).
+   * ({@code BatchShapeBenchmark} in the benchmarks).
    *
    * @throws IndexOutOfBoundsException if {@code keys} holds fewer than {@code 32 * count} bytes or
    *     {@code out} fewer than {@code count} entries
@@ -288,7 +281,7 @@ public final class BlockedBloomFilter implements MembershipFilter, AutoCloseable
     long mask = groupMask;
     int shift = groupShift;
     for (int i = 0, offset = 0; i < count; i++, offset += KEY_BYTES) {
-      long groupOffset = ((long) RAW_LANE.get(keys, offset + 16) & mask) << shift;
+      long groupOffset = (BitDerivation.rawLane(keys, offset + 16) & mask) << shift;
       out[i] = k.testKey(b, groupOffset, keys, offset);
     }
   }

@@ -1,9 +1,6 @@
 package io.bbfindex.filters;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 
 /**
  * Sets or tests one key's k bits inside one group. Implementations differ only in instructions:
@@ -18,9 +15,6 @@ import java.nio.ByteOrder;
  */
 interface GroupKernel {
 
-  /** Little-endian longs of a key array, for the default key-bytes methods. */
-  VarHandle KEY_LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-
   /** Sets bit {@code P[i] & (lw - 1)} of word i of the group at byte {@code groupOffset}. */
   void insert(MemorySegment bits, long groupOffset, long lane0, long lane1);
 
@@ -32,12 +26,14 @@ interface GroupKernel {
    * offset} (the caller has checked that 32 bytes are there).
    */
   default void insertKey(MemorySegment bits, long groupOffset, byte[] keys, int offset) {
-    insert(bits, groupOffset, (long) KEY_LONG.get(keys, offset), (long) KEY_LONG.get(keys, offset + 8));
+    insert(bits, groupOffset,
+        BitDerivation.rawLane(keys, offset), BitDerivation.rawLane(keys, offset + 8));
   }
 
   /** {@link #test} for the unsalted derivation, as {@link #insertKey}. */
   default boolean testKey(MemorySegment bits, long groupOffset, byte[] keys, int offset) {
-    return test(bits, groupOffset, (long) KEY_LONG.get(keys, offset), (long) KEY_LONG.get(keys, offset + 8));
+    return test(bits, groupOffset,
+        BitDerivation.rawLane(keys, offset), BitDerivation.rawLane(keys, offset + 8));
   }
 
   /** Which kernel this is. */
