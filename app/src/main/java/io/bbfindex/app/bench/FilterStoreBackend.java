@@ -1,7 +1,6 @@
 package io.bbfindex.app.bench;
 
 import io.bbfindex.app.core.FilterDescriptions;
-import io.bbfindex.app.core.StoreProbes;
 import io.bbfindex.app.lookup.BlockAnswer;
 import io.bbfindex.app.lookup.ChainBackend;
 import io.bbfindex.app.lookup.FilterSummary;
@@ -20,7 +19,7 @@ import java.util.concurrent.atomic.LongAdder;
  * io.bbfindex.app.lookup.LookupService}, since a synthetic txindex has no block index for the
  * production {@code CoreChainBackend} ({@code NodeIndex} needs {@code blocks/index}).
  *
- * <p>Same work per lookup as production: the filter probes are {@link StoreProbes}, as in {@code CoreChainBackend}
+ * <p>Same work per lookup as production: the filter probes are the store's, as in {@code CoreChainBackend}
  * (the summary BBF); a "maybe" costs one LevelDB get plus the decode of Core's {@code CDiskTxPos}
  * ({@link TxIndexOnly#find}, the code path {@code NodeIndex.findTx} uses). What it cannot do is
  * resolve the containing block (no block index): answers carry a zero block hash and height -1,
@@ -33,7 +32,6 @@ public final class FilterStoreBackend implements ChainBackend {
   private final FilterStore store;
   private final TxIndexOnly txindex;
   private final FilterDescriptions descriptions;
-  private final StoreProbes probes;
   private final LongAdder reads = new LongAdder();
   private volatile boolean open = true;
 
@@ -45,7 +43,6 @@ public final class FilterStoreBackend implements ChainBackend {
   public FilterStoreBackend(FilterStore store, TxIndexOnly txindex) {
     this.store = Objects.requireNonNull(store, "store");
     this.descriptions = new FilterDescriptions(store);
-    this.probes = new StoreProbes(store);
     this.txindex = txindex;
   }
 
@@ -55,12 +52,12 @@ public final class FilterStoreBackend implements ChainBackend {
 
   @Override
   public boolean txMaybe(byte[] keys, int offset) {
-    return probes.txMaybe(keys, offset);
+    return store.mightContainTx(keys, offset);
   }
 
   @Override
   public void txMaybeBatch(byte[] keys, int count, boolean[] out) {
-    probes.txMaybeBatch(keys, count, out);
+    store.mightContainTxBatch(keys, count, out);
   }
 
   @Override
@@ -75,7 +72,7 @@ public final class FilterStoreBackend implements ChainBackend {
 
   @Override
   public boolean blockMaybe(byte[] hash) {
-    return probes.blockMaybe(hash);
+    return store.mightContainBlock(hash, 0);
   }
 
   @Override

@@ -30,7 +30,6 @@ public final class CoreChainBackend implements ChainBackend {
   private final NodeIndex index;
   private final FilterStore store;
   private final FilterDescriptions descriptions;
-  private final StoreProbes probes;
   private volatile boolean open = true;
 
   /** Takes ownership of both: {@link #close()} closes them. */
@@ -38,7 +37,6 @@ public final class CoreChainBackend implements ChainBackend {
     this.index = Objects.requireNonNull(index, "index");
     this.store = Objects.requireNonNull(store, "store");
     this.descriptions = new FilterDescriptions(store);
-    this.probes = new StoreProbes(store);
   }
 
   public NodeIndex index() {
@@ -47,12 +45,12 @@ public final class CoreChainBackend implements ChainBackend {
 
   @Override
   public boolean txMaybe(byte[] keys, int offset) {
-    return probes.txMaybe(keys, offset);
+    return store.mightContainTx(keys, offset);
   }
 
   @Override
   public void txMaybeBatch(byte[] keys, int count, boolean[] out) {
-    probes.txMaybeBatch(keys, count, out);
+    store.mightContainTxBatch(keys, count, out);
   }
 
   @Override
@@ -67,7 +65,7 @@ public final class CoreChainBackend implements ChainBackend {
 
   @Override
   public boolean blockMaybe(byte[] hash) {
-    return probes.blockMaybe(hash);
+    return store.mightContainBlock(hash, 0);
   }
 
   @Override

@@ -14,6 +14,13 @@ import org.openjdk.jmh.annotations.State;
 @State(Scope.Thread)
 @AuxCounters(AuxCounters.Type.EVENTS)
 public class Hits {
+  /**
+   * Whether the batch verdicts are counted with the Vector API. The benchmarks always run with it;
+   * the unit tests also run without it, where {@link TrueCount} must not be loaded.
+   */
+  private static final boolean VECTOR_COUNT =
+      ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent();
+
   public long hits;
   public long probes;
 
@@ -36,14 +43,24 @@ public class Hits {
     return n;
   }
 
-  /** Counts a batch's verdicts; returns the hits (the benchmark's result). */
+  /**
+   * Counts a batch's verdicts; returns the hits (the benchmark's result). The count is the
+   * benchmark's own bookkeeping, not the lookup: counted one boolean at a time it added about
+   * 0.7 ns a key to the DRAM batch figure (5.9 against 5.2 ns without it), 32 at a time about 0.2.
+   */
   int batch(boolean[] out, int count) {
-    int n = 0;
-    for (int i = 0; i < count; i++) {
-      n += out[i] ? 1 : 0;
-    }
+    int n = VECTOR_COUNT ? TrueCount.vector(out, count) : trues(out, 0, count);
     hits += n;
     probes += count;
+    return n;
+  }
+
+  /** How many of {@code out[from .. count)} are true, one at a time. */
+  static int trues(boolean[] out, int from, int count) {
+    int n = 0;
+    for (int i = from; i < count; i++) {
+      n += out[i] ? 1 : 0;
+    }
     return n;
   }
 }
