@@ -56,8 +56,8 @@ public final class FilterStoreBackend implements ChainBackend {
   }
 
   @Override
-  public void txMaybeBatch(byte[] keys, int count, boolean[] out) {
-    store.mightContainTxBatch(keys, count, out);
+  public int txMaybeBatch(byte[] keys, int count, long[] maybe) {
+    return store.mightContainTxBatch(keys, count, maybe);
   }
 
   @Override

@@ -49,8 +49,8 @@ public final class CoreChainBackend implements ChainBackend {
   }
 
   @Override
-  public void txMaybeBatch(byte[] keys, int count, boolean[] out) {
-    store.mightContainTxBatch(keys, count, out);
+  public int txMaybeBatch(byte[] keys, int count, long[] maybe) {
+    return store.mightContainTxBatch(keys, count, maybe);
   }
 
   @Override

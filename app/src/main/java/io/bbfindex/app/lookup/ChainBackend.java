@@ -16,8 +16,12 @@ public interface ChainBackend extends AutoCloseable {
   /** Filter probe for the txid at {@code keys[offset .. offset + 32)}: {@code false} = certainly absent. */
   boolean txMaybe(byte[] keys, int offset);
 
-  /** Filter probe of {@code count} consecutive txids (32 bytes each from offset 0) into {@code out}. */
-  void txMaybeBatch(byte[] keys, int count, boolean[] out);
+  /**
+   * Filter probe of {@code count} consecutive txids (32 bytes each from offset 0): bit {@code i %
+   * 64} of {@code maybe[i / 64]} is txid i's "maybe", the bits from {@code count} on are 0;
+   * returns how many are set.
+   */
+  int txMaybeBatch(byte[] keys, int count, long[] maybe);
 
   /** The txid's location confirmed by the txindex (one LevelDB read), or empty when Core does not know it. */
   Optional<TxAnswer> lookupTx(byte[] txid);

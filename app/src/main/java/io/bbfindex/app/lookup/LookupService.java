@@ -45,19 +45,18 @@ public final class LookupService {
     if (count < 0 || (long) count * HashKeys.KEY_BYTES > keys.length) {
       throw new IllegalArgumentException("count must be in [0, keys.length / 32]: " + count);
     }
-    boolean[] maybe = new boolean[count];
-    backend.txMaybeBatch(keys, count, maybe);
+    long[] maybe = new long[(count + 63) >>> 6]; // a bit a txid
+    int maybes = backend.txMaybeBatch(keys, count, maybe);
     TxAnswer[] answers = new TxAnswer[count];
-    int absent = 0;
-    for (int i = 0; i < count; i++) {
-      if (!maybe[i]) {
-        absent++;
-        continue;
+    // Only the maybes are visited: a word of 64 certain negatives costs one test.
+    for (int word = 0; word < maybe.length; word++) {
+      for (long bits = maybe[word]; bits != 0; bits &= bits - 1) {
+        int i = (word << 6) + Long.numberOfTrailingZeros(bits);
+        byte[] key = java.util.Arrays.copyOfRange(keys, i * HashKeys.KEY_BYTES, (i + 1) * HashKeys.KEY_BYTES);
+        answers[i] = confirmTx(key).orElse(null);
       }
-      byte[] key = java.util.Arrays.copyOfRange(keys, i * HashKeys.KEY_BYTES, (i + 1) * HashKeys.KEY_BYTES);
-      answers[i] = confirmTx(key).orElse(null);
     }
-    metrics.countLookups(LookupKind.TX, LookupOutcome.ABSENT_BY_FILTER, absent);
+    metrics.countLookups(LookupKind.TX, LookupOutcome.ABSENT_BY_FILTER, count - maybes);
     return answers;
   }
 

@@ -49,10 +49,17 @@ public final class InMemoryChainBackend implements ChainBackend {
   }
 
   @Override
-  public void txMaybeBatch(byte[] keys, int count, boolean[] out) {
+  public int txMaybeBatch(byte[] keys, int count, long[] maybe) {
+    int hits = 0;
     for (int i = 0; i < count; i++) {
-      out[i] = txMaybe(keys, i * HashKeys.KEY_BYTES);
+      if (txMaybe(keys, i * HashKeys.KEY_BYTES)) {
+        maybe[i >>> 6] |= 1L << i;
+        hits++;
+      } else {
+        maybe[i >>> 6] &= ~(1L << i);
+      }
     }
+    return hits;
   }
 
   @Override

@@ -137,9 +137,15 @@ public final class FilterStore implements AutoCloseable {
     return summary.filter().mightContain(keys, offset);
   }
 
-  /** {@link #mightContainTx} for {@code count} consecutive 32-byte txids. */
-  public void mightContainTxBatch(byte[] keys, int count, boolean[] out) {
-    summary.filter().mightContainBatch(keys, count, out);
+  /**
+   * {@link #mightContainTx} for {@code count} consecutive 32-byte txids, as a bitmap: bit {@code i
+   * % 64} of {@code maybe[i / 64]} is txid i's answer ({@link
+   * io.bbfindex.filters.MembershipFilter#mightContainBatch(byte[], int, long[])}).
+   *
+   * @return how many of the txids may be on chain
+   */
+  public int mightContainTxBatch(byte[] keys, int count, long[] maybe) {
+    return summary.filter().mightContainBatch(keys, count, maybe);
   }
 
   /** Whether a block hash (internal order) may be in the block index. */

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bbfindex.filters.BlockedBloomFilter;
+import io.bbfindex.filters.MembershipFilter;
 import io.bbfindex.ingest.BlockInfo;
 import io.bbfindex.ingest.NodeIndex;
 import io.bbfindex.ingest.records.BlockStatus;
@@ -122,10 +123,10 @@ class FilterBuildFixtureTest {
           () -> new AssertionError("no filter for blk" + r.file() + " of " + r.txidHex()));
       assertTrue(perFile.mightContain(r.txidInternal(), 0), "blk" + r.file() + " filter misses " + r.txidHex());
     }
-    boolean[] out = new boolean[rows.size()];
-    store.mightContainTxBatch(keys, rows.size(), out);
-    for (int i = 0; i < out.length; i++) {
-      assertTrue(out[i], "batch probe misses " + rows.get(i).txidHex());
+    long[] maybe = new long[MembershipFilter.bitmapWords(rows.size())];
+    assertEquals(rows.size(), store.mightContainTxBatch(keys, rows.size(), maybe), "batch: every row a maybe");
+    for (int i = 0; i < rows.size(); i++) {
+      assertTrue((maybe[i >>> 6] >>> i & 1) == 1, "batch probe misses " + rows.get(i).txidHex());
     }
     assertEquals(rows.size(), store.manifest().txKeys(), "manifest per-file counts = ground-truth rows");
     assertEquals(rows.size() + 1, store.manifest().summary().keys(), "summary = every row + the genesis coinbase");

@@ -32,9 +32,10 @@ import org.openjdk.jmh.annotations.Warmup;
  * against the independent cache-line read ({@link LineReadBenchmark}) in one run.
  *
  * <ul>
- *   <li>{@code singlePass}: the shape the filter uses: one loop, each key's group loaded and tested
- *       with the key-bytes kernel (about 16 instructions, no data-dependent branch), so the CPU
- *       runs ahead through later keys while a load misses.
+ *   <li>{@code singlePass}: the shape the filter's batches have (a loop over its single-key
+ *       lookup): each key's group loaded and tested with the key-bytes kernel (about 16
+ *       instructions, no data-dependent branch), so the CPU runs ahead through later keys while a
+ *       load misses.
  *   <li>{@code touchThenTest}: per block of 256 keys, first compute each group offset and touch
  *       the line (about 8 instructions a key, as lean as the line read), then test from cache.
  *       Each block's touches must complete before its tests retire, so the pipeline drains once a

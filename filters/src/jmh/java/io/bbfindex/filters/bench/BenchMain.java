@@ -187,6 +187,7 @@ public final class BenchMain {
         }
       }
     }
+    run("FilterBenchmark", "negativeBatchBooleans", Map.of("type", "BBF_SIMD", "n", DRAM_N));
     for (String bytes : new String[] {LINE_SAME_SIZE, LINE_DRAM}) {
       run("LineReadBenchmark", "lineReadBatch", Map.of("bytes", bytes));
       if (!q) {
@@ -232,7 +233,8 @@ public final class BenchMain {
     }
     out.println();
     out.println("Batch lookups (mightContainBatch, " + ProbeState.BATCH
-        + " keys a call): ns per key; the memory limit is one random independent cache-line read");
+        + " keys a call, verdicts as a long[] bitmap): ns per key; the memory limit is one random"
+        + " independent cache-line read");
     out.printf("%-34s %10s %10s %10s %10s%n", "structure", "pos 1e5", "neg 1e5", "pos 1e7",
         "neg 1e7");
     for (String t : ALL_TYPES) {
@@ -245,6 +247,8 @@ public final class BenchMain {
           ns(find("positiveBatch", "type", t, "n", DRAM_N)),
           ns(find("negativeBatch", "type", t, "n", DRAM_N)));
     }
+    out.printf("%-34s %10s %10s %10s %10s%n", "BBF_SIMD, boolean[] verdicts", "", "", "",
+        ns(find("negativeBatchBooleans", "type", "BBF_SIMD", "n", DRAM_N)));
     for (String bytes : new String[] {LINE_SAME_SIZE, LINE_DRAM}) {
       String label = (Long.parseLong(bytes) >> 20) + " MiB";
       out.printf("%-34s %10s (batched)   %10s (one a call)%n", "cache-line read over " + label,
@@ -254,7 +258,7 @@ public final class BenchMain {
     Row singlePass = find("singlePassNegative", "n", DRAM_N);
     Row touch = find("touchThenTestNegative", "n", DRAM_N);
     Row lanes = find("laneBroadcastNegative", "n", DRAM_N);
-    out.printf("%-34s %10s   (the filter's loop, rebuilt: BatchShapeBenchmark)%n",
+    out.printf("%-34s %10s   (the batches' shape, rebuilt: BatchShapeBenchmark)%n",
         "experiment: single pass, 1e7", ns(singlePass));
     out.printf("%-34s %10s   (touch 256 lines, then test them)%n",
         "experiment: touch-then-test, 1e7", ns(touch));
@@ -302,6 +306,8 @@ public final class BenchMain {
         find("negativeBatch", "type", "BBF_SIMD_LW64", "n", DRAM_N), line);
     put("dram_single_neg_over_batch_neg", single, batch);
     put("dram_loop_neg_over_line_read", find("negativeLoop", "type", "BBF_SIMD", "n", DRAM_N), line);
+    put("dram_batch_booleans_neg_over_line_read",
+        find("negativeBatchBooleans", "type", "BBF_SIMD", "n", DRAM_N), line);
     put("bbf_simd_neg_ns_cache", find("negative", "type", "BBF_SIMD", "n", CACHE_N));
     put("bbf_simd_pos_ns_cache", find("positive", "type", "BBF_SIMD", "n", CACHE_N));
     put("bbf_simd_batch_neg_ns_dram", batch);

@@ -40,6 +40,7 @@ public abstract class ProbeState {
   public byte[][] positiveBatches;
   public byte[][] negativeBatches;
   public final boolean[] out = new boolean[BATCH];
+  public final long[] maybe = new long[BATCH / 64];
   private int cursor;
 
   /** Builds the probe arrays for a filter holding {@code n} members. */
