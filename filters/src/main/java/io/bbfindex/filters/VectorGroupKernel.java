@@ -32,7 +32,9 @@ import jdk.incubator.vector.VectorSpecies;
  * Without a salt, P[i] is key byte i, so {@code testKey}/{@code insertKey} load the chunk's
  * position bytes from the key with one sign-extending load into the lanes (VPMOVSXBD for lw = 32,
  * VPMOVSXBQ for lw = 64: byte w of the 8 loaded goes to lane w; the sign does not matter, the shift
- * count keeps only its low 5 or 6 bits), then shift a vector of ones by them:
+ * count keeps only its low 5 or 6 bits), then shift a vector of ones by them (the shapes of
+ * 256 bits and more, and lw = 32 in 128-bit chunks; the 64- and 128-bit groups use scalar code or
+ * the lane path, see their classes):
  *
  * <pre>
  *   mask  = ONES &lt;&lt; (int) keys[offset + first word .. + lanes]     (VPMOVSX, VPAND, VPSLLV)
@@ -49,10 +51,11 @@ import jdk.incubator.vector.VectorSpecies;
  * A chunk is min(group bits, 256, preferred vector bits). Species larger than the preferred one
  * are not intrinsified (they fall back to Java arrays, about 100x slower), and 512-bit vectors
  * would only save one load per 64-byte group while lowering the clock on some AVX-512 parts, so
- * 256 is the ceiling. Groups of 128 bits use the 128-bit species. A 64-bit group (lw = 32, k = 2)
- * fits one general-purpose register: it is done as one 64-bit OR / AND of both words' bits (SWAR),
- * because the 64-bit species' mask operations are not intrinsified (measured 60 ns per query vs
- * 10 ns).
+ * 256 is the ceiling. Groups of 128 bits use the 128-bit species, except lw = 64, k = 2 (two
+ * words: two shifts in general-purpose registers, {@code TwoLongs}). A 64-bit group (lw = 32,
+ * k = 2) fits one general-purpose register: it is done as one 64-bit OR / AND of both words' bits
+ * (SWAR), because the 64-bit species' mask operations are not intrinsified (measured 60 ns per
+ * query vs 10 ns).
  *
  * <p>Each shape is its own final class whose species are static finals: the Vector API is only
  * intrinsified when C2 sees the species as a constant, and separate classes keep one shape's
@@ -98,6 +101,9 @@ final class VectorGroupKernel {
     int chunkBits = Math.min(geometry.groupBits(), MAX_CHUNK_BITS);
     int chunks = geometry.groupBits() / chunkBits;
     if (geometry.wordBits() == 64) {
+      if (geometry.k() == 2) {
+        return new TwoLongs();
+      }
       return chunkBits == 128 ? new Longs128(chunks) : new Longs256(chunks);
     }
     return switch (chunkBits) {
@@ -130,37 +136,36 @@ final class VectorGroupKernel {
 
   // ---- lw = 64: every position byte comes from L0 (k <= 8) ----
 
+  /**
+   * lw = 64, k = 2: the 16-byte group as two longs in general-purpose registers, each word's bit
+   * shifted down to bit 0 and the two ANDed. Neither 128-bit formulation wins here: the lane path
+   * ran 154 million lookups a second and the scalar kernel 341 (PaperBenchmark, k = 2, in cache).
+   */
+  private static final class TwoLongs extends Base {
+    @Override
+    public void insert(MemorySegment bits, long at, long lane0, long lane1) {
+      bits.set(ScalarGroupKernel.LE_LONG, at,
+          bits.get(ScalarGroupKernel.LE_LONG, at) | (1L << lane0));
+      bits.set(ScalarGroupKernel.LE_LONG, at + 8,
+          bits.get(ScalarGroupKernel.LE_LONG, at + 8) | (1L << (lane0 >>> 8)));
+    }
+
+    @Override
+    public boolean test(MemorySegment bits, long at, long lane0, long lane1) {
+      long word0 = bits.get(ScalarGroupKernel.LE_LONG, at) >>> lane0;
+      long word1 = bits.get(ScalarGroupKernel.LE_LONG, at + 8) >>> (lane0 >>> 8);
+      return (word0 & word1 & 1) != 0;
+    }
+  }
+
   /** lw = 64 in 128-bit chunks (2 words each). */
   private static final class Longs128 extends Base {
+    // No key-bytes entry points here: widening 2 key bytes into 2 long lanes (B2L from the 64-bit
+    // byte species to the 128-bit long one) is not intrinsified on AVX2 and measured 72 ns a
+    // lookup (k = 2, lw = 64) against 12 ns for the lane path, which unsalted keys therefore
+    // take too (GroupKernel's defaults).
     private static final VectorSpecies<Long> S = LongVector.SPECIES_128;
-    private static final LongVector ONES = LongVector.broadcast(S, 1L);
     private final int chunks;
-
-    /** The bits of words 2c, 2c + 1 from key bytes {@code at}, {@code at + 1}. */
-    private static LongVector keyMask(byte[] keys, int at) {
-      return ONES.lanewise(
-          VectorOperators.LSHL,
-          (LongVector) ByteVector.fromArray(KEY_BYTES, keys, at).convertShape(VectorOperators.B2L, S, 0));
-    }
-
-    @Override
-    public void insertKey(MemorySegment bits, long at, byte[] keys, int offset) {
-      for (int c = 0; c < chunks; c++, at += S.vectorByteSize()) {
-        LongVector m = keyMask(keys, offset + c * S.length());
-        LongVector.fromMemorySegment(S, bits, at, LE).or(m).intoMemorySegment(bits, at, LE);
-      }
-    }
-
-    @Override
-    public boolean testKey(MemorySegment bits, long at, byte[] keys, int offset) {
-      for (int c = 0; c < chunks; c++, at += S.vectorByteSize()) {
-        LongVector m = keyMask(keys, offset + c * S.length());
-        if (!isZero128(m.lanewise(VectorOperators.AND_NOT, LongVector.fromMemorySegment(S, bits, at, LE)))) {
-          return false;
-        }
-      }
-      return true;
-    }
 
     Longs128(int chunks) {
       this.chunks = chunks;

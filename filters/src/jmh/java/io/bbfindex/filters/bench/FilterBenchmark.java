@@ -97,7 +97,8 @@ public class FilterBenchmark {
     return h.add(loop(s.filter, s.nextBatch(s.negativeBatches)), ProbeState.BATCH);
   }
 
-  private static int loop(io.bbfindex.filters.MembershipFilter filter, byte[] keys) {
+  /** {@value ProbeState#BATCH} single-key lookups of {@code keys}; returns the hits. */
+  static int loop(io.bbfindex.filters.MembershipFilter filter, byte[] keys) {
     int hits = 0;
     for (int i = 0; i < ProbeState.BATCH; i++) {
       hits += filter.mightContain(keys, i * BenchKeys.KEY) ? 1 : 0;
