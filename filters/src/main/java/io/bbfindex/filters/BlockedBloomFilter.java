@@ -235,21 +235,19 @@ public final class BlockedBloomFilter implements MembershipFilter, AutoCloseable
     return true;
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>The unsalted branch is the hot path of every lookup (and of the batches, which loop over
+   * this method): it reads the raw group lane without going through a {@link BitDerivation}
+   * instance, one object and one test fewer per key (in cache, a lookup is a few dozen
+   * instructions, so each one shows).
+   */
   @Override
   public boolean mightContain(byte[] keys, int offset) {
     // offset + 31 < length here, offset >= 0 in the reads of bytes 0.. and 16..: together the
     // check of [offset, offset + 32) in one compare instead of checkFromIndexSize's four.
     Objects.checkIndex(offset + (KEY_BYTES - 1), keys.length);
-    return probe(keys, offset);
-  }
-
-  /**
-   * {@link #mightContain} without the bounds check, which the callers have made. The unsalted
-   * branch is the hot path of every lookup: it reads the raw group lane without going through a
-   * {@link BitDerivation} instance, one object and one test fewer per key (in cache, a lookup is a few
-   * dozen instructions, so each one shows).
-   */
-  private boolean probe(byte[] keys, int offset) {
     if (rawPositions) {
       long groupOffset = (BitDerivation.rawLane(keys, offset + 16) & groupMask) << groupShift;
       return kernel.testKey(bits, groupOffset, keys, offset);

@@ -58,7 +58,7 @@ public interface MembershipFilter {
   default int mightContainBatch(byte[] keys, int count, long[] maybe) {
     checkBitmapBatch(keys, count, maybe);
     int hits = 0;
-    for (int word = 0; word < bitmapWords(count); word++) {
+    for (int word = 0, words = bitmapWords(count); word < words; word++) {
       int first = word << 6;
       int bitsHere = Math.min(64, count - first);
       long bits = 0;
