@@ -40,7 +40,7 @@ import java.util.Objects;
  * <ul>
  *   <li>Group and positions come from disjoint bytes, so they are independent and the measured
  *       false-positive rate follows the paper's eq. 3. (Taking the group from the same low bits
- *       that choose word 0's bit measured 1.7-1.9x the model.)
+ *       that choose word 0's bit measured well above the model in an early trial, not kept.)
  *   <li>Bytes 24..31 are never read: a block hash in internal byte order ends in the zero bytes of
  *       its proof of work (about 10 of them today: bytes 22..31). The group uses bytes 16..19,
  *       which stay random until block hashes need 96 leading zero bits.
@@ -63,7 +63,8 @@ import java.util.Objects;
  * steers a branch (the vector kernel's test is branch-free), so the CPU runs ahead through the
  * following keys while a group load misses and keeps as many misses in flight as its reorder window
  * holds keys. A loop with the fields hoisted by hand measured slower (5.50 against 5.21 ns a key
- * at n = 1e7), and so did two-pass shapes that touch every group first ({@code
+ * at n = 1e7: FilterBenchmark.negativeBatch at 618f05c vs negativeBatchBooleans at 77980cb,
+ * BBF_SIMD), and so did two-pass shapes that touch every group first ({@code
  * BatchShapeBenchmark}).
  *
  * <p><b>False positives.</b> {@link #modelledFpr()} is eq. 3 of the paper at the present key

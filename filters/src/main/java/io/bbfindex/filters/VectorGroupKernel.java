@@ -42,29 +42,29 @@ import jdk.incubator.vector.VectorSpecies;
  * </pre>
  *
  * about 12 instructions a 256-bit group, no branch, against about twice that for the broadcast and
- * shift of a lane (lw = 64, k = 8, in cache, JMH: 4.8 ns against 9.7 ns a lookup). A 512-bit group (two
+ * shift of a lane (BatchShapeBenchmark, laneBroadcast vs singlePass). A 512-bit group (two
  * chunks) ANDs both chunks' compare masks and tests once, so a lookup has no data-dependent branch:
  * {@link BlockedBloomFilter#mightContainBatch} relies on that to keep many cache misses in flight.
  *
  * <h2>Species</h2>
  *
  * A chunk is min(group bits, 256, preferred vector bits). Species larger than the preferred one
- * are not intrinsified (they fall back to Java arrays, about 100x slower), and 512-bit vectors
+ * are not intrinsified (they fall back to Java arrays, far slower), and 512-bit vectors
  * would only save one load per 64-byte group while lowering the clock on some AVX-512 parts, so
  * 256 is the ceiling. Groups of 128 bits use the 128-bit species, except lw = 64, k = 2 (two
  * words: two shifts in general-purpose registers, {@code TwoLongs}). A 64-bit group (lw = 32,
  * k = 2) fits one general-purpose register: it is done as one 64-bit OR / AND of both words' bits
- * (SWAR), because the 64-bit species' mask operations are not intrinsified (measured 60 ns per
- * query vs 10 ns).
+ * (SWAR), because the 64-bit species' mask operations are not intrinsified (measured several
+ * times slower).
  *
  * <p>Each shape is its own final class whose species are static finals: the Vector API is only
  * intrinsified when C2 sees the species as a constant, and separate classes keep one shape's
  * profile from polluting another's when a JVM uses several geometries (one shared class with a
- * switch measured 5-15x slower in that case).
+ * switch measured several times slower in that case).
  *
- * <p>The timings quoted in this class come from a plain timing loop (1M keys, 2^20-group filters)
- * on the shared 2-core AVX2 build VM, JDK 25; they show which formulation C2 intrinsifies, not
- * throughput figures. Throughput belongs to JMH.
+ * <p>Comparisons here that name no benchmark come from a plain timing loop (1M keys, 2^20-group
+ * filters, not kept) on the shared 2-core AVX2 build VM, JDK 25; they show which formulation C2
+ * intrinsifies, not throughput figures. Throughput belongs to JMH ({@code bench filters}).
  */
 final class VectorGroupKernel {
 
@@ -122,8 +122,8 @@ final class VectorGroupKernel {
 
   /**
    * Whether a 128-bit vector is all zero. On AVX2, compare + allTrue over a 128-bit mask is not
-   * fully intrinsified (measured about 40 ns per query against 9 ns for reading the two 64-bit
-   * lanes; a 256-bit compare + allTrue takes about 8 ns, so the 256-bit classes keep it).
+   * fully intrinsified (measured several times slower than reading the two 64-bit lanes; a 256-bit
+   * compare + allTrue is about as fast as that read, so the 256-bit classes keep it).
    */
   private static boolean isZero128(LongVector v) {
     return (v.lane(0) | v.lane(1)) == 0;
@@ -139,7 +139,8 @@ final class VectorGroupKernel {
   /**
    * lw = 64, k = 2: the 16-byte group as two longs in general-purpose registers, each word's bit
    * shifted down to bit 0 and the two ANDed. Neither 128-bit formulation wins here: the lane path
-   * ran 154 million lookups a second and the scalar kernel 341 (PaperBenchmark, k = 2, in cache).
+   * ran 154 million lookups a second and the scalar kernel 341 (PaperBenchmark, k = 2, in cache,
+   * {@code ./bbf-index bench paper} at 04b6832, before this class).
    */
   private static final class TwoLongs extends Base {
     @Override
@@ -161,8 +162,8 @@ final class VectorGroupKernel {
   /** lw = 64 in 128-bit chunks (2 words each). */
   private static final class Longs128 extends Base {
     // No key-bytes entry points here: widening 2 key bytes into 2 long lanes (B2L from the 64-bit
-    // byte species to the 128-bit long one) is not intrinsified on AVX2 and measured 72 ns a
-    // lookup (k = 2, lw = 64) against 12 ns for the lane path, which unsalted keys therefore
+    // byte species to the 128-bit long one) is not intrinsified on AVX2 and measured several
+    // times slower (k = 2, lw = 64) than the lane path, which unsalted keys therefore
     // take too (GroupKernel's defaults).
     private static final VectorSpecies<Long> S = LongVector.SPECIES_128;
     private final int chunks;

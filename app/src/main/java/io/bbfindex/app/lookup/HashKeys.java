@@ -4,7 +4,8 @@ package io.bbfindex.app.lookup;
  * Converts between the API's display hex (64 hex characters, big-endian as explorers show a txid
  * or block hash) and the 32-byte internal byte order that filters and Bitcoin Core's indexes use.
  *
- * <p>The conversion happens once, at the edge (DESIGN.md "Keys"): display hex digit pair {@code i}
+ * <p>The conversion happens once, at the edge (everything behind the API sees only the 32 internal
+ * bytes, which the filters consume directly): display hex digit pair {@code i}
  * (0-based, from the left) is internal byte {@code 31 - i}. Parsing accepts upper and lower case;
  * output is always lower case, so an answer echoes a normalised id.
  */

@@ -11,8 +11,8 @@ import org.bitcoinj.base.internal.ByteUtils;
  * allocated from a length before the length is checked against the bytes that remain.
  *
  * <p>Reusable: {@link #reset} points it at the next record without allocating, which the txindex
- * scan relies on (millions of records per second). The record's description (kind + key) is only
- * formatted when an exception is built.
+ * scan relies on (millions of records per second, {@code ./bbf-index bench ingest}). The record's
+ * description (kind + key) is only formatted when an exception is built.
  */
 public final class ByteCursor {
 

@@ -11,7 +11,7 @@ import java.io.IOException;
  * The full scan of a txindex's {@code 't'} rows, shared by {@link io.bbfindex.ingest.NodeIndex}
  * and {@link io.bbfindex.ingest.TxIndexOnly}: one reused cursor, txid array and value buffer, so a
  * record costs no allocation beyond leveldbjni's own key/value arrays (this loop is the ingest hot
- * path: millions of records per second).
+ * path: millions of records per second, {@code ./bbf-index bench ingest}).
  */
 public final class TxIndexScan {
 

@@ -18,7 +18,7 @@ public enum BenchFilter {
   /**
    * BBF, Vector API kernel, k = 8 words of lw = 32 bits: a 256-bit group is one AVX2 register, the
    * paper's SIMD shape. Model FPR at 10 bits a key 1.27 %, FastFilter's BlockedBloom measures
-   * about the same.
+   * about the same (the FP % column of {@code ./bbf-index bench filters}).
    */
   BBF_SIMD {
     @Override

@@ -34,8 +34,8 @@ import org.openjdk.jmh.runner.options.VerboseMode;
  * the raw JMH JSON to {@code bench-results/}, and ends with {@code summary: NAME VALUE} lines
  * (ratios of times from the same run wherever a comparison is meant).
  *
- * <p>{@code filters}: {@link FilterBenchmark} and {@link LineReadBenchmark}, with the targets of
- * the filters issue. {@code paper}: the paper's Fig. 5 and extra bits ({@link FprExperiment}, by
+ * <p>{@code filters}: {@link FilterBenchmark} and {@link LineReadBenchmark}, with the filters'
+ * speed targets. {@code paper}: the paper's Fig. 5 and extra bits ({@link FprExperiment}, by
  * counting), Fig. 6 and Fig. 7 ({@link PaperBenchmark}), with PNG plots in {@code docs/img/}.
  */
 public final class BenchMain {
@@ -45,8 +45,8 @@ public final class BenchMain {
     "--add-modules=jdk.incubator.vector", "-Xms1g", "-Xmx3g", "-XX:+UseParallelGC",
     "-Djava.awt.headless=true", "--sun-misc-unsafe-memory-access=allow",
     // Blocking JIT compilation: on a loaded 2-core machine the background compiler can lag the
-    // short warmups by seconds, and the Vector API interpreted is ~10^4 times slower (measured
-    // 240 us a lookup). With it, the warmup ends with the code C2 compiled; the code is the same.
+    // short warmups by seconds, and the Vector API interpreted is orders of magnitude slower than
+    // compiled. With it, the warmup ends with the code C2 compiled; the code is the same.
     "-XX:-BackgroundCompilation"
   };
 
@@ -77,7 +77,8 @@ public final class BenchMain {
    * mean share of a CPU the benchmark thread got ({@link CpuShareProfiler}), and {@link
    * #nsPerOp()}, the figure every table and ratio uses: per measurement iteration, wall-clock
    * time x that iteration's CPU share, and of those the smallest. Interference from other
-   * processes only ever adds time, and one starved iteration (seen: 100x) would dominate a mean.
+   * processes only ever adds time, and one starved iteration (seen: 100x, in a {@code bench
+   * filters} run on the shared machine) would dominate a mean.
    */
   record Row(String benchmark, Map<String, String> params, double wallNs, double error,
       double hitRatio, double cpuShare, double nsPerOp) {

@@ -79,10 +79,12 @@ public class FilterBenchmark {
   /**
    * {@value ProbeState#BATCH} member keys, one {@code mightContain} call each, in one invocation;
    * time per key: the inverse of the paper's metric, searches per second. The same single-key
-   * calls as {@link #positive}, without JMH's bookkeeping between them (about 1.6 ns an invocation
-   * here), with successive lookups free to overlap as in a caller's loop, and with what does not
-   * change from key to key (field loads, type checks, the bit array's MemorySegment bounds and
-   * liveness checks: a BBF's call is about 75 instructions alone, about 17 in a loop) hoisted.
+   * calls as {@link #positive}, without JMH's bookkeeping between them (1.1-1.6 ns an invocation
+   * in {@code ./bbf-index bench filters --quick}, docs/benchmarks.md "Filters"), with successive
+   * lookups free to overlap as in a caller's loop, and with what does not change from key to key
+   * (field loads, type checks, the bit array's MemorySegment bounds and liveness checks: a BBF's
+   * call is about 75 instructions alone, about 17 in a loop, in hsdis output of these benchmarks)
+   * hoisted.
    */
   @Benchmark
   @OperationsPerInvocation(ProbeState.BATCH)

@@ -46,7 +46,9 @@ public class Hits {
   /**
    * Counts a batch's verdicts; returns the hits (the benchmark's result). The count is the
    * benchmark's own bookkeeping, not the lookup: counted one boolean at a time it added about
-   * 0.7 ns a key to the DRAM batch figure (5.9 against 5.2 ns without it), 32 at a time about 0.2.
+   * 0.7 ns a key to the DRAM batch figure (5.9 against 5.2 ns without it), 32 at a time about 0.2
+   * (negativeBatchBooleans, BBF_SIMD, n = 1e7, {@code ./bbf-index bench filters --quick}; one at a
+   * time is this class before 618f05c).
    */
   int batch(boolean[] out, int count) {
     int n = VECTOR_COUNT ? TrueCount.vector(out, count) : trues(out, 0, count);
