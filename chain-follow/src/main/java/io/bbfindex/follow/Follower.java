@@ -1,0 +1,426 @@
+package io.bbfindex.follow;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.bbfindex.follow.layer.BlockFileLocator;
+import io.bbfindex.follow.layer.BlockPosition;
+import io.bbfindex.follow.layer.DecodedBlock;
+import io.bbfindex.follow.layer.MempoolLayer;
+import io.bbfindex.follow.layer.TipAnswer;
+import io.bbfindex.follow.layer.TipLayer;
+import io.bbfindex.follow.node.NodeRpc;
+import io.bbfindex.follow.node.NodeUnreachableException;
+import io.bbfindex.follow.node.RpcException;
+import io.bbfindex.follow.node.SequenceEvent;
+import io.bbfindex.follow.node.ZmqSequenceSubscriber;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.net.URI;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Follows a running Bitcoin Core from the history snapshot's tip: connects and disconnects blocks
+ * in the {@link TipLayer} (reorgs found by hash: a block whose header the node reports off the
+ * active chain is disconnected), keeps the {@link MempoolLayer} exact from ZMQ {@code sequence}
+ * events with a {@code getrawmempool false true} resync at start and on any counter gap, or polls
+ * both every {@code pollInterval} without ZMQ. One daemon thread does all writes; lookups and
+ * {@link #status()} are safe from any thread and never call the node.
+ */
+public final class Follower implements AutoCloseable {
+  private static final System.Logger LOG = System.getLogger(Follower.class.getName());
+  /** How long a new ZMQ subscription is given to reach the publisher before the mempool snapshot. */
+  private static final Duration SUBSCRIBE_SETTLE = Duration.ofMillis(300);
+
+  private final FollowConfig config;
+  private final NodeRpc rpc;
+  private final TipLayer tip;
+  private final MempoolLayer mempool = new MempoolLayer();
+  private final FollowStats stats = new FollowStats();
+  private final Optional<BlockFileLocator> locator;
+  private final Thread thread;
+  private final Object progress = new Object();
+  private volatile boolean closed;
+
+  private ZmqSequenceSubscriber zmq;
+  private boolean zmqLookedUp;
+  private boolean needContact = true;
+  private long mempoolSequence = -1;
+
+  private volatile String network;
+  private volatile Hash32 nodeTipHash;
+  private volatile int nodeTipHeight = -1;
+  private volatile Instant behindSince;
+  private volatile FollowState state = FollowState.CATCHING_UP;
+  private volatile Instant stateSince = Instant.now();
+  private volatile String notifications = "none yet";
+
+  private Follower(FollowConfig config, Optional<BlockFileLocator> locator) {
+    this.config = config;
+    this.rpc = config.rpc();
+    this.tip = new TipLayer(config.baseHash(), config.baseHeight());
+    this.locator = locator;
+    this.thread = Thread.ofPlatform().daemon().name("follower").unstarted(this::run);
+  }
+
+  /**
+   * Starts following on a background thread; returns at once (the node may be down: the follower
+   * keeps trying).
+   *
+   * @throws IOException if the node's {@code xor.dat} exists but cannot be read
+   */
+  public static Follower start(FollowConfig config) throws IOException {
+    Follower f = new Follower(config, BlockFileLocator.open(config.blocksDir()));
+    f.thread.start();
+    return f;
+  }
+
+  // ---------------------------------------------------------------- reads (any thread)
+
+  /** Filter probes only: {@code false} means neither the tip nor the mempool holds the txid. */
+  public boolean mightContain(byte[] keys, int offset) {
+    return tip.mightContain(keys, offset) || mempool.mightContain(keys, offset);
+  }
+
+  /**
+   * The exact answer for a txid the filters did not rule out: confirmed after the snapshot, in the
+   * mempool, stale (only in a block a reorg disconnected), or empty. Never calls the node.
+   */
+  public Optional<TipAnswer> lookup(Hash32 txid) {
+    Optional<TipAnswer> t = tip.lookup(txid);
+    if (t.isPresent() && t.get() instanceof TipAnswer.Confirmed) {
+      return t;
+    }
+    if (mempool.contains(txid)) {
+      return Optional.of(new TipAnswer.InMempool());
+    }
+    return t;
+  }
+
+  /** Height of the newest block the answers reflect. */
+  public int servedTipHeight() {
+    return tip.tipHeight();
+  }
+
+  /** Hash of the connected block at {@code height} above the snapshot, if any. */
+  public Optional<Hash32> servedHashAt(int height) {
+    return tip.hashAt(height);
+  }
+
+  public FollowStatus status() {
+    return new FollowStatus(network, nodeTipHash, nodeTipHeight, tip.tipHash(), tip.tipHeight(),
+        tip.baseHash(), tip.baseHeight(), state, stateSince, mempool.size(), notifications);
+  }
+
+  public FollowStats stats() {
+    return stats;
+  }
+
+  /** Blocks the served tip trails the node's last known tip by (0 when unknown). */
+  public int lagBlocks() {
+    return nodeTipHeight < 0 ? 0 : Math.max(0, nodeTipHeight - tip.tipHeight());
+  }
+
+  /** Seconds since the node's tip has been ahead of the served tip (0 when level). */
+  public double lagSeconds() {
+    Instant b = behindSince;
+    return b == null ? 0 : Duration.between(b, Instant.now()).toNanos() / 1e9;
+  }
+
+  public int mempoolSize() {
+    return mempool.size();
+  }
+
+  public double tipFilterLoad() {
+    return tip.filterLoad();
+  }
+
+  public double mempoolFilterLoad() {
+    return mempool.filterLoad();
+  }
+
+  /**
+   * Waits until the follower serves {@code blockHash} as its tip and is {@code FOLLOWING}.
+   *
+   * @return whether it did within {@code timeout}
+   */
+  public boolean awaitTip(Hash32 blockHash, Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    synchronized (progress) {
+      while (!(tip.tipHash().equals(blockHash) && state == FollowState.FOLLOWING)) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          return false;
+        }
+        progress.wait(Math.max(1, left / 1_000_000));
+      }
+      return true;
+    }
+  }
+
+  // ---------------------------------------------------------------- the follower thread
+
+  private void run() {
+    while (!closed) {
+      try {
+        if (needContact) {
+          contact();
+        }
+        step();
+      } catch (NodeUnreachableException e) {
+        enter(FollowState.NODE_UNREACHABLE);
+        LOG.log(Level.DEBUG, "node unreachable: " + e.getMessage());
+        needContact = true;
+        pause(Duration.ofSeconds(1));
+      } catch (InterruptedException e) {
+        return;
+      } catch (IOException | RuntimeException e) {
+        LOG.log(Level.WARNING, "following failed, starting again in 1 s: " + e, e);
+        needContact = true;
+        pause(Duration.ofSeconds(1));
+      }
+    }
+  }
+
+  /** First contact, and again after every outage or error: network, ZMQ, mempool, tip. */
+  private void contact() throws IOException, InterruptedException {
+    JsonNode info = rpc.call("getblockchaininfo");
+    network = info.path("chain").asText();
+    if (!zmqLookedUp) {
+      String endpoint = config.zmq() == null ? discoverZmq() : config.zmq();
+      zmqLookedUp = true;
+      if (endpoint != null && !endpoint.equals(FollowConfig.NO_ZMQ)) {
+        zmq = new ZmqSequenceSubscriber(endpoint);
+        notifications = "zmq " + endpoint;
+        Thread.sleep(SUBSCRIBE_SETTLE); // a SUB connects asynchronously; let it join before the snapshot
+      } else {
+        notifications = "polling every " + config.pollInterval().toMillis() + " ms";
+      }
+    }
+    syncTip();
+    resyncMempool();
+    needContact = false;
+    enter(FollowState.FOLLOWING);
+  }
+
+  /** The {@code pubsequence} endpoint from {@code getzmqnotifications}, or {@code null}. */
+  private String discoverZmq() throws IOException {
+    JsonNode list;
+    try {
+      list = rpc.call("getzmqnotifications");
+    } catch (RpcException e) {
+      return null; // a node built without ZMQ
+    }
+    for (JsonNode n : list) {
+      if ("pubsequence".equals(n.path("type").asText())) {
+        return reachable(n.path("address").asText());
+      }
+    }
+    return null;
+  }
+
+  /** A wildcard bind address is reached at the RPC's host. */
+  private String reachable(String address) {
+    URI u = URI.create(address);
+    String host = u.getHost();
+    if (host == null || host.equals("0.0.0.0") || host.equals("*")) {
+      return "tcp://" + rpc.endpoint().getHost() + ":" + u.getPort();
+    }
+    return address;
+  }
+
+  private void step() throws IOException, InterruptedException {
+    if (zmq == null) {
+      syncTip();
+      pollMempool();
+      enter(FollowState.FOLLOWING);
+      Thread.sleep(config.pollInterval());
+      return;
+    }
+    ZmqSequenceSubscriber.Received r = zmq.poll(config.pollInterval().toMillis());
+    if (r == null) {
+      syncTip(); // health check: also notices a dead node, which ZMQ alone never reports
+      enter(FollowState.FOLLOWING);
+      return;
+    }
+    do {
+      apply(r);
+    } while ((r = zmq.poll(0)) != null);
+    enter(FollowState.FOLLOWING);
+  }
+
+  private void apply(ZmqSequenceSubscriber.Received r) throws IOException {
+    if (r.gapBefore()) {
+      stats.zmqGaps.incrementAndGet();
+      LOG.log(Level.INFO, "ZMQ sequence gap before counter " + r.event().counter() + ": mempool resync");
+      resyncMempool();
+    }
+    SequenceEvent e = r.event();
+    switch (e.kind()) {
+      case BLOCK_CONNECTED, BLOCK_DISCONNECTED -> syncTip();
+      case TX_ADDED -> {
+        if (e.mempoolSequence() > mempoolSequence) {
+          mempoolSequence = e.mempoolSequence();
+          // An A queued before a block we already connected (we sync to the node's tip, which can be ahead of the stream).
+          if (!tip.isConfirmed(e.hash())) {
+            mempool.add(e.hash());
+          }
+        }
+      }
+      case TX_REMOVED -> {
+        if (e.mempoolSequence() > mempoolSequence) {
+          mempoolSequence = e.mempoolSequence();
+          mempool.remove(e.hash());
+        }
+      }
+    }
+    signalProgress();
+  }
+
+  /** Brings the tip layer to the node's active tip, disconnecting what left it. */
+  private void syncTip() throws IOException {
+    for (int attempt = 0; ; attempt++) {
+      Hash32 best = Hash32.ofDisplayHex(rpc.call("getbestblockhash").asText());
+      if (best.equals(tip.tipHash())) {
+        nodeTipHash = best;
+        nodeTipHeight = tip.tipHeight();
+        behindSince = null;
+        return;
+      }
+      int bestHeight = rpc.call("getblockheader", best.displayHex(), true).path("height").asInt();
+      nodeTipHash = best;
+      nodeTipHeight = bestHeight;
+      if (behindSince == null) {
+        behindSince = Instant.now();
+      }
+      enter(FollowState.CATCHING_UP);
+      disconnectStale();
+      connectUpTo(bestHeight);
+      if (attempt > 1000) {
+        throw new IOException("the node's chain kept changing while following it");
+      }
+    }
+  }
+
+  private void disconnectStale() throws IOException {
+    int depth = 0;
+    while (tip.depth() > 0 && !onActiveChain(tip.tipHash())) {
+      DecodedBlock gone = tip.disconnectTip();
+      stats.blocksDisconnected.incrementAndGet();
+      depth++;
+      LOG.log(Level.DEBUG, "disconnected " + gone.hash());
+    }
+    if (depth > 0) {
+      stats.recordReorg(depth);
+      LOG.log(Level.INFO, "reorg: " + depth + " block(s) disconnected, tip back at " + tip.tipHash());
+      signalProgress();
+    }
+    if (tip.depth() == 0 && !onActiveChain(tip.baseHash())) {
+      // History below the snapshot's tip changed: its answers need a new snapshot (refresh, issue 12 section 6).
+      LOG.log(Level.WARNING, "the snapshot's tip " + tip.baseHash() + " left the active chain; history answers are stale until a refresh");
+    }
+  }
+
+  private boolean onActiveChain(Hash32 block) throws IOException {
+    try {
+      return rpc.call("getblockheader", block.displayHex(), true).path("confirmations").asInt(-1) >= 0;
+    } catch (RpcException e) {
+      if (e.code() == RpcException.NOT_FOUND) {
+        return false;
+      }
+      throw e;
+    }
+  }
+
+  /** Connects heights tip+1 .. {@code height}; stops early when a block does not build on the tip (a reorg raced). */
+  private void connectUpTo(int height) throws IOException {
+    while (tip.tipHeight() < height) {
+      int next = tip.tipHeight() + 1;
+      Hash32 hash;
+      try {
+        hash = Hash32.ofDisplayHex(rpc.call("getblockhash", next).asText());
+      } catch (RpcException e) {
+        return; // the chain got shorter meanwhile: the caller looks again
+      }
+      Optional<byte[]> raw = rpc.block(hash);
+      if (raw.isEmpty()) {
+        return;
+      }
+      DecodedBlock block = DecodedBlock.parse(raw.get());
+      if (!block.prevHash().equals(tip.tipHash())) {
+        return;
+      }
+      BlockPosition where = locator.flatMap(l -> l.find(hash)).orElse(null);
+      tip.connect(block, where);
+      mempool.removeAll(block.txids());
+      stats.blocksConnected.incrementAndGet();
+      signalProgress();
+    }
+  }
+
+  /** Takes the whole mempool again ({@code getrawmempool false true}), leaving out what the tip confirms. */
+  private void resyncMempool() throws IOException {
+    enter(FollowState.RESYNCING_MEMPOOL);
+    JsonNode m = rpc.call("getrawmempool", false, true);
+    applyMempool(m);
+    stats.mempoolResyncs.incrementAndGet();
+  }
+
+  /** Without ZMQ: a new mempool snapshot whenever the node's mempool sequence moved. */
+  private void pollMempool() throws IOException {
+    JsonNode m = rpc.call("getrawmempool", false, true);
+    if (m.path("mempool_sequence").asLong() != mempoolSequence) {
+      applyMempool(m);
+    }
+  }
+
+  private void applyMempool(JsonNode m) {
+    List<Hash32> txids = new ArrayList<>(m.path("txids").size());
+    for (JsonNode t : m.path("txids")) {
+      Hash32 h = Hash32.ofDisplayHex(t.asText());
+      if (!tip.isConfirmed(h)) {
+        txids.add(h);
+      }
+    }
+    mempool.replaceAll(txids);
+    mempoolSequence = m.path("mempool_sequence").asLong();
+    signalProgress();
+  }
+
+  private void enter(FollowState s) {
+    if (state != s) {
+      state = s;
+      stateSince = Instant.now();
+      signalProgress();
+    }
+  }
+
+  private void signalProgress() {
+    synchronized (progress) {
+      progress.notifyAll();
+    }
+  }
+
+  private void pause(Duration d) {
+    try {
+      Thread.sleep(d);
+    } catch (InterruptedException e) {
+      closed = true;
+    }
+  }
+
+  @Override
+  public void close() throws InterruptedException, IOException {
+    closed = true;
+    thread.interrupt();
+    thread.join(5_000);
+    if (zmq != null) {
+      zmq.close();
+    }
+    if (locator.isPresent()) {
+      locator.get().close();
+    }
+  }
+}

@@ -1,0 +1,219 @@
+package io.bbfindex.follow.layer;
+
+import io.bbfindex.follow.Hash32;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+
+/**
+ * The blocks the node connected after the history snapshot's tip: a cuckoo filter over their txids
+ * (the negative path, no map access) and the exact txid -> block map behind it. {@link #connect}
+ * inserts a block's txids, {@link #disconnectTip} deletes them again (a reorg), moving each txid
+ * that no connected block holds any more to the stale set, which has its own cuckoo filter (a tx
+ * seen only in a block that lost a reorg is answered {@code stale}, as Core's txindex keeps it).
+ *
+ * <p>One writer (the follower) and any number of readers; a lock keeps each block's insert or
+ * delete atomic for readers.
+ */
+public final class TipLayer {
+
+  /** A connected block: its txids and where they lie. */
+  private record Connected(DecodedBlock block, int height, BlockPosition location) {}
+
+  private record Place(Connected in, int index) {}
+
+  private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
+  private final Hash32 baseHash;
+  private final int baseHeight;
+  private final Deque<Connected> blocks = new ArrayDeque<>();
+  private final Map<Hash32, Place> confirmed = new HashMap<>();
+  private final KeyFilter confirmedFilter = new KeyFilter();
+  private final Map<Hash32, Place> stale = new HashMap<>();
+  private final KeyFilter staleFilter = new KeyFilter();
+
+  /** A tip layer on top of the snapshot's tip block ({@code baseHash} at {@code baseHeight}). */
+  public TipLayer(Hash32 baseHash, int baseHeight) {
+    this.baseHash = baseHash;
+    this.baseHeight = baseHeight;
+  }
+
+  public Hash32 baseHash() {
+    return baseHash;
+  }
+
+  public int baseHeight() {
+    return baseHeight;
+  }
+
+  /** Hash of the newest connected block, or the base's. */
+  public Hash32 tipHash() {
+    lock.readLock().lock();
+    try {
+      return blocks.isEmpty() ? baseHash : blocks.peekLast().block().hash();
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  public int tipHeight() {
+    lock.readLock().lock();
+    try {
+      return baseHeight + blocks.size();
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  /** Blocks connected above the base. */
+  public int depth() {
+    lock.readLock().lock();
+    try {
+      return blocks.size();
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  /**
+   * Connects {@code block} on top of the tip.
+   *
+   * @param location the block in the node's files, or {@code null}
+   * @throws IllegalArgumentException if the block's parent is not the tip
+   */
+  public void connect(DecodedBlock block, BlockPosition location) {
+    lock.writeLock().lock();
+    try {
+      Hash32 tip = blocks.isEmpty() ? baseHash : blocks.peekLast().block().hash();
+      if (!block.prevHash().equals(tip)) {
+        throw new IllegalArgumentException("block " + block.hash() + " builds on " + block.prevHash() + ", not on the tip " + tip);
+      }
+      Connected c = new Connected(block, baseHeight + blocks.size() + 1, location);
+      blocks.addLast(c);
+      Hash32[] txids = block.txids();
+      for (int i = 0; i < txids.length; i++) {
+        Place old = confirmed.put(txids[i], new Place(c, i));
+        if (old == null) {
+          confirmedFilter.add(txids[i], confirmed.keySet(), confirmed.size());
+        }
+        if (stale.remove(txids[i]) != null) {
+          staleFilter.remove(txids[i]);
+        }
+      }
+    } finally {
+      lock.writeLock().unlock();
+    }
+  }
+
+  /**
+   * Disconnects the newest block (it left the active chain): its txids leave the confirmed set
+   * and become stale.
+   *
+   * @return the disconnected block
+   * @throws IllegalStateException if no block is connected above the base
+   */
+  public DecodedBlock disconnectTip() {
+    lock.writeLock().lock();
+    try {
+      Connected c = blocks.pollLast();
+      if (c == null) {
+        throw new IllegalStateException("no block above the snapshot's tip " + baseHash + " to disconnect");
+      }
+      Hash32[] txids = c.block().txids();
+      for (int i = 0; i < txids.length; i++) {
+        Place p = confirmed.get(txids[i]);
+        if (p != null && p.in() == c) {
+          confirmed.remove(txids[i]);
+          confirmedFilter.remove(txids[i]);
+          if (stale.put(txids[i], new Place(c, i)) == null) {
+            staleFilter.add(txids[i], stale.keySet(), stale.size());
+          }
+        }
+      }
+      return c.block();
+    } finally {
+      lock.writeLock().unlock();
+    }
+  }
+
+  /** Filter probe: {@code false} means the tip layer certainly does not hold the txid. */
+  public boolean mightContain(byte[] keys, int offset) {
+    lock.readLock().lock();
+    try {
+      return confirmedFilter.mightContain(keys, offset) || staleFilter.mightContain(keys, offset);
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  /** The txid in a connected block, else in a stale one, else empty. */
+  public Optional<TipAnswer> lookup(Hash32 txid) {
+    lock.readLock().lock();
+    try {
+      Place p = confirmed.get(txid);
+      if (p != null) {
+        int tipHeight = baseHeight + blocks.size();
+        return Optional.of(new TipAnswer.Confirmed(p.in().block().hash(), p.in().height(),
+            tipHeight - p.in().height() + 1, p.in().location(), p.in().block().txOffsets()[p.index()]));
+      }
+      Place s = stale.get(txid);
+      return s == null ? Optional.empty() : Optional.of(new TipAnswer.Stale(s.in().block().hash(), s.in().height()));
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  /** Whether the txid is in a connected block (exact). */
+  public boolean isConfirmed(Hash32 txid) {
+    lock.readLock().lock();
+    try {
+      return confirmed.containsKey(txid);
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  /** Hash of the connected block at {@code height}, or empty outside {@code (base, tip]}. */
+  public Optional<Hash32> hashAt(int height) {
+    lock.readLock().lock();
+    try {
+      int i = height - baseHeight - 1;
+      if (i < 0 || i >= blocks.size()) {
+        return Optional.empty();
+      }
+      return Optional.of(blocks.stream().skip(i).findFirst().orElseThrow().block().hash());
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  public int confirmedCount() {
+    lock.readLock().lock();
+    try {
+      return confirmed.size();
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  public int staleCount() {
+    lock.readLock().lock();
+    try {
+      return stale.size();
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  /** Occupancy of the confirmed-txid cuckoo filter. */
+  public double filterLoad() {
+    lock.readLock().lock();
+    try {
+      return confirmedFilter.load();
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+}

@@ -1,0 +1,97 @@
+package io.bbfindex.follow.node;
+
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.zeromq.SocketType;
+import org.zeromq.ZContext;
+import org.zeromq.ZMQ;
+import org.zeromq.ZMQException;
+
+/**
+ * Subscribes to the node's ZMQ {@code sequence} topic (JeroMQ, reconnecting by itself when the
+ * node restarts) on a daemon thread and queues the decoded events for the follower, marking each
+ * event that follows a counter gap. The queue is unbounded so the reader never drops; the follower
+ * drains it promptly.
+ */
+public final class ZmqSequenceSubscriber implements AutoCloseable {
+  private static final System.Logger LOG = System.getLogger(ZmqSequenceSubscriber.class.getName());
+  private static final byte[] TOPIC = "sequence".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+  /** An event and whether messages were lost just before it. */
+  public record Received(SequenceEvent event, boolean gapBefore) {}
+
+  private final String endpoint;
+  private final ZContext context = new ZContext(1);
+  private final BlockingQueue<Received> queue = new LinkedBlockingQueue<>();
+  private final Thread reader;
+  private volatile boolean closed;
+
+  /** Connects to {@code endpoint} ({@code tcp://host:port}) and starts reading. */
+  public ZmqSequenceSubscriber(String endpoint) {
+    this.endpoint = endpoint;
+    ZMQ.Socket socket = context.createSocket(SocketType.SUB);
+    socket.setReceiveTimeOut(200);
+    socket.setRcvHWM(0); // no drop on our side; the publisher's own HWM may still drop (gap)
+    socket.subscribe(TOPIC);
+    socket.connect(endpoint);
+    this.reader = Thread.ofPlatform().daemon().name("zmq-sequence").start(() -> read(socket));
+  }
+
+  public String endpoint() {
+    return endpoint;
+  }
+
+  /** The next event, waiting at most {@code timeoutMillis}; {@code null} if none came. */
+  public Received poll(long timeoutMillis) throws InterruptedException {
+    return queue.poll(timeoutMillis, TimeUnit.MILLISECONDS);
+  }
+
+  private void read(ZMQ.Socket socket) {
+    SequenceGapDetector gaps = new SequenceGapDetector();
+    try {
+      while (!closed) {
+        byte[] topic;
+        try {
+          topic = socket.recv();
+        } catch (ZMQException e) {
+          if (closed) {
+            return;
+          }
+          throw e;
+        }
+        if (topic == null) {
+          continue; // receive timeout: look at `closed` again
+        }
+        byte[] body = socket.hasReceiveMore() ? socket.recv() : null;
+        byte[] counter = socket.hasReceiveMore() ? socket.recv() : null;
+        while (socket.hasReceiveMore()) {
+          socket.recv();
+        }
+        if (body == null || counter == null) {
+          LOG.log(System.Logger.Level.WARNING, "short ZMQ sequence message from " + endpoint);
+          continue;
+        }
+        try {
+          SequenceEvent event = SequenceEvent.decode(body, counter);
+          queue.add(new Received(event, gaps.gapBefore(event.counter())));
+        } catch (IllegalArgumentException e) {
+          LOG.log(System.Logger.Level.WARNING, "undecodable ZMQ sequence message: " + e.getMessage());
+        }
+      }
+    } catch (RuntimeException e) {
+      if (!closed) {
+        LOG.log(System.Logger.Level.ERROR, "ZMQ reader of " + endpoint + " stopped", e);
+      }
+    } finally {
+      socket.close();
+    }
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    closed = true;
+    reader.join(2_000);
+    context.close();
+  }
+}

@@ -1,0 +1,212 @@
+package io.bbfindex.follow.testnode;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.bbfindex.follow.Hash32;
+import io.bbfindex.follow.node.NodeRpc;
+import io.bbfindex.follow.node.NodeUnreachableException;
+import io.bbfindex.follow.node.RpcCredentials;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Assertions;
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * A real regtest {@code bitcoind} (the build {@code BITCOIND} names, see ../shared/tools/README.md)
+ * in a temporary datadir: {@code -txindex -rest}, the ZMQ {@code sequence} publisher unless turned
+ * off, RPC on 127.0.0.1 with random free ports below the ephemeral range (retried when the node
+ * cannot bind), cookie authentication, a descriptor wallet {@code w}. {@link #close()} stops the
+ * node and deletes the datadir.
+ */
+public final class RegtestNode implements AutoCloseable {
+  private static final int START_ATTEMPTS = 5;
+
+  private final Path bitcoind;
+  private final Path datadir;
+  private final boolean zmqEnabled;
+  private int rpcPort;
+  private int zmqPort;
+  private Process process;
+  private NodeRpc rpc;
+  private NodeRpc wallet;
+
+  private RegtestNode(Path bitcoind, Path datadir, boolean zmqEnabled) {
+    this.bitcoind = bitcoind;
+    this.datadir = datadir;
+    this.zmqEnabled = zmqEnabled;
+  }
+
+  /**
+   * The {@code bitcoind} binary from {@code BITCOIND}. Without it the test is skipped (with the
+   * reason printed), except under {@code CI=true}, where it fails.
+   */
+  public static Path bitcoindOrSkip() {
+    String env = System.getenv("BITCOIND");
+    String reason = null;
+    if (env == null || env.isBlank()) {
+      reason = "BITCOIND is not set (see ../shared/tools/README.md)";
+    } else if (!Files.isExecutable(Path.of(env))) {
+      reason = "BITCOIND=" + env + " is not an executable file";
+    }
+    if (reason != null) {
+      if ("true".equals(System.getenv("CI"))) {
+        Assertions.fail("a real bitcoind is required under CI=true: " + reason);
+      }
+      System.out.println("SKIPPED (needs a real node): " + reason);
+      Assumptions.abort(reason);
+    }
+    return Path.of(env);
+  }
+
+  /** Starts a fresh node with a wallet; ZMQ {@code sequence} on when {@code zmq}. */
+  public static RegtestNode start(boolean zmq) throws IOException, InterruptedException {
+    Path binary = bitcoindOrSkip();
+    Path dir = Files.createTempDirectory("bbf-regtest-");
+    RegtestNode node = new RegtestNode(binary, dir, zmq);
+    try {
+      node.launch(true);
+      node.rpc.call("createwallet", "w");
+      return node;
+    } catch (IOException | RuntimeException | InterruptedException e) {
+      node.close();
+      throw e;
+    }
+  }
+
+  /** Starts the process; with {@code newPorts} draws fresh ports (and again when binding fails). */
+  private void launch(boolean newPorts) throws IOException, InterruptedException {
+    IOException last = null;
+    for (int attempt = 0; attempt < START_ATTEMPTS; attempt++) {
+      if (newPorts || attempt > 0) {
+        rpcPort = ThreadLocalRandom.current().nextInt(20_000, 31_000);
+        zmqPort = rpcPort + 1;
+      }
+      List<String> cmd = new ArrayList<>(List.of(bitcoind.toString(), "-regtest", "-datadir=" + datadir,
+          "-txindex=1", "-rest=1", "-server=1", "-listen=0", "-connect=0", "-dnsseed=0",
+          "-rpcbind=127.0.0.1", "-rpcallowip=127.0.0.1", "-rpcport=" + rpcPort, "-fallbackfee=0.0001",
+          "-printtoconsole=0", "-daemon=0"));
+      if (zmqEnabled) {
+        cmd.add("-zmqpubsequence=tcp://127.0.0.1:" + zmqPort);
+      }
+      process = new ProcessBuilder(cmd).redirectErrorStream(true)
+          .redirectOutput(datadir.resolve("stdout.txt").toFile()).start();
+      rpc = new NodeRpc(URI.create("http://127.0.0.1:" + rpcPort + "/"),
+          new RpcCredentials.Cookie(datadir.resolve("regtest/.cookie")), Duration.ofSeconds(30));
+      wallet = new NodeRpc(URI.create("http://127.0.0.1:" + rpcPort + "/wallet/w"),
+          new RpcCredentials.Cookie(datadir.resolve("regtest/.cookie")), Duration.ofSeconds(30));
+      try {
+        awaitRpc();
+        return;
+      } catch (IOException e) {
+        last = e;
+        process.destroyForcibly().waitFor();
+      }
+    }
+    throw new IOException("bitcoind did not start in " + START_ATTEMPTS + " attempts; see " + datadir, last);
+  }
+
+  private void awaitRpc() throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (true) {
+      if (!process.isAlive()) {
+        throw new IOException("bitcoind exited with " + process.exitValue() + " at start-up: "
+            + Files.readString(datadir.resolve("stdout.txt")));
+      }
+      try {
+        rpc.call("getblockchaininfo");
+        return;
+      } catch (NodeUnreachableException e) {
+        if (System.nanoTime() > deadline) {
+          throw new IOException("bitcoind's RPC did not come up within 60 s", e);
+        }
+        Thread.sleep(50);
+      }
+    }
+  }
+
+  public NodeRpc rpc() {
+    return rpc;
+  }
+
+  /** The RPC of wallet {@code w}. */
+  public NodeRpc wallet() {
+    return wallet;
+  }
+
+  public Path datadir() {
+    return datadir;
+  }
+
+  public Path blocksDir() {
+    return datadir.resolve("regtest/blocks");
+  }
+
+  public String zmqEndpoint() {
+    return "tcp://127.0.0.1:" + zmqPort;
+  }
+
+  /** Mines {@code n} blocks to a new wallet address; returns their hashes, oldest first. */
+  public List<Hash32> mine(int n) throws IOException {
+    String address = wallet.call("getnewaddress").asText();
+    List<Hash32> hashes = new ArrayList<>();
+    for (JsonNode h : rpc.call("generatetoaddress", n, address)) {
+      hashes.add(Hash32.ofDisplayHex(h.asText()));
+    }
+    return hashes;
+  }
+
+  public Hash32 bestBlock() throws IOException {
+    return Hash32.ofDisplayHex(rpc.call("getbestblockhash").asText());
+  }
+
+  /** Sends {@code amount} BTC to a new wallet address of {@code type} (legacy, p2sh-segwit, bech32, bech32m). */
+  public Hash32 send(String type, double amount) throws IOException {
+    String address = wallet.call("getnewaddress", "", type).asText();
+    return Hash32.ofDisplayHex(wallet.call("sendtoaddress", address, amount).asText());
+  }
+
+  /** Stops the node cleanly (RPC {@code stop}) and waits for the process. */
+  public void stop() throws IOException, InterruptedException {
+    if (process == null || !process.isAlive()) {
+      return;
+    }
+    try {
+      rpc.call("stop");
+    } catch (IOException e) {
+      // already stopping
+    }
+    if (!process.waitFor(60, TimeUnit.SECONDS)) {
+      process.destroyForcibly().waitFor();
+    }
+  }
+
+  /** Starts the stopped node again on the same datadir and ports (the cookie changes). */
+  public void restart() throws IOException, InterruptedException {
+    launch(false);
+    rpc.call("loadwallet", "w");
+  }
+
+  @Override
+  public void close() throws IOException, InterruptedException {
+    try {
+      stop();
+    } finally {
+      if (process != null && process.isAlive()) {
+        process.destroyForcibly().waitFor();
+      }
+      try (Stream<Path> files = Files.walk(datadir)) {
+        for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+          Files.deleteIfExists(p);
+        }
+      }
+    }
+  }
+}
