@@ -47,7 +47,10 @@ public final class Follower implements AutoCloseable {
   private ZmqSequenceSubscriber zmq;
   private boolean zmqLookedUp;
   private boolean needContact = true;
-  private long mempoolSequence = -1;
+  /** The mempool sequence the next A/R event will carry at the earliest; older ones are in the snapshot. */
+  private long nextMempoolSequence = -1;
+  /** Blocks disconnected since the last connect: a reorg's depth, recorded when the new branch starts. */
+  private int pendingReorgDepth;
 
   private volatile String network;
   private volatile Hash32 nodeTipHash;
@@ -261,8 +264,8 @@ public final class Follower implements AutoCloseable {
     switch (e.kind()) {
       case BLOCK_CONNECTED, BLOCK_DISCONNECTED -> syncTip();
       case TX_ADDED -> {
-        if (e.mempoolSequence() > mempoolSequence) {
-          mempoolSequence = e.mempoolSequence();
+        if (e.mempoolSequence() >= nextMempoolSequence) {
+          nextMempoolSequence = e.mempoolSequence() + 1;
           // An A queued before a block we already connected (we sync to the node's tip, which can be ahead of the stream).
           if (!tip.isConfirmed(e.hash())) {
             mempool.add(e.hash());
@@ -270,8 +273,8 @@ public final class Follower implements AutoCloseable {
         }
       }
       case TX_REMOVED -> {
-        if (e.mempoolSequence() > mempoolSequence) {
-          mempoolSequence = e.mempoolSequence();
+        if (e.mempoolSequence() >= nextMempoolSequence) {
+          nextMempoolSequence = e.mempoolSequence() + 1;
           mempool.remove(e.hash());
         }
       }
@@ -313,7 +316,8 @@ public final class Follower implements AutoCloseable {
       LOG.log(Level.DEBUG, "disconnected " + gone.hash());
     }
     if (depth > 0) {
-      stats.recordReorg(depth);
+      // The node may disconnect a deep reorg block by block (invalidateblock does): sum until a connect.
+      pendingReorgDepth += depth;
       LOG.log(Level.INFO, "reorg: " + depth + " block(s) disconnected, tip back at " + tip.tipHash());
       signalProgress();
     }
@@ -354,6 +358,10 @@ public final class Follower implements AutoCloseable {
       }
       BlockPosition where = locator.flatMap(l -> l.find(hash)).orElse(null);
       tip.connect(block, where);
+      if (pendingReorgDepth > 0) {
+        stats.recordReorg(pendingReorgDepth);
+        pendingReorgDepth = 0;
+      }
       mempool.removeAll(block.txids());
       stats.blocksConnected.incrementAndGet();
       signalProgress();
@@ -371,7 +379,7 @@ public final class Follower implements AutoCloseable {
   /** Without ZMQ: a new mempool snapshot whenever the node's mempool sequence moved. */
   private void pollMempool() throws IOException {
     JsonNode m = rpc.call("getrawmempool", false, true);
-    if (m.path("mempool_sequence").asLong() != mempoolSequence) {
+    if (m.path("mempool_sequence").asLong() != nextMempoolSequence) {
       applyMempool(m);
     }
   }
@@ -385,7 +393,7 @@ public final class Follower implements AutoCloseable {
       }
     }
     mempool.replaceAll(txids);
-    mempoolSequence = m.path("mempool_sequence").asLong();
+    nextMempoolSequence = m.path("mempool_sequence").asLong();
     signalProgress();
   }
 
