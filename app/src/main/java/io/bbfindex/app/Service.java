@@ -6,6 +6,7 @@ import io.bbfindex.app.http.HttpServer;
 import io.bbfindex.app.lookup.ChainBackend;
 import io.bbfindex.app.lookup.LookupService;
 import io.bbfindex.app.metrics.Metrics;
+import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
@@ -38,6 +39,9 @@ public final class Service implements AutoCloseable {
     try {
       Metrics metrics = new Metrics(registry, version());
       metrics.bindBackend(backend);
+      if (backend instanceof MeterBinder own) { // e.g. the follower's gauges (serve --follow)
+        own.bindTo(registry);
+      }
       ApiHandler handler = new ApiHandler(new LookupService(backend, metrics), metrics, registry::scrape);
       HttpServer server = HttpServer.start(address, new HttpInitializer(handler, maxBodyBytes));
       metrics.bindEventLoops(server.eventLoops());

@@ -2,6 +2,8 @@ package io.bbfindex.app.cli;
 
 import io.bbfindex.app.Service;
 import io.bbfindex.app.demo.EmbeddedDemo;
+import io.bbfindex.app.follow.FollowOptions;
+import io.bbfindex.app.follow.FollowServe;
 import io.bbfindex.app.http.HttpInitializer;
 import io.bbfindex.app.lookup.ChainBackend;
 import java.io.IOException;
@@ -12,6 +14,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /** {@code bbf-index serve}: open the backend, start the HTTP server, print where it listens. */
 public final class ServeCommand {
@@ -34,7 +38,7 @@ public final class ServeCommand {
         --fpr P         target false-positive rate when the store must be built (default 0.01)
 
       Prints 'listening on http://HOST:PORT' once it accepts connections; stops on Ctrl-C/SIGTERM.
-      """;
+      """ + FollowOptions.HELP;
 
   private static final Set<String> OPTIONS = Set.of("datadir", "filters", "port", "bind", "work", "fpr");
 
@@ -45,7 +49,11 @@ public final class ServeCommand {
 
   static Started start(List<String> args, PrintStream out, PrintStream err, ChainAccess access, Path home)
       throws UsageException, IOException {
-    Options o = Options.parse("serve", args, OPTIONS);
+    boolean follow = args.contains(FollowOptions.FLAG);
+    Options o = follow
+        ? Options.parse("serve", args.stream().filter(a -> !a.equals(FollowOptions.FLAG)).toList(),
+            Stream.concat(OPTIONS.stream(), FollowOptions.NAMES.stream()).collect(Collectors.toSet()))
+        : Options.parse("serve", args, OPTIONS);
     if (o.help()) {
       out.print(HELP);
       return null;
@@ -60,6 +68,9 @@ public final class ServeCommand {
     Path filters = o.path("filters");
     Path work = o.path("work");
     boolean demo = datadir == null;
+    if (demo && follow) {
+      throw new UsageException("--follow needs the --datadir of a running node (and --filters)");
+    }
     if (demo) {
       if (home == null) {
         throw new UsageException("no --datadir given and the project root is unknown (-Dbbf.home); run through ./bbf-index");
@@ -74,7 +85,18 @@ public final class ServeCommand {
     if (work == null) {
       work = filters.resolveSibling(filters.getFileName() + "-work");
     }
-    ChainBackend backend = access.open(datadir, filters, work, fpr, err);
+    ChainBackend backend;
+    if (follow) {
+      FollowOptions f = new FollowOptions(o.string("rpc", null), o.path("rpc-cookie"), o.string("rpc-user", null),
+          o.string("rpc-password", null), o.string("zmq", null));
+      try {
+        backend = FollowServe.open(datadir, filters, work, fpr, f, err);
+      } catch (IllegalArgumentException e) {
+        throw new UsageException(e.getMessage());
+      }
+    } else {
+      backend = access.open(datadir, filters, work, fpr, err);
+    }
     Service service = Service.start(backend, new InetSocketAddress(bind, port), HttpInitializer.DEFAULT_MAX_BODY_BYTES);
     String base = service.server().baseUrl();
     out.println("listening on " + base);

@@ -148,7 +148,7 @@ public final class ApiHandler extends ChannelInboundHandlerAdapter {
     if (route == Route.OTHER) {
       throw new ApiError.Exception(new ApiError(HttpResponseStatus.NOT_FOUND, "not_found",
           "no such route; routes: GET /v1/tx/{txid}, POST /v1/tx/lookup, GET /v1/block/{hash}, "
-              + "GET /v1/filters, GET /metrics, GET /livez, GET /readyz"));
+              + "GET /v1/filters, GET /v1/status, GET /metrics, GET /livez, GET /readyz"));
     }
     // A 405 keeps the connection: the aggregator has already consumed the whole body, so the
     // stream is at a clean request boundary and closing would only cost the client a reconnect.
@@ -167,6 +167,7 @@ public final class ApiHandler extends ChannelInboundHandlerAdapter {
           Unpooled.wrappedBuffer(metricsText.get().getBytes(StandardCharsets.UTF_8)));
       case LIVEZ -> response(HttpResponseStatus.OK, APPLICATION_JSON, Unpooled.wrappedBuffer(LIVE));
       case READYZ -> readyz();
+      case STATUS -> json(HttpResponseStatus.OK, lookups.backend().status());
       case OTHER -> throw new IllegalStateException("unreachable: " + route);
     };
   }

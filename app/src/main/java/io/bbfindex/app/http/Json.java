@@ -1,6 +1,7 @@
 package io.bbfindex.app.http;
 
 import io.bbfindex.app.lookup.BlockAnswer;
+import io.bbfindex.app.lookup.ChainStatus;
 import io.bbfindex.app.lookup.HashKeys;
 import io.bbfindex.app.lookup.TxAnswer;
 import io.netty.buffer.ByteBuf;
@@ -19,6 +20,7 @@ final class Json {
   private static final byte[] TXID = ascii("{\"txid\":\"");
   private static final byte[] HASH = ascii("{\"hash\":\"");
   private static final byte[] ABSENT = ascii("\",\"present\":false}");
+  private static final byte[] CLOSE_STRING = ascii("\"}");
   private static final byte[] PRESENT_STATUS = ascii("\",\"present\":true,\"status\":\"");
   private static final byte[] BLOCK_HASH = ascii("\",\"blockHash\":\"");
   private static final byte[] HEIGHT = ascii("\",\"height\":");
@@ -57,12 +59,20 @@ final class Json {
     }
     out.writeBytes(PRESENT_STATUS);
     writeAscii(out, answer.status().json());
+    if (answer.status() == ChainStatus.MEMPOOL) {
+      out.writeBytes(CLOSE_STRING);
+      return;
+    }
     out.writeBytes(BLOCK_HASH);
     writeHash(out, answer.blockHash(), 0, scratch);
     out.writeBytes(HEIGHT);
     writeLong(out, answer.height());
     out.writeBytes(CONFIRMATIONS);
     writeLong(out, answer.confirmations());
+    if (!answer.hasLocation()) { // followed blocks of a node on another host
+      out.writeByte('}');
+      return;
+    }
     out.writeBytes(FILE);
     writeLong(out, answer.file());
     out.writeBytes(DATA_POS);

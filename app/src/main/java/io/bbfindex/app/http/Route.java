@@ -14,6 +14,7 @@ enum Route {
   METRICS("metrics", HttpMethod.GET),
   LIVEZ("livez", HttpMethod.GET),
   READYZ("readyz", HttpMethod.GET),
+  STATUS("status", HttpMethod.GET),
   /** Any path no route matches, and requests the codec could not decode. */
   OTHER("other", null);
 
@@ -54,6 +55,7 @@ enum Route {
       case "/metrics" -> METRICS;
       case "/livez" -> LIVEZ;
       case "/readyz" -> READYZ;
+      case "/v1/status" -> STATUS;
       default -> OTHER;
     };
   }

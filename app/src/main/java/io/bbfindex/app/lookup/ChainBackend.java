@@ -58,6 +58,14 @@ public interface ChainBackend extends AutoCloseable {
   /** LevelDB reads performed so far (monotonic); the metric that proves negatives stay off disk. */
   long leveldbReads();
 
+  /**
+   * The body of {@code GET /v1/status}: at least the tip height; a backend that follows a running
+   * node adds the network, the node's tip, the snapshot's and the follow state.
+   */
+  default java.util.Map<String, Object> status() {
+    return java.util.Map.of("tipHeight", tipHeight());
+  }
+
   /** Whether the backend is loaded and consistent enough to answer ({@code GET /readyz}). */
   boolean ready();
 

@@ -4,7 +4,9 @@ package io.bbfindex.app.lookup;
 public enum ChainStatus {
   CONFIRMED("confirmed"),
   /** In a block that a reorg (or a lighter fork) left off the active chain. */
-  STALE("stale");
+  STALE("stale"),
+  /** Not in a block yet: in the followed node's mempool ({@code serve --follow}). */
+  MEMPOOL("mempool");
 
   private final String json;
 

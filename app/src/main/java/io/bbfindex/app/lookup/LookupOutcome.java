@@ -8,6 +8,8 @@ public enum LookupOutcome {
   CONFIRMED("confirmed"),
   /** The filter said "maybe" and Core's index holds it, off the active chain. */
   STALE("stale"),
+  /** The filter said "maybe" and the followed node's mempool holds it ({@code serve --follow}). */
+  MEMPOOL("mempool"),
   /** The filter said "maybe" and Core's index refuted it. */
   FILTER_FALSE_POSITIVE("filter_false_positive");
 

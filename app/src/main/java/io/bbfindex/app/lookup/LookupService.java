@@ -73,7 +73,8 @@ public final class LookupService {
 
   private Optional<TxAnswer> confirmTx(byte[] txid) {
     Optional<TxAnswer> found = backend.lookupTx(txid);
-    metrics.countLookup(LookupKind.TX, outcomeOf(found.map(TxAnswer::onActiveChain)));
+    boolean mempool = found.isPresent() && found.get().status() == ChainStatus.MEMPOOL;
+    metrics.countLookup(LookupKind.TX, mempool ? LookupOutcome.MEMPOOL : outcomeOf(found.map(TxAnswer::onActiveChain)));
     return found;
   }
 

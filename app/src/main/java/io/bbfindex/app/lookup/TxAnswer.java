@@ -22,8 +22,23 @@ public record TxAnswer(
     }
   }
 
-  /** {@code confirmed} or {@code stale}, as the API reports it. */
+  /** Height of {@link #mempool()} answers: in no block yet. */
+  public static final int NO_HEIGHT = -1;
+  /** File number of an answer whose block position is unknown (a node on another host). */
+  public static final int NO_LOCATION = -1;
+
+  /** A transaction in the followed node's mempool: no block, no location. */
+  public static TxAnswer mempool() {
+    return new TxAnswer(new byte[HashKeys.KEY_BYTES], NO_HEIGHT, 0, NO_LOCATION, 0, 0, false);
+  }
+
+  /** {@code confirmed}, {@code stale} or {@code mempool}, as the API reports it. */
   public ChainStatus status() {
-    return ChainStatus.of(onActiveChain);
+    return height == NO_HEIGHT ? ChainStatus.MEMPOOL : ChainStatus.of(onActiveChain);
+  }
+
+  /** Whether file, dataPos and txOffset are known. */
+  public boolean hasLocation() {
+    return file != NO_LOCATION;
   }
 }

@@ -28,6 +28,10 @@ import org.junit.jupiter.api.Assumptions;
  */
 public final class RegtestNode implements AutoCloseable {
   private static final int START_ATTEMPTS = 5;
+  /** The build writing the hashed txindex of Core >= 32. */
+  public static final String CURRENT = "BITCOIND";
+  /** The build writing the legacy {@code 't'} txindex. */
+  public static final String LEGACY_TXINDEX = "BITCOIND_LEGACY_TXINDEX";
 
   private final Path bitcoind;
   private final Path datadir;
@@ -49,12 +53,17 @@ public final class RegtestNode implements AutoCloseable {
    * reason printed), except under {@code CI=true}, where it fails.
    */
   public static Path bitcoindOrSkip() {
-    String env = System.getenv("BITCOIND");
+    return bitcoindOrSkip(CURRENT);
+  }
+
+  /** The build the variable {@code variable} names ({@link #CURRENT} or {@link #LEGACY_TXINDEX}), or skip/fail as above. */
+  public static Path bitcoindOrSkip(String variable) {
+    String env = System.getenv(variable);
     String reason = null;
     if (env == null || env.isBlank()) {
-      reason = "BITCOIND is not set (see ../shared/tools/README.md)";
+      reason = variable + " is not set (see ../shared/tools/README.md)";
     } else if (!Files.isExecutable(Path.of(env))) {
-      reason = "BITCOIND=" + env + " is not an executable file";
+      reason = variable + "=" + env + " is not an executable file";
     }
     if (reason != null) {
       if ("true".equals(System.getenv("CI"))) {
@@ -68,7 +77,12 @@ public final class RegtestNode implements AutoCloseable {
 
   /** Starts a fresh node with a wallet; ZMQ {@code sequence} on when {@code zmq}. */
   public static RegtestNode start(boolean zmq) throws IOException, InterruptedException {
-    Path binary = bitcoindOrSkip();
+    return start(zmq, CURRENT);
+  }
+
+  /** As {@link #start(boolean)} with the build {@code variable} names. */
+  public static RegtestNode start(boolean zmq, String variable) throws IOException, InterruptedException {
+    Path binary = bitcoindOrSkip(variable);
     Path dir = Files.createTempDirectory("bbf-regtest-");
     RegtestNode node = new RegtestNode(binary, dir, zmq);
     try {

@@ -1,0 +1,30 @@
+package io.bbfindex.app.follow;
+
+import java.nio.file.Path;
+import java.util.Set;
+
+/**
+ * The {@code serve --follow} options.
+ *
+ * @param rpc {@code --rpc URL}, or {@code null} for 127.0.0.1 at the network's default port
+ * @param cookie {@code --rpc-cookie FILE}, or {@code null} for {@code <datadir>/.cookie}
+ * @param user {@code --rpc-user} (with {@code --rpc-password}) instead of the cookie
+ * @param zmq {@code --zmq tcp://HOST:PORT}, {@code none} to poll, or {@code null} to discover
+ */
+public record FollowOptions(String rpc, Path cookie, String user, String password, String zmq) {
+  /** The valued option names {@code serve} accepts with {@code --follow}. */
+  public static final Set<String> NAMES = Set.of("rpc", "rpc-cookie", "rpc-user", "rpc-password", "zmq");
+
+  /** The flag that turns following on. */
+  public static final String FLAG = "--follow";
+
+  public static final String HELP = """
+        --follow        follow the RUNNING node of --datadir: blocks after the snapshot, reorgs and
+                        the mempool (JSON-RPC with the node's cookie; ZMQ 'sequence' if it publishes
+                        one, else polling every 0.5 s). The node's directories are only read.
+        --rpc URL       the node's RPC (default http://127.0.0.1:<network's default port>/)
+        --rpc-cookie F  cookie file (default <datadir>/.cookie)
+        --rpc-user U, --rpc-password P   fixed credentials instead of the cookie
+        --zmq EP        ZMQ 'sequence' endpoint (default: getzmqnotifications; 'none' polls)
+      """;
+}

@@ -1,0 +1,205 @@
+package io.bbfindex.app.follow;
+
+import io.bbfindex.app.lookup.BlockAnswer;
+import io.bbfindex.app.lookup.ChainBackend;
+import io.bbfindex.app.lookup.FilterSummary;
+import io.bbfindex.app.lookup.TxAnswer;
+import io.bbfindex.follow.FollowState;
+import io.bbfindex.follow.FollowStats;
+import io.bbfindex.follow.FollowStatus;
+import io.bbfindex.follow.Follower;
+import io.bbfindex.follow.Hash32;
+import io.bbfindex.follow.layer.TipAnswer;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import java.lang.System.Logger.Level;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * {@code serve --follow}: the history backend (the snapshot's BBFs and Core's indexes) with the
+ * follower's tip and mempool layers in front. A txid is probed in all three filters; only a
+ * "maybe" reaches the follower's exact maps (first: they are newer) and then the history's index.
+ * A negative touches no store and calls nothing on the node. History answers get their
+ * confirmations from the served tip, which is the node's.
+ */
+public final class FollowingBackend implements ChainBackend, MeterBinder {
+  private static final System.Logger LOG = System.getLogger(FollowingBackend.class.getName());
+
+  private final ChainBackend history;
+  private final Follower follower;
+
+  /** Takes ownership of both: {@link #close()} stops the follower, then closes the history. */
+  public FollowingBackend(ChainBackend history, Follower follower) {
+    this.history = Objects.requireNonNull(history, "history");
+    this.follower = Objects.requireNonNull(follower, "follower");
+  }
+
+  public Follower follower() {
+    return follower;
+  }
+
+  @Override
+  public boolean txMaybe(byte[] keys, int offset) {
+    return history.txMaybe(keys, offset) || follower.mightContain(keys, offset);
+  }
+
+  @Override
+  public int txMaybeBatch(byte[] keys, int count, long[] maybe) {
+    int hits = history.txMaybeBatch(keys, count, maybe);
+    for (int i = 0; i < count; i++) {
+      long bit = 1L << (i & 63);
+      if ((maybe[i >>> 6] & bit) == 0 && follower.mightContain(keys, i * Hash32.BYTES)) {
+        maybe[i >>> 6] |= bit;
+        hits++;
+      }
+    }
+    return hits;
+  }
+
+  @Override
+  public Optional<TxAnswer> lookupTx(byte[] txid) {
+    Optional<TipAnswer> recent = follower.lookup(Hash32.ofInternal(txid));
+    if (recent.isPresent() && !(recent.get() instanceof TipAnswer.Stale)) {
+      return recent.map(FollowingBackend::answer);
+    }
+    Optional<TxAnswer> old = history.lookupTx(txid).map(this::onServedTip);
+    return old.isPresent() ? old : recent.map(FollowingBackend::answer);
+  }
+
+  /** A history answer with its confirmations counted from the served tip, not the snapshot's. */
+  private TxAnswer onServedTip(TxAnswer a) {
+    if (!a.onActiveChain()) {
+      return a;
+    }
+    return new TxAnswer(a.blockHash(), a.height(), follower.servedTipHeight() - a.height() + 1, a.file(),
+        a.dataPos(), a.txOffset(), true);
+  }
+
+  private static TxAnswer answer(TipAnswer t) {
+    return switch (t) {
+      case TipAnswer.InMempool m -> TxAnswer.mempool();
+      case TipAnswer.Confirmed c -> c.location() == null
+          ? new TxAnswer(c.blockHash().internal(), c.height(), c.confirmations(), TxAnswer.NO_LOCATION, 0, 0, true)
+          : new TxAnswer(c.blockHash().internal(), c.height(), c.confirmations(), c.location().file(),
+              c.location().dataPos(), c.txOffset(), true);
+      // Core's getblockheader says -1 for a block off the active chain; the history's stale answers do too.
+      case TipAnswer.Stale s -> new TxAnswer(s.blockHash().internal(), s.height(), -1, TxAnswer.NO_LOCATION, 0, 0, false);
+    };
+  }
+
+  @Override
+  public boolean blockMaybe(byte[] hash) {
+    return history.blockMaybe(hash);
+  }
+
+  @Override
+  public Optional<BlockAnswer> lookupBlock(byte[] hash) {
+    return history.lookupBlock(hash);
+  }
+
+  @Override
+  public List<FilterSummary> filters() {
+    return history.filters();
+  }
+
+  @Override
+  public List<FilterSummary> lookupFilters() {
+    return history.lookupFilters();
+  }
+
+  @Override
+  public int tipHeight() {
+    return follower.servedTipHeight();
+  }
+
+  @Override
+  public long leveldbReads() {
+    return history.leveldbReads();
+  }
+
+  @Override
+  public boolean ready() {
+    return history.ready();
+  }
+
+  @Override
+  public Map<String, Object> status() {
+    FollowStatus s = follower.status();
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("network", s.network());
+    body.put("nodeTip", tip(s.nodeTipHash(), s.nodeTipHeight()));
+    body.put("servedTip", tip(s.servedTipHash(), s.servedTipHeight()));
+    body.put("snapshotTip", tip(s.snapshotTipHash(), s.snapshotTipHeight()));
+    Map<String, Object> follow = new LinkedHashMap<>();
+    follow.put("state", s.state().text());
+    follow.put("since", s.since().toString());
+    follow.put("notifications", s.notifications());
+    follow.put("lagBlocks", follower.lagBlocks());
+    body.put("follow", follow);
+    body.put("mempoolSize", s.mempoolSize());
+    body.put("tipHeight", s.servedTipHeight());
+    return body;
+  }
+
+  private static Map<String, Object> tip(Hash32 hash, int height) {
+    Map<String, Object> t = new LinkedHashMap<>();
+    t.put("hash", hash == null ? null : hash.displayHex());
+    t.put("height", height);
+    return t;
+  }
+
+  /** The follower's metrics (issue 12, section 8). */
+  @Override
+  public void bindTo(MeterRegistry registry) {
+    Follower f = follower;
+    FollowStats stats = f.stats();
+    Gauge.builder("bbf.follow.lag.blocks", f, Follower::lagBlocks)
+        .description("blocks the served tip trails the node's tip by").register(registry);
+    Gauge.builder("bbf.follow.lag.seconds", f, Follower::lagSeconds)
+        .description("seconds the node's tip has been ahead of the served tip").register(registry);
+    Gauge.builder("bbf.follow.mempool.size", f, Follower::mempoolSize)
+        .description("transactions in the followed node's mempool").register(registry);
+    Gauge.builder("bbf.follow.cuckoo.load", f, Follower::tipFilterLoad).tag("layer", "tip")
+        .description("occupied slots of the layer's cuckoo filter").register(registry);
+    Gauge.builder("bbf.follow.cuckoo.load", f, Follower::mempoolFilterLoad).tag("layer", "mempool")
+        .description("occupied slots of the layer's cuckoo filter").register(registry);
+    FunctionCounter.builder("bbf.follow.blocks.connected", stats, FollowStats::blocksConnected).register(registry);
+    FunctionCounter.builder("bbf.follow.blocks.disconnected", stats, FollowStats::blocksDisconnected).register(registry);
+    FunctionCounter.builder("bbf.follow.mempool.resyncs", stats, FollowStats::mempoolResyncs).register(registry);
+    FunctionCounter.builder("bbf.follow.zmq.gaps", stats, FollowStats::zmqGaps).register(registry);
+    int lower = 1;
+    for (int b = 0; b <= FollowStats.REORG_DEPTH_BOUNDS.length; b++) {
+      String depth = b == FollowStats.REORG_DEPTH_BOUNDS.length ? lower + "+"
+          : lower == FollowStats.REORG_DEPTH_BOUNDS[b] ? Integer.toString(lower) : lower + "-" + FollowStats.REORG_DEPTH_BOUNDS[b];
+      int bucket = b;
+      FunctionCounter.builder("bbf.follow.reorgs", stats, s -> s.reorgs(bucket)).tag("depth", depth)
+          .description("reorgs by depth (blocks disconnected)").register(registry);
+      if (b < FollowStats.REORG_DEPTH_BOUNDS.length) {
+        lower = FollowStats.REORG_DEPTH_BOUNDS[b] + 1;
+      }
+    }
+    for (FollowState state : FollowState.values()) {
+      Gauge.builder("bbf.follow.state", f, x -> x.status().state() == state ? 1 : 0).tag("state", state.name().toLowerCase())
+          .description("1 for the follower's current state").register(registry);
+    }
+  }
+
+  @Override
+  public void close() {
+    try {
+      follower.close();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (java.io.IOException e) {
+      LOG.log(Level.WARNING, "closing the follower: " + e);
+    } finally {
+      history.close();
+    }
+  }
+}

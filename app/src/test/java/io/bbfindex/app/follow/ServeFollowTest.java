@@ -1,0 +1,129 @@
+package io.bbfindex.app.follow;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.bbfindex.app.Service;
+import io.bbfindex.app.cli.Cli;
+import io.bbfindex.app.core.CoreChainAccess;
+import io.bbfindex.app.http.HttpInitializer;
+import io.bbfindex.app.testing.ApiClient;
+import io.bbfindex.follow.FollowState;
+import io.bbfindex.follow.Hash32;
+import io.bbfindex.follow.testnode.RegtestNode;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code serve --follow} over HTTP against a real running regtest node: history from a snapshot of
+ * the running node, the blocks after it, the mempool, a reorg, {@code /v1/status} and the metrics.
+ */
+class ServeFollowTest {
+
+  @TempDir Path tmp;
+
+  @Test
+  void answersHistoryTipMempoolAndStaleAsTheNodeDoesOverHttp() throws Exception {
+    // The legacy-txindex build: this branch's history reader predates the hashed txindex (issue 11).
+    try (RegtestNode node = RegtestNode.start(true, RegtestNode.LEGACY_TXINDEX)) {
+      node.mine(110);
+      Hash32 old = node.send("bech32", 1.0);
+      node.mine(1);
+      node.stop(); // Core writes its block index at shutdown: the snapshot will see height 111
+      node.restart();
+      Path datadir = node.datadir().resolve("regtest");
+      FollowOptions options = new FollowOptions(node.rpc().endpoint().toString(), null, null, null, null);
+      var backend = FollowServe.open(datadir, tmp.resolve("filters"), tmp.resolve("work"), 0.01, options, System.err);
+      try (Service service = Service.start(backend, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+          HttpInitializer.DEFAULT_MAX_BODY_BYTES)) {
+        assertEquals(FollowState.FOLLOWING, FollowServe.awaitFollowing(backend, Duration.ofSeconds(30)));
+        ApiClient api = new ApiClient(service.server().baseUrl());
+
+        JsonNode h = api.get("/v1/tx/" + old).json();
+        assertEquals("confirmed", h.path("status").asText());
+        assertEquals(1, h.path("confirmations").asInt());
+
+        Hash32 fresh = node.send("bech32m", 0.5);
+        JsonNode m = await(api, fresh, a -> a.path("status").asText().equals("mempool"));
+        assertFalse(m.has("blockHash"), "a mempool answer has no block");
+
+        Hash32 block = node.mine(1).getFirst();
+        JsonNode c = await(api, fresh, a -> a.path("status").asText().equals("confirmed"));
+        assertEquals(block.displayHex(), c.path("blockHash").asText());
+        assertEquals(112, c.path("height").asInt());
+        assertEquals(1, c.path("confirmations").asInt());
+        assertTrue(c.has("file") && c.has("dataPos") && c.has("txOffset"), c.toString());
+        assertEquals(2, await(api, old, a -> a.path("confirmations").asInt() == 2).path("confirmations").asInt(),
+            "history answers count confirmations from the node's tip");
+
+        // A reorg: the tx goes back to the mempool, the lost block's coinbase is only in a stale block.
+        String coinbase = node.rpc().call("getblock", block.displayHex(), 1).path("tx").get(0).asText();
+        node.rpc().call("invalidateblock", block.displayHex());
+        await(api, fresh, a -> a.path("status").asText().equals("mempool"));
+        JsonNode s = await(api, Hash32.ofDisplayHex(coinbase), a -> a.path("status").asText().equals("stale"));
+        assertEquals(block.displayHex(), s.path("blockHash").asText());
+
+        JsonNode batch = ApiClient.JSON.readTree(api.post("/v1/tx/lookup",
+            "[\"" + old + "\",\"" + fresh + "\",\"" + "ab".repeat(32) + "\"]").body());
+        assertEquals("confirmed", batch.get(0).path("status").asText());
+        assertEquals("mempool", batch.get(1).path("status").asText());
+        assertFalse(batch.get(2).path("present").asBoolean());
+
+        double readsBefore = api.metric("bbf_leveldb_reads_total");
+        assertEquals(404, api.get("/v1/tx/" + "cd".repeat(32)).status());
+        assertEquals(readsBefore, api.metric("bbf_leveldb_reads_total"), "a negative reads no store");
+
+        JsonNode status = api.get("/v1/status").json();
+        assertEquals("regtest", status.path("network").asText());
+        assertEquals(111, status.path("snapshotTip").path("height").asInt());
+        assertEquals(111, status.path("servedTip").path("height").asInt());
+        assertEquals(node.bestBlock().displayHex(), status.path("nodeTip").path("hash").asText());
+        assertEquals("following", status.path("follow").path("state").asText());
+        assertEquals(node.rpc().call("getmempoolinfo").path("size").asInt(), status.path("mempoolSize").asInt());
+        assertEquals(1, api.metric("bbf_follow_blocks_disconnected_total"));
+        assertEquals(1, api.metric("bbf_follow_state", java.util.Map.of("state", "following")));
+      }
+    }
+  }
+
+  private static JsonNode await(ApiClient api, Hash32 txid, Predicate<JsonNode> done) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+    JsonNode last;
+    do {
+      last = api.get("/v1/tx/" + txid).json();
+      if (done.test(last)) {
+        return last;
+      }
+      Thread.sleep(20);
+    } while (System.nanoTime() < deadline);
+    throw new AssertionError("no such answer for " + txid + " within 5 s; last " + last);
+  }
+
+  @Test
+  void followOptionsAreCheckedBeforeAnythingIsOpened() throws Exception {
+    Files.createDirectories(tmp.resolve("dd/blocks"));
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8);
+    PrintStream out = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
+    assertEquals(Cli.USAGE, Cli.run(new String[] {"serve", "--follow"}, out, e, new CoreChainAccess(), tmp));
+    assertTrue(err.toString(StandardCharsets.UTF_8).contains("--follow needs the --datadir"), err.toString());
+    err.reset();
+    assertEquals(Cli.USAGE, Cli.run(new String[] {"serve", "--follow", "--datadir", tmp.resolve("dd").toString(),
+        "--filters", tmp.resolve("f").toString(), "--rpc-user", "u"}, out, e, new CoreChainAccess(), tmp));
+    assertTrue(err.toString(StandardCharsets.UTF_8).contains("--rpc-user and --rpc-password go together"), err.toString());
+    err.reset();
+    assertEquals(Cli.USAGE, Cli.run(new String[] {"serve", "--zmq", "tcp://x:1"}, out, e, new CoreChainAccess(), tmp));
+    assertTrue(err.toString(StandardCharsets.UTF_8).contains("unknown option --zmq"), "follow options need --follow");
+  }
+}
