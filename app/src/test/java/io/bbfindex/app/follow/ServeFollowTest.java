@@ -20,7 +20,12 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.MessageDigest;
 import java.time.Duration;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -108,6 +113,42 @@ class ServeFollowTest {
       Thread.sleep(20);
     } while (System.nanoTime() < deadline);
     throw new AssertionError("no such answer for " + txid + " within 5 s; last " + last);
+  }
+
+  @Test
+  void theNodesDataDirectoryIsNeverWrittenBySnapshotAndFollowAndAStoppedNodeIsShown() throws Exception {
+    try (RegtestNode node = RegtestNode.start(true, RegtestNode.LEGACY_TXINDEX)) {
+      node.mine(105);
+      node.send("legacy", 1.0);
+      node.mine(1);
+      node.stop();
+      Path datadir = node.datadir().resolve("regtest");
+      Map<Path, String> before = contents(node.datadir());
+      FollowOptions options = new FollowOptions(node.rpc().endpoint().toString(), null, null, null, null);
+      try (var backend = FollowServe.open(datadir, tmp.resolve("filters"), tmp.resolve("work"), 0.01, options, System.err)) {
+        FollowingBackend following = (FollowingBackend) backend;
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (following.follower().status().state() != FollowState.NODE_UNREACHABLE && System.nanoTime() < deadline) {
+          Thread.sleep(20);
+        }
+        assertEquals(FollowState.NODE_UNREACHABLE, following.follower().status().state());
+        assertEquals("node unreachable", backend.status().get("follow") instanceof Map<?, ?> f ? f.get("state") : null);
+        assertEquals(106, backend.tipHeight(), "answers from the snapshot while the node is away");
+      }
+      assertEquals(before, contents(node.datadir()), "every file of the node's datadir unchanged, none added");
+    }
+  }
+
+  /** Every regular file under {@code dir} with the SHA-256 of its bytes. */
+  private static Map<Path, String> contents(Path dir) throws Exception {
+    Map<Path, String> out = new TreeMap<>();
+    try (Stream<Path> files = Files.walk(dir)) {
+      for (Path p : files.filter(Files::isRegularFile).toList()) {
+        byte[] digest = MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(p));
+        out.put(dir.relativize(p), HexFormat.of().formatHex(digest));
+      }
+    }
+    return out;
   }
 
   @Test
