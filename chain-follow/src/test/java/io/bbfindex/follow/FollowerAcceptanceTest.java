@@ -7,7 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bbfindex.follow.layer.TipAnswer;
 import io.bbfindex.follow.testnode.NodeTruth;
-import io.bbfindex.follow.testnode.RegtestNode;
+import io.bbfindex.follow.regtest.RegtestNode;
+import io.bbfindex.follow.testnode.TestNodes;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -30,7 +31,7 @@ class FollowerAcceptanceTest {
 
   @BeforeEach
   void start() throws Exception {
-    node = RegtestNode.start(true);
+    node = TestNodes.start(true);
     node.mine(110); // ten spendable coinbases
     follower = Follower.start(config(node, null));
     truth = new NodeTruth(node);

@@ -7,7 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.bbfindex.follow.layer.TipAnswer;
 import io.bbfindex.follow.testnode.NodeTruth;
-import io.bbfindex.follow.testnode.RegtestNode;
+import io.bbfindex.follow.regtest.RegtestNode;
+import io.bbfindex.follow.testnode.TestNodes;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -44,8 +45,8 @@ class FollowerCompetingChainTest {
 
   @BeforeEach
   void twoNodesOnOneChain() throws Exception {
-    followed = closeLater(RegtestNode.start(true));
-    rival = closeLater(RegtestNode.start(false));
+    followed = closeLater(TestNodes.start(true));
+    rival = closeLater(TestNodes.start(false));
     followed.mine(110);
     copyBlocks(followed, rival, 1, 110);
     assertEquals(followed.bestBlock(), rival.bestBlock());

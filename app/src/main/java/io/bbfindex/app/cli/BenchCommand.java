@@ -14,11 +14,12 @@ import java.util.List;
  */
 final class BenchCommand {
   static final String HELP = """
-      usage: bbf-index bench http|store|scale [--quick] [suite options]
+      usage: bbf-index bench http|store|scale|follow [--quick] [suite options]
 
         http     wrk against 'serve': /livez vs negative, positive and batch lookups
         store    filters vs plain LevelDB gets on a Core-format txindex
         scale    mainnet scale: thousands of block files
+        follow   following a node: block connect, mempool resync, latency (BITCOIND for a node)
         (filters and paper, the JMH suites, run through the launcher: ./bbf-index bench filters)
 
       'bbf-index bench SUITE --help' describes each suite.
@@ -38,9 +39,10 @@ final class BenchCommand {
         case "http" -> HttpBench.main(rest);
         case "store" -> StoreBench.main(rest);
         case "scale" -> ScaleBench.main(rest);
+        case "follow" -> io.bbfindex.follow.bench.FollowBench.main(rest);
         case "filters", "paper" -> throw new UsageException(
             "the JMH suites run from filters/target/benchmarks.jar: use ./bbf-index bench " + suite);
-        default -> throw new UsageException("unknown suite '" + suite + "' (suites: http, store, scale, filters, paper)");
+        default -> throw new UsageException("unknown suite '" + suite + "' (suites: http, store, scale, follow, filters, paper)");
       }
     } catch (UsageException | IOException | InterruptedException | RuntimeException e) {
       throw e;

@@ -12,7 +12,8 @@ import io.bbfindex.app.http.HttpInitializer;
 import io.bbfindex.app.testing.ApiClient;
 import io.bbfindex.follow.FollowState;
 import io.bbfindex.follow.Hash32;
-import io.bbfindex.follow.testnode.RegtestNode;
+import io.bbfindex.follow.regtest.RegtestNode;
+import io.bbfindex.follow.testnode.TestNodes;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.InetAddress;
@@ -41,7 +42,7 @@ class ServeFollowTest {
   @Test
   void answersHistoryTipMempoolAndStaleAsTheNodeDoesOverHttp() throws Exception {
     // The legacy-txindex build: this branch's history reader predates the hashed txindex (issue 11).
-    try (RegtestNode node = RegtestNode.start(true, RegtestNode.LEGACY_TXINDEX)) {
+    try (RegtestNode node = TestNodes.start(true, RegtestNode.LEGACY_TXINDEX)) {
       node.mine(110);
       Hash32 old = node.send("bech32", 1.0);
       node.mine(1);
@@ -117,7 +118,7 @@ class ServeFollowTest {
 
   @Test
   void theNodesDataDirectoryIsNeverWrittenBySnapshotAndFollowAndAStoppedNodeIsShown() throws Exception {
-    try (RegtestNode node = RegtestNode.start(true, RegtestNode.LEGACY_TXINDEX)) {
+    try (RegtestNode node = TestNodes.start(true, RegtestNode.LEGACY_TXINDEX)) {
       node.mine(105);
       node.send("legacy", 1.0);
       node.mine(1);

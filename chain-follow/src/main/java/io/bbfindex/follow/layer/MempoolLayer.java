@@ -1,49 +1,49 @@
 package io.bbfindex.follow.layer;
 
 import io.bbfindex.follow.Hash32;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Set;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.concurrent.locks.StampedLock;
 
 /**
  * The node's mempool: a cuckoo filter (deletion) over the txids and the exact set behind it. ZMQ
  * {@code A}/{@code R} events add and remove single txids, a connected block removes its own, and a
  * resync replaces the whole set by difference, so a lookup during a resync never misses a txid that
- * was in the mempool before and after it. One writer, any number of readers.
+ * was in the mempool before and after it. One writer thread (it reads the set without the lock),
+ * any number of readers.
  */
 public final class MempoolLayer {
-  private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
-  private final Set<Hash32> txids = new HashSet<>();
-  private final KeyFilter filter = new KeyFilter();
+  private final StampedLock lock = new StampedLock();
+  // Replaced whole by a resync (see replaceAll); guarded by the lock for readers.
+  private Set<Hash32> txids = new HashSet<>();
+  private KeyFilter filter = new KeyFilter();
 
   public void add(Hash32 txid) {
-    lock.writeLock().lock();
+    long stamp = lock.writeLock();
     try {
       if (txids.add(txid)) {
         filter.add(txid, txids, txids.size());
       }
     } finally {
-      lock.writeLock().unlock();
+      lock.unlockWrite(stamp);
     }
   }
 
   public void remove(Hash32 txid) {
-    lock.writeLock().lock();
+    long stamp = lock.writeLock();
     try {
       if (txids.remove(txid)) {
         filter.remove(txid);
       }
     } finally {
-      lock.writeLock().unlock();
+      lock.unlockWrite(stamp);
     }
   }
 
   /** Removes every txid of {@code block} (block inclusion sends no {@code R} event). */
   public void removeAll(Hash32[] block) {
-    lock.writeLock().lock();
+    long stamp = lock.writeLock();
     try {
       for (Hash32 txid : block) {
         if (txids.remove(txid)) {
@@ -51,83 +51,87 @@ public final class MempoolLayer {
         }
       }
     } finally {
-      lock.writeLock().unlock();
+      lock.unlockWrite(stamp);
     }
   }
 
   /**
-   * Makes the set exactly {@code now} (a {@code getrawmempool} answer). The filter is rebuilt at
-   * the new size when the set grew past what it was sized for, else changed by difference.
+   * Makes the set exactly {@code now} (a {@code getrawmempool} answer). The new set and a filter
+   * sized for it are built aside (only this writer changes the set, so it reads it without the
+   * lock) and swapped in at once: lookups are never held up by a resync, and a txid in the mempool
+   * before and after it is never missed during it. Building 50,000 keys aside costs milliseconds
+   * ({@code bench follow}).
    *
    * @return how many txids were added and removed
    */
   public int replaceAll(Collection<Hash32> now) {
-    Set<Hash32> target = now instanceof Set<Hash32> s ? s : new HashSet<>(now);
-    lock.writeLock().lock();
-    try {
-      List<Hash32> gone = new ArrayList<>();
-      for (Hash32 t : txids) {
-        if (!target.contains(t)) {
-          gone.add(t);
-        }
+    Set<Hash32> fresh = new HashSet<>(now);
+    int changed = 0;
+    for (Hash32 t : txids) {
+      if (!fresh.contains(t)) {
+        changed++;
       }
-      for (Hash32 t : gone) {
-        txids.remove(t);
-        filter.remove(t);
-      }
-      int added = 0;
-      if (target.size() > 2 * Math.max(txids.size(), 1) && target.size() > 4096) {
-        // Mostly new (a start, or a long outage): one sized rebuild beats growing step by step.
-        added = target.size() - txids.size();
-        txids.addAll(target);
-        filter.rebuild(txids, txids.size());
-      } else {
-        for (Hash32 t : target) {
-          if (txids.add(t)) {
-            filter.add(t, txids, txids.size());
-            added++;
-          }
-        }
-      }
-      return added + gone.size();
-    } finally {
-      lock.writeLock().unlock();
     }
+    for (Hash32 t : fresh) {
+      if (!txids.contains(t)) {
+        changed++;
+      }
+    }
+    KeyFilter sized = new KeyFilter();
+    sized.rebuild(fresh, fresh.size());
+    long stamp = lock.writeLock();
+    try {
+      txids = fresh;
+      filter = sized;
+    } finally {
+      lock.unlockWrite(stamp);
+    }
+    return changed;
   }
 
+  /**
+   * Filter probe. An optimistic read: no lock write on the hot negative path, so lookups do not
+   * slow down while a resync writes; a probe that overlapped a write is done again under the lock
+   * (a cuckoo insert moves fingerprints, so an overlapped probe may have missed one).
+   */
   public boolean mightContain(byte[] keys, int offset) {
-    lock.readLock().lock();
+    long stamp = lock.tryOptimisticRead();
+    boolean maybe = filter.mightContain(keys, offset);
+    if (lock.validate(stamp)) {
+      return maybe;
+    }
+    stamp = lock.readLock();
     try {
       return filter.mightContain(keys, offset);
     } finally {
-      lock.readLock().unlock();
+      lock.unlockRead(stamp);
     }
   }
 
   public boolean contains(Hash32 txid) {
-    lock.readLock().lock();
+    long stamp = lock.readLock();
     try {
       return txids.contains(txid);
     } finally {
-      lock.readLock().unlock();
+      lock.unlockRead(stamp);
     }
   }
 
   public int size() {
-    lock.readLock().lock();
+    long stamp = lock.readLock();
     try {
       return txids.size();
     } finally {
-      lock.readLock().unlock();
+      lock.unlockRead(stamp);
     }
   }
 
   public double filterLoad() {
-    lock.readLock().lock();
+    long stamp = lock.readLock();
     try {
       return filter.load();
     } finally {
-      lock.readLock().unlock();
+      lock.unlockRead(stamp);
     }
   }
 }

@@ -6,7 +6,7 @@ import java.util.Deque;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.concurrent.locks.StampedLock;
 
 /**
  * The blocks the node connected after the history snapshot's tip: a cuckoo filter over their txids
@@ -16,7 +16,7 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * seen only in a block that lost a reorg is answered {@code stale}, as Core's txindex keeps it).
  *
  * <p>One writer (the follower) and any number of readers; a lock keeps each block's insert or
- * delete atomic for readers.
+ * delete atomic for readers, and filter probes read optimistically (no lock write).
  */
 public final class TipLayer {
 
@@ -25,7 +25,7 @@ public final class TipLayer {
 
   private record Place(Connected in, int index) {}
 
-  private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
+  private final StampedLock lock = new StampedLock();
   private final Hash32 baseHash;
   private final int baseHeight;
   private final Deque<Connected> blocks = new ArrayDeque<>();
@@ -50,30 +50,30 @@ public final class TipLayer {
 
   /** Hash of the newest connected block, or the base's. */
   public Hash32 tipHash() {
-    lock.readLock().lock();
+    long stamp = lock.readLock();
     try {
       return blocks.isEmpty() ? baseHash : blocks.peekLast().block().hash();
     } finally {
-      lock.readLock().unlock();
+      lock.unlockRead(stamp);
     }
   }
 
   public int tipHeight() {
-    lock.readLock().lock();
+    long stamp = lock.readLock();
     try {
       return baseHeight + blocks.size();
     } finally {
-      lock.readLock().unlock();
+      lock.unlockRead(stamp);
     }
   }
 
   /** Blocks connected above the base. */
   public int depth() {
-    lock.readLock().lock();
+    long stamp = lock.readLock();
     try {
       return blocks.size();
     } finally {
-      lock.readLock().unlock();
+      lock.unlockRead(stamp);
     }
   }
 
@@ -84,7 +84,7 @@ public final class TipLayer {
    * @throws IllegalArgumentException if the block's parent is not the tip
    */
   public void connect(DecodedBlock block, BlockPosition location) {
-    lock.writeLock().lock();
+    long stamp = lock.writeLock();
     try {
       Hash32 tip = blocks.isEmpty() ? baseHash : blocks.peekLast().block().hash();
       if (!block.prevHash().equals(tip)) {
@@ -103,7 +103,7 @@ public final class TipLayer {
         }
       }
     } finally {
-      lock.writeLock().unlock();
+      lock.unlockWrite(stamp);
     }
   }
 
@@ -115,7 +115,7 @@ public final class TipLayer {
    * @throws IllegalStateException if no block is connected above the base
    */
   public DecodedBlock disconnectTip() {
-    lock.writeLock().lock();
+    long stamp = lock.writeLock();
     try {
       Connected c = blocks.pollLast();
       if (c == null) {
@@ -134,23 +134,29 @@ public final class TipLayer {
       }
       return c.block();
     } finally {
-      lock.writeLock().unlock();
+      lock.unlockWrite(stamp);
     }
   }
 
   /** Filter probe: {@code false} means the tip layer certainly does not hold the txid. */
   public boolean mightContain(byte[] keys, int offset) {
-    lock.readLock().lock();
+    // Optimistic first, as MempoolLayer#mightContain explains.
+    long optimistic = lock.tryOptimisticRead();
+    boolean maybe = confirmedFilter.mightContain(keys, offset) || staleFilter.mightContain(keys, offset);
+    if (lock.validate(optimistic)) {
+      return maybe;
+    }
+    long stamp = lock.readLock();
     try {
       return confirmedFilter.mightContain(keys, offset) || staleFilter.mightContain(keys, offset);
     } finally {
-      lock.readLock().unlock();
+      lock.unlockRead(stamp);
     }
   }
 
   /** The txid in a connected block, else in a stale one, else empty. */
   public Optional<TipAnswer> lookup(Hash32 txid) {
-    lock.readLock().lock();
+    long stamp = lock.readLock();
     try {
       Place p = confirmed.get(txid);
       if (p != null) {
@@ -161,23 +167,23 @@ public final class TipLayer {
       Place s = stale.get(txid);
       return s == null ? Optional.empty() : Optional.of(new TipAnswer.Stale(s.in().block().hash(), s.in().height()));
     } finally {
-      lock.readLock().unlock();
+      lock.unlockRead(stamp);
     }
   }
 
   /** Whether the txid is in a connected block (exact). */
   public boolean isConfirmed(Hash32 txid) {
-    lock.readLock().lock();
+    long stamp = lock.readLock();
     try {
       return confirmed.containsKey(txid);
     } finally {
-      lock.readLock().unlock();
+      lock.unlockRead(stamp);
     }
   }
 
   /** Hash of the connected block at {@code height}, or empty outside {@code (base, tip]}. */
   public Optional<Hash32> hashAt(int height) {
-    lock.readLock().lock();
+    long stamp = lock.readLock();
     try {
       int i = height - baseHeight - 1;
       if (i < 0 || i >= blocks.size()) {
@@ -185,35 +191,35 @@ public final class TipLayer {
       }
       return Optional.of(blocks.stream().skip(i).findFirst().orElseThrow().block().hash());
     } finally {
-      lock.readLock().unlock();
+      lock.unlockRead(stamp);
     }
   }
 
   public int confirmedCount() {
-    lock.readLock().lock();
+    long stamp = lock.readLock();
     try {
       return confirmed.size();
     } finally {
-      lock.readLock().unlock();
+      lock.unlockRead(stamp);
     }
   }
 
   public int staleCount() {
-    lock.readLock().lock();
+    long stamp = lock.readLock();
     try {
       return stale.size();
     } finally {
-      lock.readLock().unlock();
+      lock.unlockRead(stamp);
     }
   }
 
   /** Occupancy of the confirmed-txid cuckoo filter. */
   public double filterLoad() {
-    lock.readLock().lock();
+    long stamp = lock.readLock();
     try {
       return confirmedFilter.load();
     } finally {
-      lock.readLock().unlock();
+      lock.unlockRead(stamp);
     }
   }
 }

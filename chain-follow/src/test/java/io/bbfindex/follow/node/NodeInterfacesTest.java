@@ -12,7 +12,8 @@ import io.bbfindex.follow.Hash32;
 import io.bbfindex.follow.layer.BlockFileLocator;
 import io.bbfindex.follow.layer.BlockPosition;
 import io.bbfindex.follow.layer.DecodedBlock;
-import io.bbfindex.follow.testnode.RegtestNode;
+import io.bbfindex.follow.regtest.RegtestNode;
+import io.bbfindex.follow.testnode.TestNodes;
 import java.net.URI;
 import java.time.Duration;
 import java.util.HexFormat;
@@ -27,7 +28,7 @@ class NodeInterfacesTest {
 
   @BeforeAll
   static void startNode() throws Exception {
-    node = RegtestNode.start(true);
+    node = TestNodes.start(true);
     node.mine(101); // a spendable coinbase
   }
 

@@ -5,6 +5,7 @@ import io.bbfindex.follow.Follower;
 import io.bbfindex.follow.Hash32;
 import io.bbfindex.follow.layer.TipAnswer;
 import io.bbfindex.follow.node.RpcException;
+import io.bbfindex.follow.regtest.RegtestNode;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;

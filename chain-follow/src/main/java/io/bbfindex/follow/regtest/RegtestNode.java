@@ -1,4 +1,4 @@
-package io.bbfindex.follow.testnode;
+package io.bbfindex.follow.regtest;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.bbfindex.follow.Hash32;
@@ -13,14 +13,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Assertions;
-import org.junit.jupiter.api.Assumptions;
 
 /**
- * A real regtest {@code bitcoind} (the build {@code BITCOIND} names, see ../shared/tools/README.md)
+ * A real regtest {@code bitcoind} (e.g. the builds of ../shared/tools/README.md, found through
+ * {@code BITCOIND} or {@code BITCOIND_LEGACY_TXINDEX}), for tests and {@code bench follow},
  * in a temporary datadir: {@code -txindex -rest}, the ZMQ {@code sequence} publisher unless turned
  * off, RPC on 127.0.0.1 with random free ports below the ephemeral range (retried when the node
  * cannot bind), cookie authentication, a descriptor wallet {@code w}. {@link #close()} stops the
@@ -48,41 +48,17 @@ public final class RegtestNode implements AutoCloseable {
     this.zmqEnabled = zmqEnabled;
   }
 
-  /**
-   * The {@code bitcoind} binary from {@code BITCOIND}. Without it the test is skipped (with the
-   * reason printed), except under {@code CI=true}, where it fails.
-   */
-  public static Path bitcoindOrSkip() {
-    return bitcoindOrSkip(CURRENT);
-  }
-
-  /** The build the variable {@code variable} names ({@link #CURRENT} or {@link #LEGACY_TXINDEX}), or skip/fail as above. */
-  public static Path bitcoindOrSkip(String variable) {
+  /** The {@code bitcoind} the environment variable {@code variable} names, if it is an executable file. */
+  public static Optional<Path> binary(String variable) {
     String env = System.getenv(variable);
-    String reason = null;
-    if (env == null || env.isBlank()) {
-      reason = variable + " is not set (see ../shared/tools/README.md)";
-    } else if (!Files.isExecutable(Path.of(env))) {
-      reason = variable + "=" + env + " is not an executable file";
+    if (env == null || env.isBlank() || !Files.isExecutable(Path.of(env))) {
+      return Optional.empty();
     }
-    if (reason != null) {
-      if ("true".equals(System.getenv("CI"))) {
-        Assertions.fail("a real bitcoind is required under CI=true: " + reason);
-      }
-      System.out.println("SKIPPED (needs a real node): " + reason);
-      Assumptions.abort(reason);
-    }
-    return Path.of(env);
+    return Optional.of(Path.of(env));
   }
 
-  /** Starts a fresh node with a wallet; ZMQ {@code sequence} on when {@code zmq}. */
-  public static RegtestNode start(boolean zmq) throws IOException, InterruptedException {
-    return start(zmq, CURRENT);
-  }
-
-  /** As {@link #start(boolean)} with the build {@code variable} names. */
-  public static RegtestNode start(boolean zmq, String variable) throws IOException, InterruptedException {
-    Path binary = bitcoindOrSkip(variable);
+  /** Starts a fresh node of {@code binary} with a wallet; ZMQ {@code sequence} on when {@code zmq}. */
+  public static RegtestNode start(Path binary, boolean zmq) throws IOException, InterruptedException {
     Path dir = Files.createTempDirectory("bbf-regtest-");
     RegtestNode node = new RegtestNode(binary, dir, zmq);
     try {
