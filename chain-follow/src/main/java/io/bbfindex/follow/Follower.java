@@ -33,6 +33,8 @@ public final class Follower implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(Follower.class.getName());
   /** How long a new ZMQ subscription is given to reach the publisher before the mempool snapshot. */
   private static final Duration SUBSCRIBE_SETTLE = Duration.ofMillis(300);
+  /** Side-branch blocks read at (re)contact; a long-running mainnet node knows a few dozen. */
+  static final int MAX_FORK_BLOCKS = 1_000;
 
   private final FollowConfig config;
   private final NodeRpc rpc;
@@ -114,7 +116,7 @@ public final class Follower implements AutoCloseable {
 
   public FollowStatus status() {
     return new FollowStatus(network, nodeTipHash, nodeTipHeight, tip.tipHash(), tip.tipHeight(),
-        tip.baseHash(), tip.baseHeight(), state, stateSince, mempool.size(), notifications);
+        config.baseHash(), config.baseHeight(), state, stateSince, mempool.size(), notifications);
   }
 
   public FollowStats stats() {
@@ -203,9 +205,41 @@ public final class Follower implements AutoCloseable {
       }
     }
     syncTip();
+    learnForks();
     resyncMempool();
     needContact = false;
     enter(FollowState.FOLLOWING);
+  }
+
+  /**
+   * Takes the blocks of the node's side branches ({@code getchaintips}: forks, invalidated blocks)
+   * as stale: a restart, or an outage, must not forget a tx that only a block which lost a reorg
+   * holds (Core's txindex keeps it and answers it). Walks at most {@value #MAX_FORK_BLOCKS} blocks;
+   * a block whose data the node lacks (headers only, pruned) is passed over.
+   */
+  private void learnForks() throws IOException {
+    int walked = 0;
+    for (JsonNode t : rpc.call("getchaintips")) {
+      String status = t.path("status").asText();
+      if (status.equals("active") || status.equals("headers-only")) {
+        continue;
+      }
+      Hash32 hash = Hash32.ofDisplayHex(t.path("hash").asText());
+      int height = t.path("height").asInt();
+      for (int i = 0; i < t.path("branchlen").asInt() && walked < MAX_FORK_BLOCKS; i++, walked++) {
+        Optional<byte[]> raw = rpc.block(hash);
+        Hash32 prev;
+        if (raw.isPresent()) {
+          DecodedBlock b = DecodedBlock.parse(raw.get());
+          tip.addStaleBlock(b, height);
+          prev = b.prevHash();
+        } else {
+          prev = Hash32.ofDisplayHex(rpc.call("getblockheader", hash.displayHex(), true).path("previousblockhash").asText());
+        }
+        hash = prev;
+        height--;
+      }
+    }
   }
 
   /** The {@code pubsequence} endpoint from {@code getzmqnotifications}, or {@code null}. */
@@ -315,15 +349,22 @@ public final class Follower implements AutoCloseable {
       depth++;
       LOG.log(Level.DEBUG, "disconnected " + gone.hash());
     }
+    // Deeper still: the snapshot's own blocks left the active chain. The node keeps stale blocks,
+    // so their txids are taken from it and answered stale from here on.
+    while (tip.depth() == 0 && tip.baseHeight() > 0 && !onActiveChain(tip.baseHash())) {
+      Hash32 base = tip.baseHash();
+      byte[] raw = rpc.block(base).orElseThrow(() -> new IOException(
+          "the snapshot's block " + base + " left the active chain and the node no longer has it (pruned?)"));
+      tip.disconnectBase(DecodedBlock.parse(raw));
+      stats.blocksDisconnected.incrementAndGet();
+      depth++;
+      LOG.log(Level.INFO, "reorg into the snapshot's blocks: " + base + " disconnected");
+    }
     if (depth > 0) {
       // The node may disconnect a deep reorg block by block (invalidateblock does): sum until a connect.
       pendingReorgDepth += depth;
       LOG.log(Level.INFO, "reorg: " + depth + " block(s) disconnected, tip back at " + tip.tipHash());
       signalProgress();
-    }
-    if (tip.depth() == 0 && !onActiveChain(tip.baseHash())) {
-      // History below the snapshot's tip changed: its answers need a new snapshot (refresh, issue 12 section 6).
-      LOG.log(Level.WARNING, "the snapshot's tip " + tip.baseHash() + " left the active chain; history answers are stale until a refresh");
     }
   }
 

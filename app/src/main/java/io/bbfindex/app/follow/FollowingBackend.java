@@ -10,11 +10,13 @@ import io.bbfindex.follow.FollowStatus;
 import io.bbfindex.follow.Follower;
 import io.bbfindex.follow.Hash32;
 import io.bbfindex.follow.layer.TipAnswer;
+import io.bbfindex.ingest.IndexReadException;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.lang.System.Logger.Level;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -68,7 +70,20 @@ public final class FollowingBackend implements ChainBackend, MeterBinder {
     if (recent.isPresent() && !(recent.get() instanceof TipAnswer.Stale)) {
       return recent.map(FollowingBackend::answer);
     }
-    Optional<TxAnswer> old = history.lookupTx(txid).map(this::onServedTip);
+    Optional<TxAnswer> old;
+    try {
+      old = history.lookupTx(txid).map(this::onServedTip);
+    } catch (IndexReadException e) {
+      // The snapshot's txindex runs ahead of its block index (Core writes the txindex about every
+      // 30 s, the block index hourly): a row pointing past the snapshot's blocks belongs to the tip,
+      // which the follower answers (or will, once caught up).
+      LOG.log(Level.DEBUG, "history lookup past the snapshot's blocks: " + e.getMessage());
+      old = Optional.empty();
+    }
+    if (old.isPresent() && recent.isPresent() && recent.get() instanceof TipAnswer.Stale s
+        && Arrays.equals(s.blockHash().internal(), old.get().blockHash())) {
+      return recent.map(FollowingBackend::answer); // a snapshot block a reorg disconnected since
+    }
     return old.isPresent() ? old : recent.map(FollowingBackend::answer);
   }
 

@@ -26,8 +26,10 @@ public final class TipLayer {
   private record Place(Connected in, int index) {}
 
   private final StampedLock lock = new StampedLock();
-  private final Hash32 baseHash;
-  private final int baseHeight;
+  // The block the layer builds on: the snapshot's tip, or lower after a reorg reached into the
+  // snapshot's blocks (disconnectBase). Guarded by the lock.
+  private Hash32 baseHash;
+  private int baseHeight;
   private final Deque<Connected> blocks = new ArrayDeque<>();
   private final Map<Hash32, Place> confirmed = new HashMap<>();
   private final KeyFilter confirmedFilter = new KeyFilter();
@@ -40,12 +42,55 @@ public final class TipLayer {
     this.baseHeight = baseHeight;
   }
 
+  /** The block the layer builds on. */
   public Hash32 baseHash() {
-    return baseHash;
+    long stamp = lock.readLock();
+    try {
+      return baseHash;
+    } finally {
+      lock.unlockRead(stamp);
+    }
   }
 
   public int baseHeight() {
-    return baseHeight;
+    long stamp = lock.readLock();
+    try {
+      return baseHeight;
+    } finally {
+      lock.unlockRead(stamp);
+    }
+  }
+
+  /**
+   * A reorg deeper than the layer, into the history snapshot's own blocks: the base block left the
+   * active chain. Its txids (fetched from the node, which keeps stale blocks) become stale, as a
+   * disconnected tip block's do, and the layer builds on the base's parent from now on.
+   *
+   * @param base the current base block
+   * @throws IllegalStateException if blocks are still connected above the base
+   * @throws IllegalArgumentException if {@code base} is not the base block
+   */
+  public void disconnectBase(DecodedBlock base) {
+    long stamp = lock.writeLock();
+    try {
+      if (!blocks.isEmpty()) {
+        throw new IllegalStateException("disconnect the " + blocks.size() + " block(s) above the base first");
+      }
+      if (!base.hash().equals(baseHash)) {
+        throw new IllegalArgumentException("block " + base.hash() + " is not the base " + baseHash);
+      }
+      Connected c = new Connected(base, baseHeight, null);
+      Hash32[] txids = base.txids();
+      for (int i = 0; i < txids.length; i++) {
+        if (stale.put(txids[i], new Place(c, i)) == null) {
+          staleFilter.add(txids[i], stale.keySet(), stale.size());
+        }
+      }
+      baseHash = base.prevHash();
+      baseHeight--;
+    } finally {
+      lock.unlockWrite(stamp);
+    }
   }
 
   /** Hash of the newest connected block, or the base's. */
@@ -133,6 +178,30 @@ public final class TipLayer {
         }
       }
       return c.block();
+    } finally {
+      lock.unlockWrite(stamp);
+    }
+  }
+
+  /**
+   * Records a block the node holds off its active chain (a fork it learned of while this process
+   * was not following: {@code getchaintips}): its txids that no connected block holds are stale.
+   *
+   * @return how many txids became stale
+   */
+  public int addStaleBlock(DecodedBlock block, int height) {
+    long stamp = lock.writeLock();
+    try {
+      Connected c = new Connected(block, height, null);
+      Hash32[] txids = block.txids();
+      int added = 0;
+      for (int i = 0; i < txids.length; i++) {
+        if (!confirmed.containsKey(txids[i]) && stale.put(txids[i], new Place(c, i)) == null) {
+          staleFilter.add(txids[i], stale.keySet(), stale.size());
+          added++;
+        }
+      }
+      return added;
     } finally {
       lock.unlockWrite(stamp);
     }

@@ -72,6 +72,28 @@ class TipLayerTest {
   }
 
   @Test
+  void aReorgIntoTheSnapshotsBlocksMakesTheBaseBlockStaleAndBuildsOnItsParent() {
+    Hash32 parent = randomHash();
+    DecodedBlock snapshotTip = block(parent, 3);
+    TipLayer tip = new TipLayer(snapshotTip.hash(), 50);
+    DecodedBlock above = block(snapshotTip.hash(), 1);
+    tip.connect(above, null);
+    assertThrows(IllegalStateException.class, () -> tip.disconnectBase(snapshotTip));
+    tip.disconnectTip();
+    assertThrows(IllegalArgumentException.class, () -> tip.disconnectBase(above));
+    tip.disconnectBase(snapshotTip);
+    assertEquals(parent, tip.tipHash());
+    assertEquals(49, tip.tipHeight());
+    TipAnswer.Stale s = assertInstanceOf(TipAnswer.Stale.class, tip.lookup(snapshotTip.txids()[1]).orElseThrow());
+    assertEquals(snapshotTip.hash(), s.blockHash());
+    assertEquals(50, s.height());
+    assertTrue(tip.mightContain(snapshotTip.txids()[1].internal(), 0));
+    DecodedBlock winner = new DecodedBlock(randomHash(), parent, new Hash32[] {snapshotTip.txids()[1]}, new long[] {1});
+    tip.connect(winner, null);
+    assertEquals(50, ((TipAnswer.Confirmed) tip.lookup(snapshotTip.txids()[1]).orElseThrow()).height());
+  }
+
+  @Test
   void refusesABlockThatDoesNotBuildOnTheTipAndADisconnectBelowTheBase() {
     TipLayer tip = new TipLayer(randomHash(), 5);
     assertThrows(IllegalArgumentException.class, () -> tip.connect(block(randomHash(), 1), null));
