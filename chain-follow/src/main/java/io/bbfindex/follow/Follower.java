@@ -300,8 +300,10 @@ public final class Follower implements AutoCloseable {
       case TX_ADDED -> {
         if (e.mempoolSequence() >= nextMempoolSequence) {
           nextMempoolSequence = e.mempoolSequence() + 1;
-          // An A queued before a block we already connected (we sync to the node's tip, which can be ahead of the stream).
-          if (!tip.isConfirmed(e.hash())) {
+          // A tx our tip holds confirmed: either an A queued before a block we already connected
+          // (the tip sync can run ahead of the stream), or a tx a reorg gave back to the mempool
+          // before its D reached us. Only the node can tell; it is the rare case.
+          if (!tip.isConfirmed(e.hash()) || inNodeMempool(e.hash())) {
             mempool.add(e.hash());
           }
         }
@@ -314,6 +316,18 @@ public final class Follower implements AutoCloseable {
       }
     }
     signalProgress();
+  }
+
+  private boolean inNodeMempool(Hash32 txid) throws IOException {
+    try {
+      rpc.call("getmempoolentry", txid.displayHex());
+      return true;
+    } catch (RpcException e) {
+      if (e.code() == RpcException.NOT_FOUND) {
+        return false;
+      }
+      throw e;
+    }
   }
 
   /** Brings the tip layer to the node's active tip, disconnecting what left it. */
@@ -409,7 +423,11 @@ public final class Follower implements AutoCloseable {
     }
   }
 
-  /** Takes the whole mempool again ({@code getrawmempool false true}), leaving out what the tip confirms. */
+  /**
+   * Takes the whole mempool again ({@code getrawmempool false true}). The node's answer is taken as
+   * it is: a txid our tip still holds confirmed (a reorg the tip sync has not seen yet) is answered
+   * confirmed until the sync, then mempool; a block connected after the snapshot removes its txids.
+   */
   private void resyncMempool() throws IOException {
     enter(FollowState.RESYNCING_MEMPOOL);
     JsonNode m = rpc.call("getrawmempool", false, true);
@@ -428,10 +446,7 @@ public final class Follower implements AutoCloseable {
   private void applyMempool(JsonNode m) {
     List<Hash32> txids = new ArrayList<>(m.path("txids").size());
     for (JsonNode t : m.path("txids")) {
-      Hash32 h = Hash32.ofDisplayHex(t.asText());
-      if (!tip.isConfirmed(h)) {
-        txids.add(h);
-      }
+      txids.add(Hash32.ofDisplayHex(t.asText()));
     }
     mempool.replaceAll(txids);
     nextMempoolSequence = m.path("mempool_sequence").asLong();
@@ -460,11 +475,20 @@ public final class Follower implements AutoCloseable {
     }
   }
 
+  /**
+   * Stops the follower thread and closes the ZMQ subscription and the block files.
+   *
+   * @throws IOException if a block file cannot be closed
+   */
   @Override
-  public void close() throws InterruptedException, IOException {
+  public void close() throws IOException {
     closed = true;
     thread.interrupt();
-    thread.join(5_000);
+    try {
+      thread.join(5_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
     if (zmq != null) {
       zmq.close();
     }

@@ -209,8 +209,6 @@ public final class FollowingBackend implements ChainBackend, MeterBinder {
   public void close() {
     try {
       follower.close();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
     } catch (java.io.IOException e) {
       LOG.log(Level.WARNING, "closing the follower: " + e);
     } finally {

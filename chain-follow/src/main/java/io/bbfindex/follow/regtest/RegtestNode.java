@@ -184,13 +184,25 @@ public final class RegtestNode implements AutoCloseable {
     rpc.call("loadwallet", "w");
   }
 
+  /**
+   * Stops the node (forcibly if it does not stop) and deletes its datadir.
+   *
+   * @throws IOException if the datadir cannot be deleted
+   */
   @Override
-  public void close() throws IOException, InterruptedException {
+  public void close() throws IOException {
     try {
       stop();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     } finally {
       if (process != null && process.isAlive()) {
-        process.destroyForcibly().waitFor();
+        process.destroyForcibly();
+        try {
+          process.waitFor(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
       }
       try (Stream<Path> files = Files.walk(datadir)) {
         for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
