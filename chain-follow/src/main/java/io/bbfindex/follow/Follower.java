@@ -31,8 +31,8 @@ import java.util.Optional;
  */
 public final class Follower implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(Follower.class.getName());
-  /** How long a new ZMQ subscription is given to reach the publisher before the mempool snapshot. */
-  private static final Duration SUBSCRIBE_SETTLE = Duration.ofMillis(300);
+  /** How long a connected ZMQ subscription is given to reach the publisher before the mempool snapshot. */
+  private static final Duration SUBSCRIBE_SETTLE = Duration.ofMillis(100);
   /** Side-branch blocks read at (re)contact; a long-running mainnet node knows a few dozen. */
   static final int MAX_FORK_BLOCKS = 1_000;
 
@@ -40,7 +40,7 @@ public final class Follower implements AutoCloseable {
   private final NodeRpc rpc;
   private final TipLayer tip;
   private final MempoolLayer mempool = new MempoolLayer();
-  private final FollowStats stats = new FollowStats();
+  private final FollowStats stats;
   private final Optional<BlockFileLocator> locator;
   private final Thread thread;
   private final Object progress = new Object();
@@ -62,8 +62,9 @@ public final class Follower implements AutoCloseable {
   private volatile Instant stateSince = Instant.now();
   private volatile String notifications = "none yet";
 
-  private Follower(FollowConfig config, Optional<BlockFileLocator> locator) {
+  private Follower(FollowConfig config, Optional<BlockFileLocator> locator, FollowStats stats) {
     this.config = config;
+    this.stats = stats;
     this.rpc = config.rpc();
     this.tip = new TipLayer(config.baseHash(), config.baseHeight());
     this.locator = locator;
@@ -77,7 +78,17 @@ public final class Follower implements AutoCloseable {
    * @throws IOException if the node's {@code xor.dat} exists but cannot be read
    */
   public static Follower start(FollowConfig config) throws IOException {
-    Follower f = new Follower(config, BlockFileLocator.open(config.blocksDir()));
+    return start(config, new FollowStats());
+  }
+
+  /**
+   * As {@link #start(FollowConfig)}, counting into {@code stats} (shared by the followers that
+   * replace one another at each history refresh, so that the counters never go back).
+   *
+   * @throws IOException if the node's {@code xor.dat} exists but cannot be read
+   */
+  public static Follower start(FollowConfig config, FollowStats stats) throws IOException {
+    Follower f = new Follower(config, BlockFileLocator.open(config.blocksDir()), stats);
     f.thread.start();
     return f;
   }
@@ -199,7 +210,10 @@ public final class Follower implements AutoCloseable {
       if (endpoint != null && !endpoint.equals(FollowConfig.NO_ZMQ)) {
         zmq = new ZmqSequenceSubscriber(endpoint);
         notifications = "zmq " + endpoint;
-        Thread.sleep(SUBSCRIBE_SETTLE); // a SUB connects asynchronously; let it join before the snapshot
+        // A SUB joins asynchronously: the mempool snapshot must not predate the subscription.
+        if (!zmq.awaitConnected(Duration.ofSeconds(5), SUBSCRIBE_SETTLE)) {
+          LOG.log(Level.WARNING, "ZMQ " + endpoint + " not connected within 5 s; the periodic sync covers blocks until it is");
+        }
       } else {
         notifications = "polling every " + config.pollInterval().toMillis() + " ms";
       }

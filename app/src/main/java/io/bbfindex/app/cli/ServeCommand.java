@@ -88,7 +88,8 @@ public final class ServeCommand {
     ChainBackend backend;
     if (follow) {
       FollowOptions f = new FollowOptions(o.string("rpc", null), o.path("rpc-cookie"), o.string("rpc-user", null),
-          o.string("rpc-password", null), o.string("zmq", null));
+          o.string("rpc-password", null), o.string("zmq", null),
+          o.integer("refresh-blocks", FollowOptions.DEFAULT_REFRESH_BLOCKS, 0, 1_000_000));
       try {
         backend = FollowServe.open(datadir, filters, work, fpr, f, err);
       } catch (IllegalArgumentException e) {

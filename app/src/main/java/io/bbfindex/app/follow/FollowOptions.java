@@ -10,10 +10,16 @@ import java.util.Set;
  * @param cookie {@code --rpc-cookie FILE}, or {@code null} for {@code <datadir>/.cookie}
  * @param user {@code --rpc-user} (with {@code --rpc-password}) instead of the cookie
  * @param zmq {@code --zmq tcp://HOST:PORT}, {@code none} to poll, or {@code null} to discover
+ * @param refreshBlocks {@code --refresh-blocks N}: refresh the history once the tip layer holds N
+ *     blocks; 0 never
  */
-public record FollowOptions(String rpc, Path cookie, String user, String password, String zmq) {
+public record FollowOptions(String rpc, Path cookie, String user, String password, String zmq, int refreshBlocks) {
   /** The valued option names {@code serve} accepts with {@code --follow}. */
-  public static final Set<String> NAMES = Set.of("rpc", "rpc-cookie", "rpc-user", "rpc-password", "zmq");
+  public static final Set<String> NAMES = Set.of("rpc", "rpc-cookie", "rpc-user", "rpc-password", "zmq",
+      "refresh-blocks");
+
+  /** A day of blocks: the tip layer stays small, a refresh is rare. */
+  public static final int DEFAULT_REFRESH_BLOCKS = 144;
 
   /** The flag that turns following on. */
   public static final String FLAG = "--follow";
@@ -26,5 +32,6 @@ public record FollowOptions(String rpc, Path cookie, String user, String passwor
         --rpc-cookie F  cookie file (default <datadir>/.cookie)
         --rpc-user U, --rpc-password P   fixed credentials instead of the cookie
         --zmq EP        ZMQ 'sequence' endpoint (default: getzmqnotifications; 'none' polls)
+        --refresh-blocks N   new snapshot and filters once N blocks follow it (default 144; 0 never)
       """;
 }

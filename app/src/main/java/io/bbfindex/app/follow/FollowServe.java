@@ -4,6 +4,7 @@ import io.bbfindex.app.core.CoreChainBackend;
 import io.bbfindex.app.lookup.ChainBackend;
 import io.bbfindex.follow.FollowConfig;
 import io.bbfindex.follow.FollowState;
+import io.bbfindex.follow.FollowStats;
 import io.bbfindex.follow.Follower;
 import io.bbfindex.follow.Hash32;
 import io.bbfindex.follow.node.NodeRpc;
@@ -27,6 +28,8 @@ import java.time.Duration;
 public final class FollowServe {
   /** Polling period without ZMQ, and the health check period with it. */
   static final Duration POLL = Duration.ofMillis(500);
+  /** How often the tip layer's depth is compared with --refresh-blocks. */
+  static final Duration REFRESH_CHECK = Duration.ofSeconds(10);
 
   private FollowServe() {}
 
@@ -49,14 +52,22 @@ public final class FollowServe {
     NodeIndex index = NodeIndex.open(datadir, work, true);
     ChainBackend history = null;
     try {
-      FilterStore store = FilterBuilder.ensureBuilt(index, filters, BuildOptions.defaults().withTargetFpr(targetFpr),
-          new ConsoleProgress());
+      BuildOptions build = BuildOptions.defaults().withTargetFpr(targetFpr);
+      FilterStore store = FilterBuilder.ensureBuilt(index, filters, build, new ConsoleProgress());
       history = new CoreChainBackend(index, store);
       FollowConfig config = new FollowConfig(new NodeRpc(rpcUri, credentials, Duration.ofSeconds(30)), options.zmq(),
           datadir.resolve("blocks"), Hash32.ofInternal(index.tipHash()), index.tipHeight(), POLL);
-      Follower follower = Follower.start(config);
+      FollowStats stats = new FollowStats();
+      Follower follower = Follower.start(config, stats);
       log.printf("bbf-index: snapshot tip %d; following %s (%s)%n", index.tipHeight(), rpcUri, network);
-      return new FollowingBackend(history, follower);
+      FollowingBackend backend = new FollowingBackend(history, follower);
+      if (options.refreshBlocks() > 0) {
+        HistoryRefresh refresh = new HistoryRefresh(backend, datadir, filters, work, build, config, stats,
+            options.refreshBlocks());
+        backend.ownRefresh(refresh);
+        refresh.start(REFRESH_CHECK);
+      }
+      return backend;
     } catch (IOException | RuntimeException e) {
       if (history != null) {
         history.close();

@@ -33,27 +33,69 @@ import java.util.Optional;
 public final class FollowingBackend implements ChainBackend, MeterBinder {
   private static final System.Logger LOG = System.getLogger(FollowingBackend.class.getName());
 
-  private final ChainBackend history;
-  private final Follower follower;
+  /**
+   * A history snapshot and the follower built on its tip: each covers every tx up to the node's tip
+   * together, and a refresh replaces both at once.
+   */
+  record Layers(ChainBackend history, Follower follower) {
+    Layers {
+      Objects.requireNonNull(history, "history");
+      Objects.requireNonNull(follower, "follower");
+    }
+  }
+
+  // Read once per call: a lookup never mixes an old history with a new follower (refresh).
+  private volatile Layers layers;
+  private volatile HistoryRefresh refresh;
+  /** LevelDB reads of replaced histories, so that the counter never goes back. */
+  private volatile long retiredReads;
 
   /** Takes ownership of both: {@link #close()} stops the follower, then closes the history. */
   public FollowingBackend(ChainBackend history, Follower follower) {
-    this.history = Objects.requireNonNull(history, "history");
-    this.follower = Objects.requireNonNull(follower, "follower");
+    this.layers = new Layers(history, follower);
   }
 
+  /** The current follower (a refresh replaces it). */
   public Follower follower() {
-    return follower;
+    return layers.follower();
+  }
+
+  Layers layers() {
+    return layers;
+  }
+
+  /**
+   * Swaps in a new history and its follower in one step; the caller closes the returned old
+   * layers once lookups that already read them are done.
+   */
+  synchronized Layers swap(Layers fresh) {
+    Layers old = layers;
+    retiredReads += old.history().leveldbReads();
+    layers = fresh;
+    return old;
+  }
+
+  /** Closed with the backend, before the layers (the refresh thread). */
+  void ownRefresh(HistoryRefresh r) {
+    this.refresh = r;
+  }
+
+  /** The refresh, or {@code null} when off. */
+  HistoryRefresh refresh() {
+    return refresh;
   }
 
   @Override
   public boolean txMaybe(byte[] keys, int offset) {
-    return history.txMaybe(keys, offset) || follower.mightContain(keys, offset);
+    Layers l = layers;
+    return l.history().txMaybe(keys, offset) || l.follower().mightContain(keys, offset);
   }
 
   @Override
   public int txMaybeBatch(byte[] keys, int count, long[] maybe) {
-    int hits = history.txMaybeBatch(keys, count, maybe);
+    Layers l = layers;
+    Follower follower = l.follower();
+    int hits = l.history().txMaybeBatch(keys, count, maybe);
     for (int i = 0; i < count; i++) {
       long bit = 1L << (i & 63);
       if ((maybe[i >>> 6] & bit) == 0 && follower.mightContain(keys, i * Hash32.BYTES)) {
@@ -66,13 +108,14 @@ public final class FollowingBackend implements ChainBackend, MeterBinder {
 
   @Override
   public Optional<TxAnswer> lookupTx(byte[] txid) {
-    Optional<TipAnswer> recent = follower.lookup(Hash32.ofInternal(txid));
+    Layers l = layers;
+    Optional<TipAnswer> recent = l.follower().lookup(Hash32.ofInternal(txid));
     if (recent.isPresent() && !(recent.get() instanceof TipAnswer.Stale)) {
       return recent.map(FollowingBackend::answer);
     }
     Optional<TxAnswer> old;
     try {
-      old = history.lookupTx(txid).map(this::onServedTip);
+      old = l.history().lookupTx(txid).map(a -> onServedTip(a, l.follower()));
     } catch (IndexReadException e) {
       // The snapshot's txindex runs ahead of its block index (Core writes the txindex about every
       // 30 s, the block index hourly): a row pointing past the snapshot's blocks belongs to the tip,
@@ -88,7 +131,7 @@ public final class FollowingBackend implements ChainBackend, MeterBinder {
   }
 
   /** A history answer with its confirmations counted from the served tip, not the snapshot's. */
-  private TxAnswer onServedTip(TxAnswer a) {
+  private static TxAnswer onServedTip(TxAnswer a, Follower follower) {
     if (!a.onActiveChain()) {
       return a;
     }
@@ -110,41 +153,42 @@ public final class FollowingBackend implements ChainBackend, MeterBinder {
 
   @Override
   public boolean blockMaybe(byte[] hash) {
-    return history.blockMaybe(hash);
+    return layers.history().blockMaybe(hash);
   }
 
   @Override
   public Optional<BlockAnswer> lookupBlock(byte[] hash) {
-    return history.lookupBlock(hash);
+    return layers.history().lookupBlock(hash);
   }
 
   @Override
   public List<FilterSummary> filters() {
-    return history.filters();
+    return layers.history().filters();
   }
 
   @Override
   public List<FilterSummary> lookupFilters() {
-    return history.lookupFilters();
+    return layers.history().lookupFilters();
   }
 
   @Override
   public int tipHeight() {
-    return follower.servedTipHeight();
+    return layers.follower().servedTipHeight();
   }
 
   @Override
   public long leveldbReads() {
-    return history.leveldbReads();
+    return retiredReads + layers.history().leveldbReads();
   }
 
   @Override
   public boolean ready() {
-    return history.ready();
+    return layers.history().ready();
   }
 
   @Override
   public Map<String, Object> status() {
+    Follower follower = layers.follower();
     FollowStatus s = follower.status();
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("network", s.network());
@@ -156,6 +200,8 @@ public final class FollowingBackend implements ChainBackend, MeterBinder {
     follow.put("since", s.since().toString());
     follow.put("notifications", s.notifications());
     follow.put("lagBlocks", follower.lagBlocks());
+    HistoryRefresh r = refresh;
+    follow.put("refreshes", r == null ? 0 : r.refreshes());
     body.put("follow", follow);
     body.put("mempoolSize", s.mempoolSize());
     body.put("tipHeight", s.servedTipHeight());
@@ -172,18 +218,20 @@ public final class FollowingBackend implements ChainBackend, MeterBinder {
   /** The follower's metrics (issue 12, section 8). */
   @Override
   public void bindTo(MeterRegistry registry) {
-    Follower f = follower;
-    FollowStats stats = f.stats();
-    Gauge.builder("bbf.follow.lag.blocks", f, Follower::lagBlocks)
+    // One FollowStats across refreshes (FollowServe passes it to every follower): counters never go back.
+    FollowStats stats = layers.follower().stats();
+    Gauge.builder("bbf.follow.lag.blocks", this, b -> b.follower().lagBlocks())
         .description("blocks the served tip trails the node's tip by").register(registry);
-    Gauge.builder("bbf.follow.lag.seconds", f, Follower::lagSeconds)
+    Gauge.builder("bbf.follow.lag.seconds", this, b -> b.follower().lagSeconds())
         .description("seconds the node's tip has been ahead of the served tip").register(registry);
-    Gauge.builder("bbf.follow.mempool.size", f, Follower::mempoolSize)
+    Gauge.builder("bbf.follow.mempool.size", this, b -> b.follower().mempoolSize())
         .description("transactions in the followed node's mempool").register(registry);
-    Gauge.builder("bbf.follow.cuckoo.load", f, Follower::tipFilterLoad).tag("layer", "tip")
+    Gauge.builder("bbf.follow.cuckoo.load", this, b -> b.follower().tipFilterLoad()).tag("layer", "tip")
         .description("occupied slots of the layer's cuckoo filter").register(registry);
-    Gauge.builder("bbf.follow.cuckoo.load", f, Follower::mempoolFilterLoad).tag("layer", "mempool")
+    Gauge.builder("bbf.follow.cuckoo.load", this, b -> b.follower().mempoolFilterLoad()).tag("layer", "mempool")
         .description("occupied slots of the layer's cuckoo filter").register(registry);
+    Gauge.builder("bbf.follow.snapshot.height", this, b -> b.follower().status().snapshotTipHeight())
+        .description("tip height of the history snapshot served (grows with each refresh)").register(registry);
     FunctionCounter.builder("bbf.follow.blocks.connected", stats, FollowStats::blocksConnected).register(registry);
     FunctionCounter.builder("bbf.follow.blocks.disconnected", stats, FollowStats::blocksDisconnected).register(registry);
     FunctionCounter.builder("bbf.follow.mempool.resyncs", stats, FollowStats::mempoolResyncs).register(registry);
@@ -200,19 +248,28 @@ public final class FollowingBackend implements ChainBackend, MeterBinder {
       }
     }
     for (FollowState state : FollowState.values()) {
-      Gauge.builder("bbf.follow.state", f, x -> x.status().state() == state ? 1 : 0).tag("state", state.name().toLowerCase())
+      Gauge.builder("bbf.follow.state", this, b -> b.follower().status().state() == state ? 1 : 0).tag("state", state.name().toLowerCase())
           .description("1 for the follower's current state").register(registry);
     }
   }
 
   @Override
   public void close() {
+    HistoryRefresh r = refresh;
+    if (r != null) {
+      r.close();
+    }
+    closeLayers(layers);
+  }
+
+  /** Stops the follower, then closes the history. */
+  static void closeLayers(Layers l) {
     try {
-      follower.close();
+      l.follower().close();
     } catch (java.io.IOException e) {
       LOG.log(Level.WARNING, "closing the follower: " + e);
     } finally {
-      history.close();
+      l.history().close();
     }
   }
 }

@@ -24,6 +24,7 @@ import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Stream;
@@ -49,7 +50,7 @@ class ServeFollowTest {
       node.stop(); // Core writes its block index at shutdown: the snapshot will see height 111
       node.restart();
       Path datadir = node.datadir().resolve("regtest");
-      FollowOptions options = new FollowOptions(node.rpc().endpoint().toString(), null, null, null, null);
+      FollowOptions options = new FollowOptions(node.rpc().endpoint().toString(), null, null, null, null, 0);
       var backend = FollowServe.open(datadir, tmp.resolve("filters"), tmp.resolve("work"), 0.01, options, System.err);
       try (Service service = Service.start(backend, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
           HttpInitializer.DEFAULT_MAX_BODY_BYTES)) {
@@ -125,7 +126,7 @@ class ServeFollowTest {
       node.stop();
       Path datadir = node.datadir().resolve("regtest");
       Map<Path, String> before = contents(node.datadir());
-      FollowOptions options = new FollowOptions(node.rpc().endpoint().toString(), null, null, null, null);
+      FollowOptions options = new FollowOptions(node.rpc().endpoint().toString(), null, null, null, null, 0);
       try (var backend = FollowServe.open(datadir, tmp.resolve("filters"), tmp.resolve("work"), 0.01, options, System.err)) {
         FollowingBackend following = (FollowingBackend) backend;
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
@@ -150,6 +151,74 @@ class ServeFollowTest {
       }
     }
     return out;
+  }
+
+  @Test
+  void aRefreshSwapsInANewSnapshotWhileLookupsNeverMissOrDoubleATx() throws Exception {
+    try (RegtestNode node = TestNodes.start(true, RegtestNode.LEGACY_TXINDEX)) {
+      node.mine(110);
+      node.stop();
+      node.restart();
+      FollowOptions options = new FollowOptions(node.rpc().endpoint().toString(), null, null, null, null, 3);
+      try (FollowingBackend backend = (FollowingBackend) FollowServe.open(node.datadir().resolve("regtest"),
+          tmp.resolve("filters"), tmp.resolve("work"), 0.01, options, System.err)) {
+        assertEquals(FollowState.FOLLOWING, FollowServe.awaitFollowing(backend, Duration.ofSeconds(30)));
+        java.util.List<Hash32> sent = new java.util.ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+          sent.add(node.send(i % 2 == 0 ? "bech32" : "legacy", 0.3));
+          sent.add(node.mine(1).getFirst()); // a block hash: never a txid, must stay unknown
+        }
+        Hash32 tip = node.bestBlock();
+        assertTrue(backend.follower().awaitTip(tip, Duration.ofSeconds(10)));
+        Map<Hash32, String> expected = new java.util.HashMap<>();
+        for (Hash32 t : sent) {
+          expected.put(t, answerOf(node, t));
+        }
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.List<String> wrong = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        java.util.concurrent.atomic.AtomicLong lookups = new java.util.concurrent.atomic.AtomicLong();
+        Thread reader = Thread.ofPlatform().start(() -> {
+          while (!stop.get()) {
+            for (Hash32 t : sent) {
+              String got = backend.txMaybe(t.internal(), 0)
+                  ? backend.lookupTx(t.internal()).map(a -> a.status().json() + " "
+                      + Hash32.ofInternal(a.blockHash()).displayHex() + " " + a.confirmations()).orElse("unknown")
+                  : "unknown";
+              if (!got.equals(expected.get(t))) {
+                wrong.add(t + ": " + got + ", node " + expected.get(t));
+              }
+              lookups.incrementAndGet();
+            }
+          }
+        });
+        node.rpc().call("gettxoutsetinfo"); // Core writes its state, block index included
+        assertTrue(backend.refresh().refreshNow(), "the node's block index on disk moved past the snapshot");
+        Thread.sleep(200);
+        stop.set(true);
+        reader.join();
+        assertEquals(java.util.List.of(), wrong, "no lookup missed or misplaced a tx during the refresh");
+        assertTrue(lookups.get() > 100, "lookups ran during the refresh: " + lookups.get());
+        assertEquals(114, backend.follower().status().snapshotTipHeight());
+        assertEquals(0, backend.follower().servedTipHeight() - 114, "the new tip layer is empty");
+        assertEquals(1L, ((Map<?, ?>) backend.status().get("follow")).get("refreshes"));
+        Hash32 more = node.send("bech32m", 0.2);
+        Hash32 block = node.mine(1).getFirst();
+        assertTrue(backend.follower().awaitTip(block, Duration.ofSeconds(10)));
+        for (Hash32 t : List.of(sent.get(0), sent.get(6), more)) {
+          assertEquals(answerOf(node, t), backend.lookupTx(t.internal()).map(a -> a.status().json() + " "
+              + Hash32.ofInternal(a.blockHash()).displayHex() + " " + a.confirmations()).orElse("unknown"));
+        }
+      }
+    }
+  }
+
+  private static String answerOf(RegtestNode node, Hash32 txid) throws Exception {
+    try {
+      JsonNode tx = node.rpc().call("getrawtransaction", txid.displayHex(), 1);
+      return "confirmed " + tx.path("blockhash").asText() + " " + tx.path("confirmations").asInt();
+    } catch (io.bbfindex.follow.node.RpcException e) {
+      return "unknown";
+    }
   }
 
   @Test

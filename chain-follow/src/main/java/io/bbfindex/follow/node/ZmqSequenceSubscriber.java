@@ -25,6 +25,7 @@ public final class ZmqSequenceSubscriber implements AutoCloseable {
   private final ZContext context = new ZContext(1);
   private final BlockingQueue<Received> queue = new LinkedBlockingQueue<>();
   private final Thread reader;
+  private final ZMQ.Socket monitor;
   private volatile boolean closed;
 
   /** Connects to {@code endpoint} ({@code tcp://host:port}) and starts reading. */
@@ -34,8 +35,30 @@ public final class ZmqSequenceSubscriber implements AutoCloseable {
     socket.setReceiveTimeOut(200);
     socket.setRcvHWM(0); // no drop on our side; the publisher's own HWM may still drop (gap)
     socket.subscribe(TOPIC);
+    // The connection is made in the background: a monitor tells when it is (awaitConnected).
+    String monitorAddress = "inproc://zmq-sequence-monitor-" + System.identityHashCode(this);
+    socket.monitor(monitorAddress, ZMQ.EVENT_CONNECTED);
+    this.monitor = context.createSocket(SocketType.PAIR);
+    monitor.connect(monitorAddress);
     socket.connect(endpoint);
     this.reader = Thread.ofPlatform().daemon().name("zmq-sequence").start(() -> read(socket));
+  }
+
+  /**
+   * Waits until the connection to the publisher is made, then {@code settle} more for the
+   * subscription to reach it (a SUB joins asynchronously: what is published before is lost, so the
+   * mempool snapshot must come after).
+   *
+   * @return whether it connected within {@code timeout}
+   */
+  public boolean awaitConnected(java.time.Duration timeout, java.time.Duration settle) throws InterruptedException {
+    monitor.setReceiveTimeOut((int) Math.max(1, timeout.toMillis()));
+    ZMQ.Event event = ZMQ.Event.recv(monitor);
+    if (event == null) {
+      return false;
+    }
+    Thread.sleep(settle);
+    return true;
   }
 
   public String endpoint() {
@@ -97,6 +120,7 @@ public final class ZmqSequenceSubscriber implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+    monitor.close();
     context.close();
   }
 }

@@ -90,7 +90,7 @@ class NodeInterfacesTest {
     assertEquals("pubsequence", notifications.get(0).path("type").asText());
     assertEquals(node.zmqEndpoint(), notifications.get(0).path("address").asText());
     try (ZmqSequenceSubscriber sub = new ZmqSequenceSubscriber(node.zmqEndpoint())) {
-      Thread.sleep(300); // the SUB joins asynchronously
+      assertTrue(sub.awaitConnected(Duration.ofSeconds(10), Duration.ofMillis(200)), "connected to the node's publisher");
       List<Hash32> mined = node.mine(2);
       Hash32 tx = node.send("legacy", 0.5);
       ZmqSequenceSubscriber.Received c1 = next(sub);
