@@ -138,6 +138,15 @@ class ServeFollowTest {
         assertEquals(106, backend.tipHeight(), "answers from the snapshot while the node is away");
       }
       assertEquals(before, contents(node.datadir()), "every file of the node's datadir unchanged, none added");
+
+      // bbf-index holds none of the node's locks: the node starts under a running follower (Core
+      // opens its txindex at start) and the follower takes it up by itself.
+      try (var backend = FollowServe.open(datadir, tmp.resolve("filters"), tmp.resolve("work"), 0.01, options, System.err)) {
+        node.restart();
+        assertEquals(FollowState.FOLLOWING, FollowServe.awaitFollowing(backend, Duration.ofSeconds(30)));
+        Hash32 block = node.mine(1).getFirst();
+        assertTrue(((FollowingBackend) backend).follower().awaitTip(block, Duration.ofSeconds(10)));
+      }
     }
   }
 
