@@ -55,11 +55,13 @@ public final class FollowServe {
       BuildOptions build = BuildOptions.defaults().withTargetFpr(targetFpr);
       FilterStore store = FilterBuilder.ensureBuilt(index, filters, build, new ConsoleProgress());
       history = new CoreChainBackend(index, store);
+      SnapshotBase base = SnapshotBase.of(index);
       FollowConfig config = new FollowConfig(new NodeRpc(rpcUri, credentials, Duration.ofSeconds(30)), options.zmq(),
-          datadir.resolve("blocks"), Hash32.ofInternal(index.tipHash()), index.tipHeight(), POLL);
+          datadir.resolve("blocks"), base.hash(), base.height(), POLL);
       FollowStats stats = new FollowStats();
       Follower follower = Follower.start(config, stats);
-      log.printf("bbf-index: snapshot tip %d; following %s (%s)%n", index.tipHeight(), rpcUri, network);
+      log.printf("bbf-index: snapshot complete to %d (block index tip %d); following %s (%s)%n", base.height(),
+          index.tipHeight(), rpcUri, network);
       FollowingBackend backend = new FollowingBackend(history, follower);
       if (options.refreshBlocks() > 0) {
         HistoryRefresh refresh = new HistoryRefresh(backend, datadir, filters, work, build, config, stats,

@@ -101,15 +101,16 @@ final class HistoryRefresh implements AutoCloseable {
     CoreChainBackend history = null;
     Follower follower = null;
     try {
-      if (index.tipHeight() <= current.status().snapshotTipHeight()) {
-        LOG.log(Level.INFO, "history refresh: the node's block index on disk is still at " + index.tipHeight());
+      SnapshotBase base = SnapshotBase.of(index);
+      if (base.height() <= current.status().snapshotTipHeight()) {
+        LOG.log(Level.INFO, "history refresh: the node's indexes on disk are still complete only to " + base.height());
         index.close();
         return false;
       }
       FilterStore store = FilterBuilder.ensureBuilt(index, filters, options, ProgressListener.NONE);
       history = new CoreChainBackend(index, store);
       follower = Follower.start(new FollowConfig(template.rpc(), template.zmq(), template.blocksDir(),
-          Hash32.ofInternal(index.tipHash()), index.tipHeight(), template.pollInterval()), stats);
+          base.hash(), base.height(), template.pollInterval()), stats);
       // Caught up with the current follower's tip (it may move meanwhile: follow it).
       long deadline = System.nanoTime() + CATCH_UP.toNanos();
       while (!(follower.status().state() == FollowState.FOLLOWING
@@ -121,7 +122,7 @@ final class HistoryRefresh implements AutoCloseable {
       }
       FollowingBackend.Layers old = backend.swap(new FollowingBackend.Layers(history, follower));
       refreshes.incrementAndGet();
-      LOG.log(Level.INFO, "history refreshed: snapshot tip " + index.tipHeight());
+      LOG.log(Level.INFO, "history refreshed: snapshot complete to " + base.height());
       scheduler.schedule(() -> FollowingBackend.closeLayers(old), GRACE.toMillis(), TimeUnit.MILLISECONDS);
       return true;
     } catch (IOException | RuntimeException | InterruptedException e) {
