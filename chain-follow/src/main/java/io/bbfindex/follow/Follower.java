@@ -32,7 +32,7 @@ import java.util.Optional;
 public final class Follower implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(Follower.class.getName());
   /** How long a connected ZMQ subscription is given to reach the publisher before the mempool snapshot. */
-  private static final Duration SUBSCRIBE_SETTLE = Duration.ofMillis(100);
+  private static final Duration SUBSCRIBE_SETTLE = Duration.ofMillis(200);
   /** Side-branch blocks read at (re)contact; a long-running mainnet node knows a few dozen. */
   static final int MAX_FORK_BLOCKS = 1_000;
 
@@ -53,6 +53,7 @@ public final class Follower implements AutoCloseable {
   private long nextMempoolSequence = -1;
   /** Blocks disconnected since the last connect: a reorg's depth, recorded when the new branch starts. */
   private int pendingReorgDepth;
+  private int mempoolSizeMismatches;
 
   private volatile String network;
   private volatile Hash32 nodeTipHash;
@@ -293,6 +294,7 @@ public final class Follower implements AutoCloseable {
     ZmqSequenceSubscriber.Received r = zmq.poll(config.pollInterval().toMillis());
     if (r == null) {
       syncTip(); // health check: also notices a dead node, which ZMQ alone never reports
+      checkMempoolSize();
       enter(FollowState.FOLLOWING);
       return;
     }
@@ -330,6 +332,22 @@ public final class Follower implements AutoCloseable {
       }
     }
     signalProgress();
+  }
+
+  /**
+   * On a quiet tick, the node's mempool size against ours: a difference on two quiet ticks in a
+   * row means events were lost without a counter gap (a subscription that reached the publisher
+   * only after the snapshot, or lost messages before the first one we saw): resync.
+   */
+  private void checkMempoolSize() throws IOException {
+    int nodeSize = rpc.call("getmempoolinfo").path("size").asInt();
+    if (nodeSize == mempool.size()) {
+      mempoolSizeMismatches = 0;
+    } else if (++mempoolSizeMismatches >= 2) {
+      LOG.log(Level.INFO, "mempool size " + mempool.size() + " differs from the node's " + nodeSize + ": resync");
+      mempoolSizeMismatches = 0;
+      resyncMempool();
+    }
   }
 
   private boolean inNodeMempool(Hash32 txid) throws IOException {

@@ -37,7 +37,7 @@ public final class ZmqSequenceSubscriber implements AutoCloseable {
     socket.subscribe(TOPIC);
     // The connection is made in the background: a monitor tells when it is (awaitConnected).
     String monitorAddress = "inproc://zmq-sequence-monitor-" + System.identityHashCode(this);
-    socket.monitor(monitorAddress, ZMQ.EVENT_CONNECTED);
+    socket.monitor(monitorAddress, ZMQ.EVENT_HANDSHAKE_PROTOCOL);
     this.monitor = context.createSocket(SocketType.PAIR);
     monitor.connect(monitorAddress);
     socket.connect(endpoint);
@@ -45,8 +45,8 @@ public final class ZmqSequenceSubscriber implements AutoCloseable {
   }
 
   /**
-   * Waits until the connection to the publisher is made, then {@code settle} more for the
-   * subscription to reach it (a SUB joins asynchronously: what is published before is lost, so the
+   * Waits until the connection to the publisher has completed its ZMTP handshake (after which the
+   * SUB sends its subscription), then {@code settle} more for the subscription to reach it (a SUB joins asynchronously: what is published before is lost, so the
    * mempool snapshot must come after).
    *
    * @return whether it connected within {@code timeout}
