@@ -265,10 +265,10 @@ final class FilterScan {
   /**
    * Core never indexes the genesis coinbase, but NodeIndex.findTx answers it (from the block
    * index), so the summary holds it too: a lookup probing the summary first must not miss it. Its
-   * txid is block 0's merkle root (header bytes 36..67).
+   * txid is block 0's merkle root.
    */
   private void addGenesisCoinbase(BlockedBloomFilter into) {
-    index.activeBlockAt(0).ifPresent(g -> into.add(Arrays.copyOfRange(g.header(), 36, 68), 0));
+    index.activeBlockAt(0).ifPresent(g -> into.add(g.merkleRoot(), 0));
   }
 
   /** Txids the summary holds beyond the txindex's rows: the genesis coinbase, when there is one. */

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bbfindex.filters.BlockedBloomFilter;
+import io.bbfindex.filters.io.FilterFile;
 import io.bbfindex.ingest.NodeIndex;
 import io.bbfindex.ingest.store.FilterStore;
 import io.bbfindex.ingest.store.FilterStoreException;
@@ -151,7 +152,7 @@ class IncrementalBuildTest {
   void aFlippedByteIsDetectedByChecksumNamedAtOpenAndEnsureBuiltRebuildsIt() throws IOException {
     Path dir = freshStore();
     Path victim = dir.resolve(BLK1);
-    flipByte(victim, 128 + 4242);
+    flipByte(victim, FilterFile.DATA_OFFSET + 4242); // a bit of the filter: refused by the data checksum
     FilterStoreException e = assertThrows(FilterStoreException.class, () -> FilterStore.open(dir));
     assertEquals(List.of(victim), e.badFiles());
     assertTrue(e.getMessage().startsWith(victim.toString()) && e.getMessage().contains("checksum"), e.getMessage());
@@ -160,7 +161,7 @@ class IncrementalBuildTest {
     }
     assertNoFalseNegatives(dir);
 
-    flipByte(victim, 40); // the header's k field: refused by the header checksum
+    flipByte(victim, FilterFile.DATA_OFFSET / 3); // a header byte: refused by the header checksum
     e = assertThrows(FilterStoreException.class, () -> FilterStore.open(dir));
     assertEquals(List.of(victim), e.badFiles());
     BuildReport r = again(dir);
