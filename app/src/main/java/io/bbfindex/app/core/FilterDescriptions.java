@@ -43,7 +43,7 @@ public final class FilterDescriptions {
   }
 
   private static FilterSummary summary(FilterInfo f) {
-    return new FilterSummary(f.name(), f.kind(), f.blockFile(), f.keys(), f.bits(), f.k(), f.wordBits(),
+    return new FilterSummary(f.name(), f.kind().label(), f.blockFile(), f.keys(), f.bits(), f.k(), f.wordBits(),
         f.fillRatio(), f.modelledFpr());
   }
 }

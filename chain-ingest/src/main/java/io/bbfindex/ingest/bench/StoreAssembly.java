@@ -4,14 +4,15 @@ import io.bbfindex.filters.BbfGeometry;
 import io.bbfindex.filters.BbfSizing;
 import io.bbfindex.filters.BlockedBloomFilter;
 import io.bbfindex.filters.io.FilterFile;
+import io.bbfindex.filters.io.FilterKind;
 import io.bbfindex.filters.io.FilterMetadata;
 import io.bbfindex.ingest.build.BuildOptions;
 import io.bbfindex.ingest.build.FilterBuilder;
-import io.bbfindex.ingest.store.FilterFiles;
 import io.bbfindex.ingest.store.Manifest;
 import io.bbfindex.ingest.store.Manifest.BlockHashEntry;
 import io.bbfindex.ingest.store.Manifest.FileEntry;
 import io.bbfindex.ingest.store.Manifest.SummaryEntry;
+import io.bbfindex.ingest.store.ManifestFile;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -56,20 +57,20 @@ public final class StoreAssembly {
       long heightLast, BuildOptions opts) throws IOException {
     String name = FilterBuilder.fileFilterName(file);
     Path p = dir.resolve(name);
-    FilterFile.write(p, f, new FilterMetadata(FilterMetadata.KIND_TX_BLOCK_FILE, file, BLOCK_FILE_BYTES,
+    FilterFile.write(p, f, new FilterMetadata(FilterKind.TX_BLOCK_FILE, file, BLOCK_FILE_BYTES,
         new byte[32], System.currentTimeMillis()));
     return new FileEntry(file, name, keys, FilterBuilder.capacity(f.geometry(), opts.targetFpr()), blocksInFile,
-        BLOCK_FILE_BYTES, heightLast, FilterFiles.headerCrc(p));
+        BLOCK_FILE_BYTES, heightLast, FilterFile.headerCrc(p));
   }
 
   /** Writes the summary as {@link FilterBuilder#SUMMARY_NAME}; the manifest entry. */
   public static SummaryEntry writeSummary(Path dir, BlockedBloomFilter summary, long keys, long blockFiles,
       BuildOptions opts) throws IOException {
     Path p = dir.resolve(FilterBuilder.SUMMARY_NAME);
-    FilterFile.write(p, summary, new FilterMetadata(FilterMetadata.KIND_TX_SUMMARY, FilterMetadata.NO_BLOCK_FILE,
+    FilterFile.write(p, summary, new FilterMetadata(FilterKind.TX_SUMMARY, FilterMetadata.NO_BLOCK_FILE,
         blockFiles * BLOCK_FILE_BYTES, new byte[32], System.currentTimeMillis()));
     return new SummaryEntry(FilterBuilder.SUMMARY_NAME, keys, FilterBuilder.capacity(summary.geometry(),
-        opts.summaryFpr()), FilterFiles.headerCrc(p));
+        opts.summaryFpr()), FilterFile.headerCrc(p));
   }
 
   /**
@@ -106,11 +107,11 @@ public final class StoreAssembly {
         f.add(h, 0);
         md.update(h);
       }
-      FilterFile.write(p, f, new FilterMetadata(FilterMetadata.KIND_BLOCK_HASHES, FilterMetadata.NO_BLOCK_FILE, 0,
+      FilterFile.write(p, f, new FilterMetadata(FilterKind.BLOCK_HASHES, FilterMetadata.NO_BLOCK_FILE, 0,
           new byte[32], System.currentTimeMillis()));
     }
     return new BlockHashEntry(FilterBuilder.BLOCKS_NAME, count, HexFormat.of().formatHex(md.digest()),
-        FilterFiles.headerCrc(p));
+        FilterFile.headerCrc(p));
   }
 
   /** Writes the manifest last (atomically), as the builder does; {@code source} goes in its datadir line. */
@@ -121,7 +122,7 @@ public final class StoreAssembly {
         tipHeight, opts.salt() == 0 ? BlockedBloomFilter.DERIVATION_UNSALTED : BlockedBloomFilter.DERIVATION_SALTED,
         opts.salt(), opts.targetFpr(), opts.summaryFpr(), opts.summaryHeadroom(), records, summary, blockHashes,
         files);
-    m.write(dir);
+    ManifestFile.write(dir, m);
     return m;
   }
 

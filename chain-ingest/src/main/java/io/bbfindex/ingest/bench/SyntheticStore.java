@@ -141,7 +141,7 @@ public final class SyntheticStore {
       }
       SummaryEntry s;
       if (summary == null) {
-        Manifest other = io.bbfindex.ingest.store.Manifest.read(shareSummaryFrom);
+        Manifest other = io.bbfindex.ingest.store.ManifestFile.read(shareSummaryFrom);
         if (other.summary().keys() != spec.keys()) {
           throw new IllegalArgumentException(shareSummaryFrom + " holds a summary of " + other.summary().keys()
               + " keys, not " + spec.keys());

@@ -10,6 +10,7 @@ import io.bbfindex.ingest.TxRecordConsumer;
 import io.bbfindex.ingest.store.FilterInfo;
 import io.bbfindex.ingest.store.FilterStore;
 import io.bbfindex.ingest.store.Manifest;
+import io.bbfindex.ingest.store.ManifestFile;
 import io.bbfindex.ingest.testsupport.Fixtures;
 import io.bbfindex.ingest.testsupport.Fixtures.Archive;
 import io.bbfindex.ingest.testsupport.Fixtures.TxRow;
@@ -187,7 +188,7 @@ class DistortedSourceBuildTest {
     };
     Path dir = tmp.resolve("lagging");
     FilterBuilder.build(lagging, dir, BuildOptions.defaults(), ProgressListener.NONE);
-    long before = Manifest.read(dir).file(1).orElseThrow().keys();
+    long before = ManifestFile.read(dir).file(1).orElseThrow().keys();
     assertTrue(before < 15_015 && before > 5_000, "blk00001 rows while lagging: " + before);
 
     BuildReport r = FilterBuilder.build(real, dir, BuildOptions.defaults(), ProgressListener.NONE);
