@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bbfindex.ingest.records.DbKeys;
-import io.bbfindex.ingest.testsupport.CoreLevelDbWriter;
-import io.bbfindex.ingest.testsupport.Fixtures;
-import io.bbfindex.ingest.testsupport.Fixtures.Archive;
+import io.bbfindex.ingest.testing.CoreLevelDbWriter;
+import io.bbfindex.ingest.testing.Fixtures;
+import io.bbfindex.ingest.testing.Fixtures.Archive;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

@@ -11,9 +11,9 @@ import io.bbfindex.app.lookup.HashKeys;
 import io.bbfindex.app.testing.ApiClient.Answer;
 import io.bbfindex.app.testing.ApiClient;
 import io.bbfindex.app.testing.CoreBackends;
-import io.bbfindex.app.testing.Fixtures;
-import io.bbfindex.app.testing.GroundTruth;
-import io.bbfindex.app.testing.RealTxids;
+import io.bbfindex.ingest.testing.Fixtures;
+import io.bbfindex.ingest.testing.Fixtures.Archive;
+import io.bbfindex.ingest.testing.GroundTruth;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -28,7 +28,7 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The whole product over real Bitcoin Core data: each fixture archive extracted, opened through
@@ -61,10 +61,10 @@ class EndToEndTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {Fixtures.MAINNET, Fixtures.MAINNET_LEGACY, Fixtures.REGTEST_B})
-  void everyGroundTruthTxidIsAnsweredExactlyBySingleAndBatchLookups(String fixture) throws IOException {
+  @EnumSource(value = Archive.class, names = {"MAINNET_LDB", "MAINNET_LEGACY", "REGTEST_B"})
+  void everyGroundTruthTxidIsAnsweredExactlyBySingleAndBatchLookups(Archive fixture) throws IOException {
     Path datadir = Fixtures.extract(fixture, tmp);
-    GroundTruth truth = GroundTruth.load(Fixtures.groundTruth(fixture), datadir);
+    GroundTruth truth = GroundTruth.load(fixture, datadir);
     try (Service service = start(CoreBackends.open(datadir, tmp.resolve("filters")))) {
       ApiClient api = new ApiClient(service.server().baseUrl());
       List<String> ids = new ArrayList<>(truth.txs().stream().map(GroundTruth.Tx::txidHex).toList());
@@ -97,8 +97,8 @@ class EndToEndTest {
 
   @Test
   void theMultifileFixtureAnswersEveryTxidThroughBatchesAndASampleThroughSingles() throws IOException {
-    Path datadir = Fixtures.extract(Fixtures.MULTIFILE, tmp);
-    GroundTruth truth = GroundTruth.load(Fixtures.groundTruth(Fixtures.MULTIFILE), datadir);
+    Path datadir = Fixtures.extract(Archive.REGTEST_MULTIFILE, tmp);
+    GroundTruth truth = GroundTruth.load(Archive.REGTEST_MULTIFILE, datadir);
     assertEquals(150_401, truth.txs().size());
     assertTrue(truth.txs().stream().anyMatch(t -> t.file() == 1), "the fixture spans two blk files");
     try (Service service = start(CoreBackends.open(datadir, tmp.resolve("filters")))) {
@@ -121,10 +121,10 @@ class EndToEndTest {
 
   @Test
   void unknownTxidsAre404AndOnlyFilterMaybesReadLevelDb() throws IOException {
-    Path datadir = Fixtures.extract(Fixtures.MAINNET, tmp);
-    GroundTruth truth = GroundTruth.load(Fixtures.groundTruth(Fixtures.MAINNET), datadir);
+    Path datadir = Fixtures.extract(Archive.MAINNET_LDB, tmp);
+    GroundTruth truth = GroundTruth.load(Archive.MAINNET_LDB, datadir);
     Set<String> known = truth.txs().stream().map(GroundTruth.Tx::txidHex).collect(Collectors.toSet());
-    List<String> later = RealTxids.absentFrom(known, 2_000);
+    List<String> later = Fixtures.realTxidsAbsentFrom(known, 2_000);
     try (Service service = start(CoreBackends.open(datadir, tmp.resolve("filters")))) {
       ApiClient api = new ApiClient(service.server().baseUrl());
       int absentByFilter = 0;
@@ -154,8 +154,8 @@ class EndToEndTest {
 
   @Test
   void theGenesisCoinbaseIsAnsweredThoughCoreNeverIndexesIt() throws IOException {
-    Path datadir = Fixtures.extract(Fixtures.MAINNET, tmp);
-    GroundTruth truth = GroundTruth.load(Fixtures.groundTruth(Fixtures.MAINNET), datadir);
+    Path datadir = Fixtures.extract(Archive.MAINNET_LDB, tmp);
+    GroundTruth truth = GroundTruth.load(Archive.MAINNET_LDB, datadir);
     String coinbase = "4a5e1e4baab89f3a32518a88c31bc87f618f76673e2cc77ab2127b7afdeda33b";
     assertTrue(truth.txs().stream().noneMatch(t -> t.txidHex().equals(coinbase)), "Core has no txindex row for it");
     try (Service service = start(CoreBackends.open(datadir, tmp.resolve("filters")))) {

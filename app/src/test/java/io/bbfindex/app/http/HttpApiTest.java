@@ -13,10 +13,10 @@ import io.bbfindex.app.lookup.HashKeys;
 import io.bbfindex.app.testing.ApiClient.Answer;
 import io.bbfindex.app.testing.ApiClient;
 import io.bbfindex.app.testing.CoreBackends;
-import io.bbfindex.app.testing.Fixtures;
-import io.bbfindex.app.testing.GroundTruth;
+import io.bbfindex.ingest.testing.Fixtures;
+import io.bbfindex.ingest.testing.Fixtures.Archive;
+import io.bbfindex.ingest.testing.GroundTruth;
 import io.bbfindex.app.testing.InMemoryChainBackend;
-import io.bbfindex.app.testing.RealTxids;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -59,12 +59,12 @@ class HttpApiTest {
 
   @BeforeAll
   static void start() throws IOException {
-    Path datadir = Fixtures.extract(Fixtures.MAINNET, tmp);
-    truth = GroundTruth.load(Fixtures.groundTruth(Fixtures.MAINNET), datadir);
+    Path datadir = Fixtures.extract(Archive.MAINNET_LDB, tmp);
+    truth = GroundTruth.load(Archive.MAINNET_LDB, datadir);
     ChainBackend backend = CoreBackends.open(datadir, tmp.resolve("filters"));
     Set<String> known = truth.txs().stream().map(GroundTruth.Tx::txidHex).collect(Collectors.toSet());
     // Real later txids that the real filter rejects: the negatives that must stay off LevelDB.
-    negatives = RealTxids.absentFrom(known, 400).stream().filter(id -> !backend.txMaybe(key(id), 0)).limit(300).toList();
+    negatives = Fixtures.realTxidsAbsentFrom(known, 400).stream().filter(id -> !backend.txMaybe(key(id), 0)).limit(300).toList();
     // Random keys the real filter says "maybe" to (about 1 in 100 at the 1% target): false positives.
     Random random = new Random(SEED);
     falsePositives = new ArrayList<>();

@@ -1,5 +1,6 @@
 package io.bbfindex.app.testing;
 
+import io.bbfindex.ingest.testing.GroundTruth;
 import io.bbfindex.app.lookup.BlockAnswer;
 import io.bbfindex.app.lookup.ChainBackend;
 import io.bbfindex.app.lookup.FilterSummary;

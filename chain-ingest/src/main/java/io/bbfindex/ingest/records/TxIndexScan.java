@@ -9,7 +9,7 @@ import java.io.IOException;
 
 /**
  * The full scan of a txindex's {@code 't'} rows, shared by {@link io.bbfindex.ingest.NodeIndex}
- * and {@link io.bbfindex.ingest.TxIndexOnly}: one reused cursor, txid array and value buffer, so a
+ * and the tests' bare-txindex reader ({@code io.bbfindex.ingest.testing.TxIndexOnly}): one reused cursor, txid array and value buffer, so a
  * record costs no allocation beyond leveldbjni's own key/value arrays (this loop is the ingest hot
  * path: millions of records per second, {@code ./bbf-index bench ingest}).
  */
