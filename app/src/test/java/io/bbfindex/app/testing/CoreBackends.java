@@ -1,6 +1,6 @@
 package io.bbfindex.app.testing;
 
-import io.bbfindex.app.core.CoreChainAccess;
+import io.bbfindex.app.bitcoincore.CoreChainAccess;
 import io.bbfindex.app.lookup.ChainBackend;
 import java.io.IOException;
 import java.io.OutputStream;

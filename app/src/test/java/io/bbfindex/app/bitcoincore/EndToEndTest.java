@@ -1,4 +1,4 @@
-package io.bbfindex.app.core;
+package io.bbfindex.app.bitcoincore;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
