@@ -1,8 +1,8 @@
 package io.bbfindex.app.http;
 
 import io.bbfindex.app.lookup.BlockAnswer;
-import io.bbfindex.app.lookup.HashKeys;
 import io.bbfindex.app.lookup.TxAnswer;
+import io.bbfindex.ingest.encoding.HashKeys;
 import io.netty.buffer.ByteBuf;
 import java.nio.charset.StandardCharsets;
 

@@ -1,6 +1,7 @@
 package io.bbfindex.app.lookup;
 
 import io.bbfindex.app.metrics.Metrics;
+import io.bbfindex.ingest.encoding.HashKeys;
 import java.util.Objects;
 import java.util.Optional;
 

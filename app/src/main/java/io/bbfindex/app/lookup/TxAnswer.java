@@ -1,5 +1,7 @@
 package io.bbfindex.app.lookup;
 
+import io.bbfindex.ingest.encoding.HashKeys;
+
 /**
  * Where Bitcoin Core stored a transaction, as confirmed by its txindex.
  *

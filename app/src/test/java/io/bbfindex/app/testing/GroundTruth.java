@@ -1,6 +1,6 @@
 package io.bbfindex.app.testing;
 
-import io.bbfindex.app.lookup.HashKeys;
+import io.bbfindex.ingest.encoding.HashKeys;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,7 +1,8 @@
 package io.bbfindex.ingest.store;
 
-import static io.bbfindex.ingest.encoding.Hashes.displayHex;
+import static io.bbfindex.ingest.encoding.HashKeys.toDisplayHex;
 
+import io.bbfindex.ingest.encoding.HashKeys;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
@@ -21,7 +22,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.zip.CRC32C;
-import org.bitcoinj.base.internal.ByteUtils;
 
 /**
  * The store's table of contents, {@value #FILE_NAME}: where the filters came from (datadir, tips),
@@ -122,7 +122,7 @@ public record Manifest(
 
   /** The active tip's hash as explorers show it. */
   public String tipHashHex() {
-    return displayHex(tipHash);
+    return toDisplayHex(tipHash);
   }
 
   /** The entry of block file {@code file}, if it has one. */
@@ -157,7 +157,7 @@ public record Manifest(
     line(sb, "filterFormatVersion", Integer.toString(filterFormatVersion));
     line(sb, "createdMillis", Long.toString(createdMillis));
     line(sb, "datadir", datadir);
-    line(sb, "tipHash", displayHex(tipHash));
+    line(sb, "tipHash", toDisplayHex(tipHash));
     line(sb, "tipHeight", Integer.toString(tipHeight));
     line(sb, "txindexTipHeight", Integer.toString(txindexTipHeight));
     line(sb, "derivation", Integer.toString(derivationId));
@@ -390,7 +390,7 @@ public record Manifest(
       if (!v.matches("[0-9a-f]{64}")) {
         throw bad(line, "field '" + key + "' is not 64 lowercase hex digits");
       }
-      return ByteUtils.reverseBytes(HEX.parseHex(v));
+      return HashKeys.fromDisplayHex(key, v);
     }
 
     private long saltField() throws FilterStoreException {

@@ -1,12 +1,23 @@
-package io.bbfindex.app.lookup;
+package io.bbfindex.ingest.encoding;
 
 /**
- * Converts between the API's display hex (64 hex characters, big-endian as explorers show a txid
- * or block hash) and the 32-byte internal byte order that filters and Bitcoin Core's indexes use.
+ * The one codec of 32-byte hashes (txids, block hashes): between the display hex (64 hex
+ * characters, big-endian, as explorers and Core's RPC show them) and the internal byte order
+ * (SHA-256d output) that filters, Core's LevelDB keys and block files use.
  *
- * <p>The conversion happens once, at the edge (DESIGN.md "Keys"): display hex digit pair {@code i}
- * (0-based, from the left) is internal byte {@code 31 - i}. Parsing accepts upper and lower case;
- * output is always lower case, so an answer echoes a normalised id.
+ * <p>The conversion happens once, at the edge: display hex digit pair {@code i} (0-based, from the
+ * left) is internal byte {@code 31 - i} (chain-ingest/README.md). Parsing accepts upper
+ * and lower case; output is always lower case, so an answer echoes a normalised id.
+ *
+ * <p>Why not {@link java.util.HexFormat} throughout: {@link #parseDisplayHex} and {@link
+ * #toDisplayHexAscii} sit on the HTTP hot path ({@code GET /v1/tx/{txid}}, batch bodies and every
+ * JSON answer). They read the id straight out of the request's {@code CharSequence} at an offset
+ * and write reversed bytes into a caller's buffer, with no substring, no intermediate array and no
+ * exception for a bad id (a reason string instead, which the handler turns into a 400). HexFormat
+ * would cost a substring, a second array for the reversal and an exception per malformed id. The
+ * tests hold both methods to HexFormat's output on random keys. Elsewhere (error messages,
+ * manifests, tests) use {@link #toDisplayHex} and {@link #fromDisplayHex}, or HexFormat for
+ * hex that is not a hash.
  */
 public final class HashKeys {
   /** Bytes in a txid or block hash. */
