@@ -11,6 +11,7 @@ import io.bbfindex.ingest.leveldb.Obfuscation;
 import io.bbfindex.ingest.records.DbKeys;
 import io.bbfindex.ingest.records.DiskTxPos;
 import io.bbfindex.ingest.records.TxIndexScan;
+import io.bbfindex.ingest.records.TxRecordConsumer;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;

@@ -8,6 +8,7 @@ import io.bbfindex.ingest.chain.ActiveChain;
 import io.bbfindex.ingest.chain.ChainWork;
 import io.bbfindex.ingest.encoding.CorruptRecordException;
 import io.bbfindex.ingest.encoding.LittleEndian;
+import io.bbfindex.ingest.leveldb.LevelDbOpenException;
 import io.bbfindex.ingest.leveldb.LevelDbReadException;
 import io.bbfindex.ingest.leveldb.LevelDbSnapshot;
 import io.bbfindex.ingest.leveldb.NodeLockProbe;
@@ -149,6 +150,8 @@ final class NodeIndexLoader {
     for (int attempt = 1; ; attempt++) {
       try {
         return LevelDbSnapshot.open(source, target);
+      } catch (LevelDbOpenException e) {
+        throw new DataDirException(e.dir(), e.problem(), e);
       } catch (NoSuchFileException e) {
         // a running node compacted a table away while we linked: start this copy over
         NodeIndex.deleteTree(target);

@@ -1,7 +1,7 @@
 package io.bbfindex.app.bench;
 
-import io.bbfindex.app.Service;
 import io.bbfindex.app.http.HttpInitializer;
+import io.bbfindex.app.http.Service;
 import io.bbfindex.ingest.store.FilterStore;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;

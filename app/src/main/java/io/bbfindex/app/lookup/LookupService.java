@@ -1,6 +1,5 @@
 package io.bbfindex.app.lookup;
 
-import io.bbfindex.app.metrics.Metrics;
 import io.bbfindex.ingest.encoding.HashKeys;
 import java.util.Objects;
 import java.util.Optional;
@@ -15,9 +14,9 @@ import java.util.Optional;
  */
 public final class LookupService {
   private final ChainBackend backend;
-  private final Metrics metrics;
+  private final LookupCounter metrics;
 
-  public LookupService(ChainBackend backend, Metrics metrics) {
+  public LookupService(ChainBackend backend, LookupCounter metrics) {
     this.backend = Objects.requireNonNull(backend, "backend");
     this.metrics = Objects.requireNonNull(metrics, "metrics");
   }

@@ -1,5 +1,6 @@
 package io.bbfindex.ingest.records;
 
+import io.bbfindex.ingest.leveldb.Obfuscation;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
@@ -27,8 +28,11 @@ public final class DbKeys {
   /** {@code 'T'} (blocks/index, 0.17-22.x) → locator of an unfinished legacy txindex migration. */
   public static final byte TXINDEX_MIGRATION = 'T';
 
-  /** The obfuscation-key record: serialized std::string "\0obfuscate_key" (CompactSize 14 first). */
-  public static final byte[] OBFUSCATE_KEY = stringKey("\0obfuscate_key");
+  /**
+   * The obfuscation-key record: serialized std::string "\0obfuscate_key" (CompactSize 14 first).
+   * Defined by {@link Obfuscation}, which reads it; listed here with Core's other keys.
+   */
+  public static final byte[] OBFUSCATE_KEY = Obfuscation.RECORD_KEY;
 
   private DbKeys() {}
 

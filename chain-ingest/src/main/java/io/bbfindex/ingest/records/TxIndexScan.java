@@ -1,6 +1,5 @@
 package io.bbfindex.ingest.records;
 
-import io.bbfindex.ingest.TxRecordConsumer;
 import io.bbfindex.ingest.encoding.ByteCursor;
 import io.bbfindex.ingest.encoding.CorruptRecordException;
 import io.bbfindex.ingest.leveldb.LevelDbSnapshot;
