@@ -1,5 +1,7 @@
 package io.bbfindex.filters;
 
+import static io.bbfindex.filters.Arguments.requireArgument;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Objects;
@@ -189,9 +191,7 @@ public final class BlockedBloomFilter implements MembershipFilter, AutoCloseable
       throw new IllegalArgumentException(
           "bits must start at a 64-byte aligned address: 0x" + Long.toHexString(bits.address()));
     }
-    if (keyCount < 0) {
-      throw new IllegalArgumentException("keyCount must be >= 0: " + keyCount);
-    }
+    requireArgument(keyCount >= 0, "keyCount must be >= 0", keyCount);
     GroupKernel groupKernel = KernelSelection.create(geometry, bestKernel());
     return new BlockedBloomFilter(
         geometry, salt, groupKernel, bits.asReadOnly(), keyCount, true, owner);

@@ -1,5 +1,7 @@
 package io.bbfindex.app.lookup;
 
+import static io.bbfindex.filters.Arguments.requireArgument;
+
 import io.bbfindex.ingest.encoding.HashKeys;
 import java.util.Objects;
 import java.util.Optional;
@@ -42,9 +44,8 @@ public final class LookupService {
    * @return one answer per key, in order; {@code null} where the txid is unknown
    */
   public TxAnswer[] txBatch(byte[] keys, int count) {
-    if (count < 0 || (long) count * HashKeys.KEY_BYTES > keys.length) {
-      throw new IllegalArgumentException("count must be in [0, keys.length / 32]: " + count);
-    }
+    requireArgument(count >= 0 && (long) count * HashKeys.KEY_BYTES <= keys.length,
+        "count must be in [0, keys.length / 32]", count);
     long[] maybe = new long[(count + 63) >>> 6]; // a bit a txid
     int maybes = backend.txMaybeBatch(keys, count, maybe);
     TxAnswer[] answers = new TxAnswer[count];

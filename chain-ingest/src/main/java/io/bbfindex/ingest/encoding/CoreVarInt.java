@@ -1,5 +1,7 @@
 package io.bbfindex.ingest.encoding;
 
+import static io.bbfindex.filters.Arguments.requireArgument;
+
 /**
  * Bitcoin Core's VARINT ({@code src/serialize.h}): the MSB base-128 encoding used inside LevelDB
  * values (block index, txindex), not the CompactSize of the wire protocol.
@@ -71,9 +73,7 @@ public final class CoreVarInt {
    * @throws IllegalArgumentException if {@code n} is negative (Core never writes negatives here)
    */
   public static byte[] encode(long n) {
-    if (n < 0) {
-      throw new IllegalArgumentException("VARINT value must be non-negative: " + n);
-    }
+    requireArgument(n >= 0, "VARINT value must be non-negative", n);
     byte[] tmp = new byte[MAX_BYTES];
     int len = 0;
     while (true) {

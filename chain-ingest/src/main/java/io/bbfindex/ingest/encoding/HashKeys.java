@@ -1,5 +1,7 @@
 package io.bbfindex.ingest.encoding;
 
+import static io.bbfindex.filters.Arguments.requireArgument;
+
 /**
  * The one codec of 32-byte hashes (txids, block hashes): between the display hex (64 hex
  * characters, big-endian, as explorers and Core's RPC show them) and the internal byte order
@@ -90,9 +92,7 @@ public final class HashKeys {
 
   /** The displayed (big-endian, lower-case) hex of an internal-order 32-byte key. */
   public static String toDisplayHex(byte[] key) {
-    if (key.length != KEY_BYTES) {
-      throw new IllegalArgumentException("key must be " + KEY_BYTES + " bytes: " + key.length);
-    }
+    requireArgument(key.length == KEY_BYTES, "key must be " + KEY_BYTES + " bytes", key.length);
     byte[] ascii = new byte[HEX_CHARS];
     toDisplayHexAscii(key, 0, ascii, 0);
     return new String(ascii, java.nio.charset.StandardCharsets.US_ASCII);

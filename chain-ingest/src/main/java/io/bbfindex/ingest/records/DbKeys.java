@@ -1,5 +1,7 @@
 package io.bbfindex.ingest.records;
 
+import static io.bbfindex.filters.Arguments.requireArgument;
+
 import io.bbfindex.ingest.leveldb.Obfuscation;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -62,16 +64,12 @@ public final class DbKeys {
   /** A serialized short std::string used as a key: CompactSize(len) + ASCII. */
   public static byte[] stringKey(String name) {
     byte[] n = ascii(name);
-    if (n.length >= 253) {
-      throw new IllegalArgumentException("key name too long: " + name);
-    }
+    requireArgument(n.length < 253, "key name must be shorter than 253 characters", name);
     return concat(new byte[] {(byte) n.length}, n);
   }
 
   private static byte[] prefixed(byte prefix, byte[] hash) {
-    if (hash.length != 32) {
-      throw new IllegalArgumentException("hash must be 32 bytes (internal order): " + hash.length);
-    }
+    requireArgument(hash.length == 32, "hash must be 32 bytes (internal order)", hash.length);
     byte[] k = new byte[33];
     k[0] = prefix;
     System.arraycopy(hash, 0, k, 1, 32);
