@@ -15,12 +15,12 @@ public class DataDirException extends IOException {
 
   private final transient Path path;
 
-  public DataDirException(Path path, String problemAndFix) {
+  DataDirException(Path path, String problemAndFix) {
     super(path + ": " + problemAndFix);
     this.path = path;
   }
 
-  public DataDirException(Path path, String problemAndFix, Throwable cause) {
+  DataDirException(Path path, String problemAndFix, Throwable cause) {
     super(path + ": " + problemAndFix, cause);
     this.path = path;
   }

@@ -36,9 +36,9 @@ import org.bitcoinj.core.Transaction;
 public final class BlockFileReader implements AutoCloseable {
 
   /** Core's MAX_SIZE, the bound ReadRawBlock puts on a record's size field (32 MiB). */
-  public static final long MAX_BLOCK_RECORD = 0x0200_0000L;
+  static final long MAX_BLOCK_RECORD = 0x0200_0000L;
   /** Prefix bytes before each block: magic + size. */
-  public static final int PREFIX_BYTES = 8;
+  static final int PREFIX_BYTES = 8;
   public static final int HEADER_BYTES = 80;
   /**
    * First read of a transaction. Nearly all transactions are smaller, so one small read does;
@@ -47,7 +47,7 @@ public final class BlockFileReader implements AutoCloseable {
   static final int TX_FIRST_READ = 4096;
 
   /** Message starts of the networks Core ships (mainnet, testnet3, testnet4, regtest, default signet). */
-  public static final List<byte[]> KNOWN_MAGICS = List.of(
+  static final List<byte[]> KNOWN_MAGICS = List.of(
       HexFormat.of().parseHex("f9beb4d9"), HexFormat.of().parseHex("0b110907"), HexFormat.of().parseHex("1c163f28"),
       HexFormat.of().parseHex("fabfb5da"), HexFormat.of().parseHex("0a03cf40"));
 

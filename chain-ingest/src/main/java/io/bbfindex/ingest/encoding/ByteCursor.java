@@ -78,7 +78,7 @@ public final class ByteCursor {
   }
 
   /** Little-endian uint32 into a non-negative long. */
-  public long readUint32LE(String field) throws CorruptRecordException {
+  long readUint32LE(String field) throws CorruptRecordException {
     return readInt32LE(field) & 0xFFFF_FFFFL;
   }
 
@@ -95,7 +95,7 @@ public final class ByteCursor {
   }
 
   /** Copies the next {@code n} bytes into {@code dst[dstOffset ..]}. */
-  public void readInto(byte[] dst, int dstOffset, int n, String field) throws CorruptRecordException {
+  void readInto(byte[] dst, int dstOffset, int n, String field) throws CorruptRecordException {
     need(n, field);
     System.arraycopy(buf, pos, dst, dstOffset, n);
     pos += n;

@@ -18,9 +18,9 @@ import static io.bbfindex.filters.Arguments.requireArgument;
 public final class CoreVarInt {
 
   /** Largest value of a C++ {@code int} field ({@code VarIntMode::NONNEGATIVE_SIGNED}). */
-  public static final long MAX_INT32 = Integer.MAX_VALUE;
+  static final long MAX_INT32 = Integer.MAX_VALUE;
   /** Largest value of a C++ {@code uint32_t} field. */
-  public static final long MAX_UINT32 = 0xFFFF_FFFFL;
+  static final long MAX_UINT32 = 0xFFFF_FFFFL;
   /** Largest value decodable into a Java {@code long} ({@code uint64_t} fields above it are refused). */
   public static final long MAX_INT64 = Long.MAX_VALUE;
   /** Longest encoding of a value up to {@link #MAX_INT64}: ceil(63 / 7) + 1 digits. */
@@ -92,7 +92,7 @@ public final class CoreVarInt {
   }
 
   /** Bytes {@link #encode} produces for {@code n}. */
-  public static int encodedLength(long n) {
+  static int encodedLength(long n) {
     return encode(n).length;
   }
 }

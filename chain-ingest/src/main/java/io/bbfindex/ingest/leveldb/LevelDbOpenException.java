@@ -14,13 +14,13 @@ public class LevelDbOpenException extends IOException {
   private final transient Path dir;
   private final String problem;
 
-  public LevelDbOpenException(Path dir, String problem) {
+  LevelDbOpenException(Path dir, String problem) {
     super(dir + ": " + problem);
     this.dir = dir;
     this.problem = problem;
   }
 
-  public LevelDbOpenException(Path dir, String problem, Throwable cause) {
+  LevelDbOpenException(Path dir, String problem, Throwable cause) {
     super(dir + ": " + problem, cause);
     this.dir = dir;
     this.problem = problem;

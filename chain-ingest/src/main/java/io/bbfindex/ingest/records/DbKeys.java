@@ -22,13 +22,13 @@ public final class DbKeys {
   /** {@code 'R'} → '1' while a reindex is in progress. */
   public static final byte REINDEX = 'R';
   /** {@code 'F' + CompactSize(len) + name} → '1' / '0'. */
-  public static final byte FLAG = 'F';
+  static final byte FLAG = 'F';
   /** {@code 't' + txid(32)} → CDiskTxPos. */
   public static final byte TX_INDEX = 't';
   /** {@code 'B'} (txindex) → CBlockLocator of the block the index is committed to. */
   public static final byte BEST_BLOCK = 'B';
   /** {@code 'T'} (blocks/index, 0.17-22.x) → locator of an unfinished legacy txindex migration. */
-  public static final byte TXINDEX_MIGRATION = 'T';
+  static final byte TXINDEX_MIGRATION = 'T';
 
   /**
    * The obfuscation-key record: serialized std::string "\0obfuscate_key" (CompactSize 14 first).
