@@ -182,15 +182,10 @@ public final class BlockedBloomFilter implements MembershipFilter, AutoCloseable
       BbfGeometry geometry, long salt, long keyCount, MemorySegment bits, AutoCloseable owner) {
     Objects.requireNonNull(geometry, "geometry");
     Objects.requireNonNull(bits, "bits");
-    if (bits.byteSize() != geometry.byteSize()) {
-      throw new IllegalArgumentException(
-          "bits must be exactly " + geometry.byteSize() + " bytes for " + geometry + ": "
-              + bits.byteSize());
-    }
-    if (bits.isNative() && bits.address() % BbfGeometry.CACHE_LINE_BYTES != 0) {
-      throw new IllegalArgumentException(
-          "bits must start at a 64-byte aligned address: 0x" + Long.toHexString(bits.address()));
-    }
+    requireArgument(bits.byteSize() == geometry.byteSize(),
+        "bits must be exactly " + geometry.byteSize() + " bytes for " + geometry, bits.byteSize());
+    requireArgument(!bits.isNative() || bits.address() % BbfGeometry.CACHE_LINE_BYTES == 0,
+        "bits must start at a 64-byte aligned address", "0x" + Long.toHexString(bits.address()));
     requireArgument(keyCount >= 0, "keyCount must be >= 0", keyCount);
     GroupKernel groupKernel = KernelSelection.create(geometry, bestKernel());
     return new BlockedBloomFilter(

@@ -75,9 +75,7 @@ public final class HashKeys {
   public static byte[] fromDisplayHex(String what, CharSequence text) {
     byte[] key = new byte[KEY_BYTES];
     String problem = parseDisplayHex(text, 0, text.length(), key, 0);
-    if (problem != null) {
-      throw new IllegalArgumentException(what + " must be " + HEX_CHARS + " hex characters: " + problem);
-    }
+    requireArgument(problem == null, what + " must be " + HEX_CHARS + " hex characters", problem);
     return key;
   }
 
