@@ -1,6 +1,6 @@
 package io.bbfindex.ingest;
 
-import static io.bbfindex.ingest.encoding.Hashes.displayHex;
+import static io.bbfindex.ingest.encoding.HashKeys.toDisplayHex;
 
 import io.bbfindex.ingest.blockfile.BlockFileReader;
 import io.bbfindex.ingest.chain.ActiveChain;
@@ -11,6 +11,7 @@ import io.bbfindex.ingest.leveldb.Obfuscation;
 import io.bbfindex.ingest.records.DbKeys;
 import io.bbfindex.ingest.records.DiskTxPos;
 import io.bbfindex.ingest.records.TxIndexScan;
+import io.bbfindex.ingest.records.TxRecordConsumer;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
@@ -20,6 +21,7 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
+import java.util.HexFormat;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -27,7 +29,6 @@ import java.util.OptionalInt;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.Stream;
-import org.bitcoinj.base.internal.ByteUtils;
 import org.bitcoinj.core.Transaction;
 
 /**
@@ -174,7 +175,7 @@ public final class NodeIndex implements AutoCloseable {
       leveldbReads.increment();
       raw = txDb.get(DbKeys.txKey(txidInternal));
     } catch (LevelDbReadException e) {
-      throw new IndexReadException("txindex lookup of " + displayHex(txidInternal) + " failed: " + e.getMessage(), e);
+      throw new IndexReadException("txindex lookup of " + toDisplayHex(txidInternal) + " failed: " + e.getMessage(), e);
     } finally {
       lifecycle.readLock().unlock();
     }
@@ -184,7 +185,7 @@ public final class NodeIndex implements AutoCloseable {
     try {
       return Optional.of(resolve(txidInternal, raw));
     } catch (CorruptRecordException e) {
-      throw new IndexReadException("txindex lookup of " + displayHex(txidInternal) + " failed: " + e.getMessage(), e);
+      throw new IndexReadException("txindex lookup of " + toDisplayHex(txidInternal) + " failed: " + e.getMessage(), e);
     }
   }
 
@@ -194,7 +195,7 @@ public final class NodeIndex implements AutoCloseable {
     DiskTxPos p = DiskTxPos.decode(key, txObfuscation.plain(rawValue));
     BlockInfo b = blocksByPosition.get(positionKey(p.file(), p.dataPos()));
     if (b == null) {
-      throw new CorruptRecordException("'t' txindex record (key " + ByteUtils.formatHex(key) + "): points at "
+      throw new CorruptRecordException("'t' txindex record (key " + HexFormat.of().formatHex(key) + "): points at "
           + blockFileReader.blockFile(p.file()).getFileName() + " position " + p.dataPos()
           + ", where the block index has no block");
     }

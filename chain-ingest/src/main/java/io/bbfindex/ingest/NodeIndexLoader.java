@@ -1,12 +1,14 @@
 package io.bbfindex.ingest;
 
-import static io.bbfindex.ingest.encoding.Hashes.displayHex;
+import static io.bbfindex.ingest.encoding.HashKeys.toDisplayHex;
 
 import io.bbfindex.ingest.blockfile.BlockFileReader;
 import io.bbfindex.ingest.blockfile.BlocksXorKey;
 import io.bbfindex.ingest.chain.ActiveChain;
 import io.bbfindex.ingest.chain.ChainWork;
 import io.bbfindex.ingest.encoding.CorruptRecordException;
+import io.bbfindex.ingest.encoding.LittleEndian;
+import io.bbfindex.ingest.leveldb.LevelDbOpenException;
 import io.bbfindex.ingest.leveldb.LevelDbReadException;
 import io.bbfindex.ingest.leveldb.LevelDbSnapshot;
 import io.bbfindex.ingest.leveldb.NodeLockProbe;
@@ -27,7 +29,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.TreeMap;
-import org.bitcoinj.base.internal.ByteUtils;
 
 /**
  * Everything {@link NodeIndex#open} builds before the index can answer: the snapshots, the
@@ -149,6 +150,8 @@ final class NodeIndexLoader {
     for (int attempt = 1; ; attempt++) {
       try {
         return LevelDbSnapshot.open(source, target);
+      } catch (LevelDbOpenException e) {
+        throw new DataDirException(e.dir(), e.problem(), e);
       } catch (NoSuchFileException e) {
         // a running node compacted a table away while we linked: start this copy over
         NodeIndex.deleteTree(target);
@@ -164,8 +167,8 @@ final class NodeIndexLoader {
     List<DiskBlockIndex> out = new ArrayList<>();
     blockDb.scan(DbKeys.BLOCK_INDEX, (k, v) -> {
       DiskBlockIndex b = decodeOrReport(() -> DiskBlockIndex.decode(k, obf.plain(v)));
-      if (!ChainWork.meetsTarget(b.hash(), ByteUtils.readUint32(b.header(), 72))) {
-        throw new DataDirException(layout.blockIndexDir(), "corrupt block index: block " + displayHex(b.hash())
+      if (!ChainWork.meetsTarget(b.hash(), LittleEndian.uint32(b.header(), 72))) {
+        throw new DataDirException(layout.blockIndexDir(), "corrupt block index: block " + toDisplayHex(b.hash())
             + " does not meet its own proof-of-work target (CheckProofOfWork failed); restart bitcoind with "
             + "-reindex to rebuild it");
       }

@@ -2,6 +2,7 @@ package io.bbfindex.app.metrics;
 
 import io.bbfindex.app.lookup.ChainBackend;
 import io.bbfindex.app.lookup.FilterSummary;
+import io.bbfindex.app.lookup.LookupCounter;
 import io.bbfindex.app.lookup.LookupKind;
 import io.bbfindex.app.lookup.LookupOutcome;
 import io.micrometer.core.instrument.Counter;
@@ -36,7 +37,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>Hot-path meters (lookup counters, route timers) are created once here and handed out from
  * arrays/maps, so a request never goes through Micrometer's meter lookup.
  */
-public final class Metrics {
+public final class Metrics implements LookupCounter {
   /** Counter {@code bbf_lookups_total{kind, outcome}}. */
   public static final String LOOKUPS = "bbf.lookups";
   /** Function counter {@code bbf_leveldb_reads_total}: LevelDB gets done by the backend. */
@@ -149,10 +150,12 @@ public final class Metrics {
     new NettyEventExecutorMetrics(loops).bindTo(registry);
   }
 
+  @Override
   public void countLookup(LookupKind kind, LookupOutcome outcome) {
     lookups.get(kind)[outcome.ordinal()].increment();
   }
 
+  @Override
   public void countLookups(LookupKind kind, LookupOutcome outcome, long n) {
     if (n > 0) {
       lookups.get(kind)[outcome.ordinal()].increment(n);

@@ -3,7 +3,7 @@ package io.bbfindex.app.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.bbfindex.app.core.CoreChainAccess;
+import io.bbfindex.app.bitcoincore.CoreChainAccess;
 import io.bbfindex.app.testing.ApiClient;
 import io.bbfindex.ingest.testing.Fixtures;
 import io.bbfindex.ingest.testing.Fixtures.Archive;

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.bbfindex.app.core.CoreChainAccess;
+import io.bbfindex.app.bitcoincore.CoreChainAccess;
 import io.bbfindex.app.demo.EmbeddedDemo;
 import io.bbfindex.app.lookup.ChainBackend;
 import io.bbfindex.app.testing.ApiClient;

@@ -7,9 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import io.bbfindex.app.Service;
 import io.bbfindex.app.lookup.ChainBackend;
-import io.bbfindex.app.lookup.HashKeys;
 import io.bbfindex.app.testing.ApiClient.Answer;
 import io.bbfindex.app.testing.ApiClient;
 import io.bbfindex.app.testing.CoreBackends;
@@ -17,6 +15,7 @@ import io.bbfindex.ingest.testing.Fixtures;
 import io.bbfindex.ingest.testing.Fixtures.Archive;
 import io.bbfindex.ingest.testing.GroundTruth;
 import io.bbfindex.app.testing.InMemoryChainBackend;
+import io.bbfindex.ingest.encoding.HashKeys;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -27,7 +26,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -219,7 +217,7 @@ class HttpApiTest {
       assertEquals(b.file(), j.get("file").asInt());
       assertTrue(j.get("onActiveChain").asBoolean());
       assertEquals("confirmed", j.get("status").asText());
-      assertEquals(b.hashHex(), HexFormat.of().formatHex(reverse(GroundTruth.sha256d(b.header()))));
+      assertEquals(b.hashHex(), HashKeys.toDisplayHex(GroundTruth.sha256d(b.header())));
       if (b.height() > 0) {
         assertEquals(truth.blockAt(b.height() - 1).hashHex(), j.get("prevHash").asText());
       }
@@ -391,13 +389,5 @@ class HttpApiTest {
 
   private static void assertNoStackTrace(Answer a) {
     assertFalse(a.body().contains("Exception") || a.body().contains("\tat "), a.body());
-  }
-
-  private static byte[] reverse(byte[] b) {
-    byte[] r = new byte[b.length];
-    for (int i = 0; i < b.length; i++) {
-      r[i] = b[b.length - 1 - i];
-    }
-    return r;
   }
 }

@@ -9,6 +9,7 @@ import io.bbfindex.app.testing.CoreBackends;
 import io.bbfindex.ingest.testing.Fixtures;
 import io.bbfindex.ingest.testing.Fixtures.Archive;
 import io.bbfindex.ingest.testing.GroundTruth;
+import io.bbfindex.ingest.encoding.HashKeys;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.nio.file.Path;

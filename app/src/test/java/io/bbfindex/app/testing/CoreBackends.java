@@ -1,6 +1,6 @@
 package io.bbfindex.app.testing;
 
-import io.bbfindex.app.core.CoreChainAccess;
+import io.bbfindex.app.bitcoincore.CoreChainAccess;
 import io.bbfindex.app.lookup.ChainBackend;
 import io.bbfindex.ingest.testing.Fixtures;
 import io.bbfindex.ingest.testing.Fixtures.Archive;

@@ -1,8 +1,8 @@
 package io.bbfindex.benchmarks.scale;
 
-import io.bbfindex.app.Service;
 import io.bbfindex.app.http.HttpInitializer;
 import io.bbfindex.benchmarks.store.FilterStoreBackend;
+import io.bbfindex.app.http.Service;
 import io.bbfindex.ingest.store.FilterStore;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;

@@ -1,6 +1,6 @@
 package io.bbfindex.benchmarks.store;
 
-import io.bbfindex.app.core.FilterDescriptions;
+import io.bbfindex.app.bitcoincore.FilterDescriptions;
 import io.bbfindex.app.lookup.BlockAnswer;
 import io.bbfindex.app.lookup.ChainBackend;
 import io.bbfindex.app.lookup.FilterSummary;

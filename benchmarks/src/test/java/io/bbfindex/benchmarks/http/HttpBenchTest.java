@@ -5,11 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.bbfindex.app.Service;
 import io.bbfindex.app.http.HttpInitializer;
-import io.bbfindex.app.core.CoreChainAccess;
+import io.bbfindex.app.bitcoincore.CoreChainAccess;
 import io.bbfindex.app.lookup.ChainBackend;
 import io.bbfindex.ingest.testing.Fixtures;
+import io.bbfindex.app.http.Service;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;

@@ -1,5 +1,7 @@
 package io.bbfindex.ingest.archive;
 
+import static io.bbfindex.filters.Arguments.requireArgument;
+
 import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -28,9 +30,7 @@ public final class ArchiveExtractor {
    * @throws IOException on a read error, a corrupt archive or a refused entry
    */
   public static int extractTarGz(Path archive, Path target, int stripComponents) throws IOException {
-    if (stripComponents < 0) {
-      throw new IllegalArgumentException("stripComponents : " + stripComponents + " (expected: >= 0)");
-    }
+    requireArgument(stripComponents >= 0, "stripComponents must be >= 0", stripComponents);
     Path root = Files.createDirectories(target).toAbsolutePath().normalize();
     int files = 0;
     try (InputStream raw = new BufferedInputStream(Files.newInputStream(archive));

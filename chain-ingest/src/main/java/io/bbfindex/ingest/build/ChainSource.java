@@ -72,7 +72,7 @@ public interface ChainSource extends TxRangeSource {
       }
 
       @Override
-      public void forEachTx(int fromFirstByte, int toFirstByte, io.bbfindex.ingest.TxRecordConsumer consumer) {
+      public void forEachTx(int fromFirstByte, int toFirstByte, io.bbfindex.ingest.records.TxRecordConsumer consumer) {
         index.forEachTx(fromFirstByte, toFirstByte, consumer);
       }
     };

@@ -1,7 +1,7 @@
 package io.bbfindex.ingest.build;
 
 import io.bbfindex.filters.BlockedBloomFilter;
-import io.bbfindex.ingest.TxRecordConsumer;
+import io.bbfindex.ingest.records.TxRecordConsumer;
 import java.util.Objects;
 
 /**

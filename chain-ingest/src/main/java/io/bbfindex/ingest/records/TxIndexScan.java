@@ -1,6 +1,7 @@
 package io.bbfindex.ingest.records;
 
-import io.bbfindex.ingest.TxRecordConsumer;
+import static io.bbfindex.filters.Arguments.requireArgument;
+
 import io.bbfindex.ingest.encoding.ByteCursor;
 import io.bbfindex.ingest.encoding.CorruptRecordException;
 import io.bbfindex.ingest.leveldb.LevelDbSnapshot;
@@ -40,9 +41,8 @@ public final class TxIndexScan {
    */
   public static void scan(LevelDbSnapshot db, Obfuscation obfuscation, int fromFirstByte, int toFirstByte,
       TxRecordConsumer consumer) throws IOException {
-    if (fromFirstByte < 0 || fromFirstByte > toFirstByte || toFirstByte > FIRST_BYTES) {
-      throw new IllegalArgumentException("need 0 <= from <= to <= 256: [" + fromFirstByte + ", " + toFirstByte + ")");
-    }
+    requireArgument(0 <= fromFirstByte && fromFirstByte <= toFirstByte && toFirstByte <= FIRST_BYTES,
+        "[from, to) must satisfy 0 <= from <= to <= 256", "[" + fromFirstByte + ", " + toFirstByte + ")");
     if (fromFirstByte == toFirstByte) {
       return;
     }

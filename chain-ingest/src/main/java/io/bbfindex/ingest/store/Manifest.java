@@ -1,6 +1,6 @@
 package io.bbfindex.ingest.store;
 
-import static io.bbfindex.ingest.encoding.Hashes.displayHex;
+import static io.bbfindex.ingest.encoding.HashKeys.toDisplayHex;
 
 import java.util.Comparator;
 import java.util.List;
@@ -74,7 +74,7 @@ public record Manifest(
 
   /** The active tip's hash as explorers show it. */
   public String tipHashHex() {
-    return displayHex(tipHash);
+    return toDisplayHex(tipHash);
   }
 
   /** The entry of block file {@code file}, if it has one. */

@@ -1,6 +1,8 @@
 package io.bbfindex.ingest.store;
 
-import static io.bbfindex.ingest.encoding.Hashes.displayHex;
+import static io.bbfindex.ingest.encoding.HashKeys.toDisplayHex;
+
+import io.bbfindex.ingest.encoding.HashKeys;
 
 import io.bbfindex.ingest.store.Manifest.BlockHashEntry;
 import io.bbfindex.ingest.store.Manifest.FileEntry;
@@ -14,7 +16,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.zip.CRC32C;
-import org.bitcoinj.base.internal.ByteUtils;
 
 /**
  * The text form of a {@link Manifest}, and its strict parser.
@@ -63,7 +64,7 @@ public final class ManifestCodec {
     line(sb, "filterFormatVersion", Integer.toString(m.filterFormatVersion()));
     line(sb, "createdMillis", Long.toString(m.createdMillis()));
     line(sb, "datadir", m.datadir());
-    line(sb, "tipHash", displayHex(m.tipHash()));
+    line(sb, "tipHash", toDisplayHex(m.tipHash()));
     line(sb, "tipHeight", Integer.toString(m.tipHeight()));
     line(sb, "txindexTipHeight", Integer.toString(m.txindexTipHeight()));
     line(sb, "derivation", Integer.toString(m.derivationId()));
@@ -249,7 +250,7 @@ public final class ManifestCodec {
       if (!v.matches("[0-9a-f]{64}")) {
         throw bad(line, "field '" + key + "' is not 64 lowercase hex digits");
       }
-      return ByteUtils.reverseBytes(HEX.parseHex(v));
+      return HashKeys.fromDisplayHex(key, v);
     }
 
     private long saltField() throws FilterStoreException {

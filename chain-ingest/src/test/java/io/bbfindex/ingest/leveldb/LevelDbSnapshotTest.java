@@ -47,7 +47,7 @@ class LevelDbSnapshotTest {
       // the genesis 'b' key of BITCOIN-FORMATS.md section 2
       byte[] genesisKey = HexFormat.of().parseHex("626fe28c0ab6f1b372c1a6a246ae63f74f931e8365e15a089c68d6190000000000");
       assertNotNull(db.get(genesisKey));
-      assertNull(db.get(DbKeys.OBFUSCATE_KEY), "Core does not obfuscate blocks/index");
+      assertNull(db.get(Obfuscation.RECORD_KEY), "Core does not obfuscate blocks/index");
       assertFalse(names(snap).contains("000005.ldb"));
     }
     assertEquals(before, Fixtures.hashTree(index));

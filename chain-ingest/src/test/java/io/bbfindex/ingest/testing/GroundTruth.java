@@ -1,5 +1,7 @@
 package io.bbfindex.ingest.testing;
 
+import io.bbfindex.ingest.encoding.HashKeys;
+import java.io.BufferedReader;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

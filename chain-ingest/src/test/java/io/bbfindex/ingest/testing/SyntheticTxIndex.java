@@ -2,9 +2,9 @@ package io.bbfindex.ingest.testing;
 
 import static org.fusesource.leveldbjni.JniDBFactory.factory;
 
-import io.bbfindex.ingest.TxRecordConsumer;
 import io.bbfindex.ingest.encoding.CoreVarInt;
 import io.bbfindex.ingest.records.DbKeys;
+import io.bbfindex.ingest.records.TxRecordConsumer;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;

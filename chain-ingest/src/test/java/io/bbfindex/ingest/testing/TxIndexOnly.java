@@ -2,13 +2,14 @@ package io.bbfindex.ingest.testing;
 
 import io.bbfindex.ingest.DataDirException;
 import io.bbfindex.ingest.IndexReadException;
-import io.bbfindex.ingest.TxRecordConsumer;
+import io.bbfindex.ingest.leveldb.LevelDbOpenException;
 import io.bbfindex.ingest.leveldb.LevelDbSnapshot;
 import io.bbfindex.ingest.leveldb.Obfuscation;
 import io.bbfindex.ingest.records.BlockLocator;
 import io.bbfindex.ingest.records.DbKeys;
 import io.bbfindex.ingest.records.DiskTxPos;
 import io.bbfindex.ingest.records.TxIndexScan;
+import io.bbfindex.ingest.records.TxRecordConsumer;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -61,6 +62,7 @@ public final class TxIndexOnly implements AutoCloseable {
         e.addSuppressed(suppressed);
       }
       throw e instanceof DataDirException d ? d
+          : e instanceof LevelDbOpenException o ? new DataDirException(o.dir(), o.problem(), o)
           : new DataDirException(txindexDir, "is not a readable txindex LevelDB: " + e.getMessage(), e);
     }
   }

@@ -1,19 +1,19 @@
-package io.bbfindex.app.core;
+package io.bbfindex.app.bitcoincore;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.bbfindex.app.Service;
 import io.bbfindex.app.http.HttpInitializer;
-import io.bbfindex.app.lookup.HashKeys;
+import io.bbfindex.app.http.Service;
 import io.bbfindex.app.testing.ApiClient.Answer;
 import io.bbfindex.app.testing.ApiClient;
 import io.bbfindex.app.testing.CoreBackends;
 import io.bbfindex.ingest.testing.Fixtures;
 import io.bbfindex.ingest.testing.Fixtures.Archive;
 import io.bbfindex.ingest.testing.GroundTruth;
+import io.bbfindex.ingest.encoding.HashKeys;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;

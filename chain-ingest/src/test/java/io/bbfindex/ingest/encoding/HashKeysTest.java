@@ -1,4 +1,4 @@
-package io.bbfindex.app.lookup;
+package io.bbfindex.ingest.encoding;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

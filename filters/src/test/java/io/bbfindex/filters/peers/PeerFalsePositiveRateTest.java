@@ -29,7 +29,7 @@ import org.junit.jupiter.params.provider.MethodSource;
     matches = "true",
     disabledReason = "the peers never use the Vector API: the no-incubator re-run would repeat"
         + " this heavy suite for nothing")
-class FalsePositiveRateTest {
+class PeerFalsePositiveRateTest {
 
   private static final double Z = 4.5;
   private static final int KEYS = 200_000;
@@ -41,7 +41,7 @@ class FalsePositiveRateTest {
 
   @BeforeAll
   static void foreignKeys() {
-    negatives = TestKeys.random(NEGATIVE_SEED, QUERIES);
+    negatives = PeerTestKeys.random(NEGATIVE_SEED, QUERIES);
   }
 
   @AfterAll
@@ -70,9 +70,9 @@ class FalsePositiveRateTest {
   void measuredRateIsWithinTheModelsBinomialBound(FilterType type, int bitsPerKey) {
     long seed = 0xF9F0_0000L + type.ordinal() * 100L + bitsPerKey;
     MembershipFilter filter = type.create(KEYS, bitsPerKey);
-    byte[] keys = TestKeys.random(seed, KEYS);
+    byte[] keys = PeerTestKeys.random(seed, KEYS);
     for (int i = 0; i < KEYS; i++) {
-      assertTrue(filter.add(keys, i * 32), () -> type + " refused a key" + TestKeys.seedNote(seed));
+      assertTrue(filter.add(keys, i * 32), () -> type + " refused a key" + PeerTestKeys.seedNote(seed));
     }
     String fillModel = "";
     double fillFpr = Double.NaN;
@@ -93,9 +93,9 @@ class FalsePositiveRateTest {
     int buckets = 1 << 15;
     int keys = (int) (load * buckets * CuckooFilter.SLOTS_PER_BUCKET);
     CuckooFilter filter = new CuckooFilter(buckets, fingerprintBits);
-    byte[] members = TestKeys.random(seed, keys);
+    byte[] members = PeerTestKeys.random(seed, keys);
     for (int i = 0; i < keys; i++) {
-      assertTrue(filter.add(members, i * 32), () -> "refused below 90 % load" + TestKeys.seedNote(seed));
+      assertTrue(filter.add(members, i * 32), () -> "refused below 90 % load" + PeerTestKeys.seedNote(seed));
     }
     checkRow("CuckooFilter load " + load, Double.NaN, "f=" + fingerprintBits, filter, seed,
         slotBoundColumn(filter), Double.NaN);
@@ -126,7 +126,7 @@ class FalsePositiveRateTest {
     int keys = 1 << 18;
     TwoBitBloomFilter twoBit = new TwoBitBloomFilter(1 << 16, 1, 0);
     StandardBloomFilter oneBit = new StandardBloomFilter(1L << 21, 1, 0);
-    byte[] members = TestKeys.random(seed, keys);
+    byte[] members = PeerTestKeys.random(seed, keys);
     for (int i = 0; i < keys; i++) {
       twoBit.add(members, i * 32);
       oneBit.add(members, i * 32);
@@ -166,13 +166,13 @@ class FalsePositiveRateTest {
     synchronized (rows) {
       rows.add(row);
     }
-    assertTrue(Math.abs(z) <= Z, () -> "outside the bound: " + row + TestKeys.seedNote(seed)
-        + " negatives" + TestKeys.seedNote(NEGATIVE_SEED));
+    assertTrue(Math.abs(z) <= Z, () -> "outside the bound: " + row + PeerTestKeys.seedNote(seed)
+        + " negatives" + PeerTestKeys.seedNote(NEGATIVE_SEED));
     if (!Double.isNaN(fillFpr)) {
       double fillSd = Math.sqrt(QUERIES * fillFpr * (1 - fillFpr));
       double fillZ = (falsePositives - QUERIES * fillFpr) / fillSd;
       assertTrue(Math.abs(fillZ) <= Z, () -> "fill-ratio model outside the bound (z=" + fillZ
-          + "): " + row + TestKeys.seedNote(seed));
+          + "): " + row + PeerTestKeys.seedNote(seed));
     }
   }
 }

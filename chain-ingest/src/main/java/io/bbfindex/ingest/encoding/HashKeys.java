@@ -1,13 +1,25 @@
-package io.bbfindex.app.lookup;
+package io.bbfindex.ingest.encoding;
+
+import static io.bbfindex.filters.Arguments.requireArgument;
 
 /**
- * Converts between the API's display hex (64 hex characters, big-endian as explorers show a txid
- * or block hash) and the 32-byte internal byte order that filters and Bitcoin Core's indexes use.
+ * The one codec of 32-byte hashes (txids, block hashes): between the display hex (64 hex
+ * characters, big-endian, as explorers and Core's RPC show them) and the internal byte order
+ * (SHA-256d output) that filters, Core's LevelDB keys and block files use.
  *
- * <p>The conversion happens once, at the edge (everything behind the API sees only the 32 internal
- * bytes, which the filters consume directly): display hex digit pair {@code i}
- * (0-based, from the left) is internal byte {@code 31 - i}. Parsing accepts upper and lower case;
- * output is always lower case, so an answer echoes a normalised id.
+ * <p>The conversion happens once, at the edge: display hex digit pair {@code i} (0-based, from the
+ * left) is internal byte {@code 31 - i} (chain-ingest/README.md). Parsing accepts upper
+ * and lower case; output is always lower case, so an answer echoes a normalised id.
+ *
+ * <p>Why not {@link java.util.HexFormat} throughout: {@link #parseDisplayHex} and {@link
+ * #toDisplayHexAscii} sit on the HTTP hot path ({@code GET /v1/tx/{txid}}, batch bodies and every
+ * JSON answer). They read the id straight out of the request's {@code CharSequence} at an offset
+ * and write reversed bytes into a caller's buffer, with no substring, no intermediate array and no
+ * exception for a bad id (a reason string instead, which the handler turns into a 400). HexFormat
+ * would cost a substring, a second array for the reversal and an exception per malformed id. The
+ * tests hold both methods to HexFormat's output on random keys. Elsewhere (error messages,
+ * manifests, tests) use {@link #toDisplayHex} and {@link #fromDisplayHex}, or HexFormat for
+ * hex that is not a hash.
  */
 public final class HashKeys {
   /** Bytes in a txid or block hash. */
@@ -63,9 +75,7 @@ public final class HashKeys {
   public static byte[] fromDisplayHex(String what, CharSequence text) {
     byte[] key = new byte[KEY_BYTES];
     String problem = parseDisplayHex(text, 0, text.length(), key, 0);
-    if (problem != null) {
-      throw new IllegalArgumentException(what + " must be " + HEX_CHARS + " hex characters: " + problem);
-    }
+    requireArgument(problem == null, what + " must be " + HEX_CHARS + " hex characters", problem);
     return key;
   }
 
@@ -80,9 +90,7 @@ public final class HashKeys {
 
   /** The displayed (big-endian, lower-case) hex of an internal-order 32-byte key. */
   public static String toDisplayHex(byte[] key) {
-    if (key.length != KEY_BYTES) {
-      throw new IllegalArgumentException("key must be " + KEY_BYTES + " bytes: " + key.length);
-    }
+    requireArgument(key.length == KEY_BYTES, "key must be " + KEY_BYTES + " bytes", key.length);
     byte[] ascii = new byte[HEX_CHARS];
     toDisplayHexAscii(key, 0, ascii, 0);
     return new String(ascii, java.nio.charset.StandardCharsets.US_ASCII);

@@ -3,11 +3,11 @@ package io.bbfindex.filters.peers;
 import java.util.SplittableRandom;
 
 /** Seeded random 32-byte keys, as flat arrays of {@code 32 * count} bytes. */
-final class TestKeys {
+final class PeerTestKeys {
 
   static final int KEY = 32;
 
-  private TestKeys() {}
+  private PeerTestKeys() {}
 
   /** {@code count} random keys from {@code seed}; distinct seeds give disjoint sets (w.p. 1 - 2^-200). */
   static byte[] random(long seed, int count) {

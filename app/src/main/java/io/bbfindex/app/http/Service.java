@@ -1,8 +1,5 @@
-package io.bbfindex.app;
+package io.bbfindex.app.http;
 
-import io.bbfindex.app.http.ApiHandler;
-import io.bbfindex.app.http.HttpInitializer;
-import io.bbfindex.app.http.HttpServer;
 import io.bbfindex.app.lookup.ChainBackend;
 import io.bbfindex.app.lookup.LookupService;
 import io.bbfindex.app.metrics.Metrics;

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
  * filter's fill differs from the average one the model describes; with at least 8192 groups its
  * standard deviation is about 1 % of p). The table is printed for the record.
  */
-class FalsePositiveRateTest {
+class BlockedBloomFalsePositiveRateTest {
 
   private static final long M_BITS = 1L << 22;
   private static final double SIGMAS = 4.5;

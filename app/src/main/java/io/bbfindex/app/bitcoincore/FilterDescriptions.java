@@ -1,4 +1,4 @@
-package io.bbfindex.app.core;
+package io.bbfindex.app.bitcoincore;
 
 import io.bbfindex.app.lookup.FilterSummary;
 import io.bbfindex.ingest.store.FilterInfo;

@@ -1,4 +1,4 @@
-package io.bbfindex.app.core;
+package io.bbfindex.app.bitcoincore;
 
 import io.bbfindex.app.lookup.BlockAnswer;
 import io.bbfindex.app.lookup.ChainBackend;

@@ -1,6 +1,6 @@
-package io.bbfindex.ingest;
+package io.bbfindex.ingest.records;
 
-/** Receives every txindex {@code 't'} record from {@link NodeIndex#forEachTx}. */
+/** Receives every txindex {@code 't'} record of a {@link TxIndexScan} (as {@code NodeIndex.forEachTx} runs it). */
 @FunctionalInterface
 public interface TxRecordConsumer {
 
