@@ -3,6 +3,7 @@ package io.bbfindex.ingest;
 import static io.bbfindex.ingest.encoding.Hashes.displayHex;
 
 import io.bbfindex.ingest.blockfile.BlockFileReader;
+import io.bbfindex.ingest.blockfile.BlocksXorKey;
 import io.bbfindex.ingest.chain.ActiveChain;
 import io.bbfindex.ingest.encoding.CorruptRecordException;
 import io.bbfindex.ingest.leveldb.LevelDbReadException;
@@ -75,6 +76,7 @@ public final class NodeIndex implements AutoCloseable {
   private final OptionalInt txindexTipHeight;
   private final byte[] txindexTipHash;
   private final BlockFileReader blockFileReader;
+  private final BlocksXorKey blocksXorKey;
   private final LongAdder leveldbReads = new LongAdder();
   /** Readers hold it while touching native LevelDB handles, so close cannot free them underneath. */
   private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
@@ -103,6 +105,7 @@ public final class NodeIndex implements AutoCloseable {
     this.txindexTipHeight = o.txindexTipHeight;
     this.txindexTipHash = o.txindexTipHash;
     this.blockFileReader = o.blockFileReader;
+    this.blocksXorKey = o.xor;
   }
 
   /**
@@ -398,6 +401,11 @@ public final class NodeIndex implements AutoCloseable {
   /** The block-file reader (for scanning blk files in file order). */
   public BlockFileReader blockFileReader() {
     return blockFileReader;
+  }
+
+  /** The key of {@code blocks/xor.dat} (all-zero, inactive, before Core 28). */
+  public BlocksXorKey blocksXorKey() {
+    return blocksXorKey;
   }
 
   /** Closes the snapshots and deletes them. Idempotent. */

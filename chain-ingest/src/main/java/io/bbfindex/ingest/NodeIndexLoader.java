@@ -64,6 +64,7 @@ final class NodeIndexLoader {
   OptionalInt txindexTipHeight = OptionalInt.empty();
   byte[] txindexTipHash;
   BlockFileReader blockFileReader;
+  BlocksXorKey xor;
 
   NodeIndexLoader(DataDirLayout layout) {
     this.layout = layout;
@@ -100,7 +101,6 @@ final class NodeIndexLoader {
   }
 
   private void loadBlockFilesAndTxindex() throws IOException {
-    BlocksXorKey xor;
     try {
       xor = BlocksXorKey.read(layout.blocksDir());
     } catch (CorruptRecordException e) {

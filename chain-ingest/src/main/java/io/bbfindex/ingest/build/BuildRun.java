@@ -178,7 +178,7 @@ final class BuildRun {
         boolean[] takes = mode == SummaryMode.UPDATE ? summaryTakes.clone() : null;
         TxFilterPass pass = new TxFilterPass(byFile, summaryThisScan, takes, progress,
             "scan txindex (scan " + (scans + 1) + ")", plan.expectedRecords());
-        ParallelTxScan.run(index, decoders(opts.parallelism()), pass);
+        ParallelTxScan.run(index, index.splitsByTxidRange() ? decoders(opts.parallelism()) : 0, pass);
         pass.finish();
         scans++;
         summaryPending = false;
