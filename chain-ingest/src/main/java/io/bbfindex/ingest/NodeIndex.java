@@ -262,7 +262,9 @@ public final class NodeIndex implements AutoCloseable {
   }
 
   /**
-   * Calls {@code consumer} for every {@code 't'} record of the txindex, in key (txid) order. No
+   * Calls {@code consumer} for every {@code 't'} record of the txindex, in key (txid) order.
+   * The hashed {@code 'x'} rows of Core >= 32 store no txid: for a hashed or mixed index, the
+   * txids come from the blk files ({@link io.bbfindex.ingest.txindex.BlockDataTxSource}). No
    * allocation per record beyond what leveldbjni's iterator makes: the txid array is reused (see
    * {@link TxRecordConsumer}). Does not count as {@link #leveldbReads()}.
    *
