@@ -31,7 +31,6 @@ import java.util.concurrent.Future;
 import org.bitcoinj.base.Sha256Hash;
 import org.bitcoinj.base.VarInt;
 import org.bitcoinj.base.internal.ByteUtils;
-import org.bitcoinj.core.Transaction;
 
 /**
  * The txids of a node, computed from its block data instead of read from its txindex: a hashed
@@ -40,8 +39,9 @@ import org.bitcoinj.core.Transaction;
  * <p>For every blk file that holds blocks with data ({@code 'b'} records with {@code HAVE_DATA},
  * stale blocks included, as their txindex rows are kept), the whole file is read once (the XOR of
  * {@code blocks/xor.dat} removed), each block the block index points at is checked (magic, size,
- * header hash = the block's hash, transaction count = its nTx) and every transaction is parsed
- * and hashed by bitcoinj (txid = SHA-256d of the serialization without witness). Files are hashed
+ * header hash = the block's hash, transaction count = its nTx) and every transaction is hashed
+ * by {@link TxidHasher} (txid = SHA-256d of the serialization without witness; no transaction
+ * objects, so the rate is close to SHA-256's own). Files are hashed
  * by {@code threads} workers; the calling thread hands the txids to the consumer in file order, so
  * the consumer needs no locking. A consumer that is a {@link BlockFileSelection} gets only the
  * files it wants; the others are reported by count.
@@ -133,6 +133,9 @@ public final class BlockDataTxSource {
       if (c instanceof RuntimeException r) {
         throw r;
       }
+      if (c instanceof Error err) {
+        throw err;
+      }
       throw new IllegalStateException(c);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -152,8 +155,9 @@ public final class BlockDataTxSource {
       long[] positions = new long[(int) total];
       long[] offsets = new long[(int) total];
       int n = 0;
+      TxidHasher hasher = new TxidHasher();
       for (BlockInfo b : blocks) {
-        n = hashBlock(file, data, b, txids, positions, offsets, n);
+        n = hashBlock(hasher, file, data, b, txids, positions, offsets, n);
       }
       return new FileTxids(file, txids, positions, offsets);
     } catch (IOException e) {
@@ -161,7 +165,7 @@ public final class BlockDataTxSource {
     }
   }
 
-  private int hashBlock(int file, byte[] data, BlockInfo b, byte[] txids, long[] positions, long[] offsets, int n)
+  private int hashBlock(TxidHasher hasher, int file, byte[] data, BlockInfo b, byte[] txids, long[] positions, long[] offsets, int n)
       throws CorruptRecordException {
     String where = reader.blockFile(file) + " block at " + b.dataPos();
     if (b.dataPos() < BlockFileReader.PREFIX_BYTES || b.dataPos() > data.length - BlockFileReader.HEADER_BYTES) {
@@ -180,25 +184,28 @@ public final class BlockDataTxSource {
     if (!Arrays.equals(Sha256Hash.hashTwice(data, pos, BlockFileReader.HEADER_BYTES), b.hash())) {
       throw new CorruptRecordException(where + ": the header there does not hash to block " + b.hashHex());
     }
-    ByteBuffer buf = ByteBuffer.wrap(data, pos + BlockFileReader.HEADER_BYTES, (int) size - BlockFileReader.HEADER_BYTES);
     int headerEnd = pos + BlockFileReader.HEADER_BYTES;
+    int blockEnd = (int) (pos + size);
+    ByteBuffer buf = ByteBuffer.wrap(data, headerEnd, blockEnd - headerEnd);
+    long count;
     try {
-      long count = VarInt.read(buf).longValue();
-      if (count != Integer.toUnsignedLong(b.txCount())) {
-        throw new CorruptRecordException(where + ": " + count + " transactions, the block index says " + b.txCount());
-      }
-      for (long i = 0; i < count; i++) {
-        offsets[n] = buf.position() - headerEnd;
-        Transaction tx = Transaction.read(buf);
-        System.arraycopy(tx.getTxId().getReversedBytes(), 0, txids, n * 32, 32);
-        positions[n] = b.dataPos();
-        n++;
-      }
+      count = VarInt.read(buf).longValue();
     } catch (BufferUnderflowException | IllegalArgumentException | ArithmeticException e) {
-      throw new CorruptRecordException(where + ": unparseable block data: " + e, e);
-    } catch (RuntimeException e) {
-      // bitcoinj's ProtocolException
-      throw new CorruptRecordException(where + ": unparseable transaction: " + e, e);
+      throw new CorruptRecordException(where + ": unreadable transaction count: " + e, e);
+    }
+    if (count != Integer.toUnsignedLong(b.txCount())) {
+      throw new CorruptRecordException(where + ": " + count + " transactions, the block index says " + b.txCount());
+    }
+    int p = buf.position();
+    for (long i = 0; i < count; i++) {
+      offsets[n] = p - headerEnd;
+      try {
+        p = hasher.hash(data, p, blockEnd, txids, n * 32);
+      } catch (CorruptRecordException e) {
+        throw new CorruptRecordException(where + " tx offset " + offsets[n] + ": " + e.getMessage(), e);
+      }
+      positions[n] = b.dataPos();
+      n++;
     }
     return n;
   }
