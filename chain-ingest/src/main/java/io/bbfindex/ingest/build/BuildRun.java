@@ -177,7 +177,8 @@ final class BuildRun {
         }
         boolean[] takes = mode == SummaryMode.UPDATE ? summaryTakes.clone() : null;
         TxFilterPass pass = new TxFilterPass(byFile, summaryThisScan, takes, progress,
-            "scan txindex (scan " + (scans + 1) + ")", plan.expectedRecords());
+            (index.splitsByTxidRange() ? "scan txindex" : "hash blk files") + " (scan " + (scans + 1) + ")",
+            plan.expectedRecords());
         ParallelTxScan.run(index, index.splitsByTxidRange() ? decoders(opts.parallelism()) : 0, pass);
         pass.finish();
         scans++;

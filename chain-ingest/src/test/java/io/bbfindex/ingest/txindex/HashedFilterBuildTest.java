@@ -172,4 +172,36 @@ class HashedFilterBuildTest {
       }
     }
   }
+
+  @Test
+  void aChangedBlockFileIsTheOnlyOneReadAgain() throws IOException {
+    // a copy of the node and a store built from it; then blk00012's 'f' record changes (as when Core appends
+    // to it) and blk00020.dat disappears: the rebuild must read blk00012.dat only
+    Archive a = Archive.HASHED_MULTIFILE;
+    Path dd = HashedFixtures.extract(a, tmp.resolve("grown"));
+    Path copy = tmp.resolve("store-grown");
+    io.bbfindex.ingest.BlockFileInfo f12;
+    try (NodeIndex idx = NodeIndex.open(dd, tmp.resolve("work5"))) {
+      f12 = idx.blockFiles().get(12);
+      FilterBuilder.build(idx, copy, BuildOptions.defaults().withParallelism(2), ProgressListener.NONE);
+    }
+    java.io.ByteArrayOutputStream v = new java.io.ByteArrayOutputStream();
+    for (long x : new long[] {f12.blocks(), f12.size() + 1, f12.undoSize(), f12.heightFirst(), f12.heightLast(),
+        f12.timeFirst(), f12.timeLast()}) {
+      v.writeBytes(io.bbfindex.ingest.encoding.CoreVarInt.encode(x));
+    }
+    io.bbfindex.ingest.testsupport.CoreLevelDbWriter.putAll(dd.resolve("blocks/index"),
+        Map.of(io.bbfindex.ingest.records.DbKeys.fileKey(12), v.toByteArray()));
+    Files.delete(dd.resolve("blocks/blk00020.dat"));
+    try (NodeIndex idx = NodeIndex.open(dd, tmp.resolve("work6"))) {
+      BuildReport r = FilterBuilder.build(idx, copy, BuildOptions.defaults().withParallelism(2), ProgressListener.NONE);
+      assertEquals(List.of(FilterBuilder.fileFilterName(12), FilterBuilder.SUMMARY_NAME), r.rebuilt(), r.describe());
+      assertEquals("updated", r.summaryAction(), r.describe());
+    }
+    try (FilterStore s = FilterStore.open(copy)) {
+      for (TruthRow row : HashedFixtures.rows(a)) {
+        assertTrue(s.mightContainTx(row.txidInternal(), 0), row.toString());
+      }
+    }
+  }
 }
