@@ -108,6 +108,31 @@ class HashedTxindexEndToEndTest {
     assertEquals(before, hashTree(datadir), "the data directory is byte-identical after ingest and serve");
   }
 
+  @ParameterizedTest
+  @CsvSource({
+      "core-0.16.0-mainnet-0-599-txindex-legacy, blocks/index",
+      "core-0.21.1-mainnet-0-599-txindex-ldb, indexes/txindex"})
+  void olderNodesReportTheLegacyLayoutAndWhereTheirTxindexLives(String fixture, String location) throws IOException {
+    Path datadir = Fixtures.extract(fixture, tmp);
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    Path filters = tmp.resolve("filters");
+    int code = Cli.run(new String[] {"ingest", "--datadir", datadir.toString(), "--out", filters.toString()},
+        new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(new ByteArrayOutputStream(), true,
+            StandardCharsets.UTF_8), new CoreChainAccess(), null);
+    assertEquals(0, code);
+    String printed = out.toString(StandardCharsets.UTF_8);
+    assertTrue(printed.contains("txindex: legacy, " + location + "\n"), printed);
+    try (Service service = Service.start(CoreBackends.open(datadir, filters), new InetSocketAddress("127.0.0.1", 0),
+        HttpInitializer.DEFAULT_MAX_BODY_BYTES)) {
+      ApiClient api = new ApiClient(service.server().baseUrl());
+      JsonNode status = api.get("/v1/status").json();
+      assertEquals("legacy", status.get("txindexLayout").asText());
+      assertEquals(location, status.get("txindexLocation").asText());
+      assertEquals(599, status.get("tipHeight").asInt());
+      assertEquals(1.0, api.metric("bbf_index_txindex_layout", Map.of("layout", "legacy", "location", location)));
+    }
+  }
+
   private static void assertMatches(Row r, JsonNode j, int tip) {
     String ctx = r + " -> " + j;
     assertTrue(j.get("present").asBoolean(), ctx);
