@@ -40,28 +40,33 @@ public enum TxIndexLayout {
 
   /**
    * Detects the layout of an {@code indexes/txindex} database: hashed if Core wrote its salt
-   * record (it does when it creates or upgrades the index), legacy rows if any {@code 't'} key
-   * exists.
+   * record (it does when it creates or upgrades the index) or any {@code 'x'} row, legacy rows if
+   * any {@code 't'} key exists.
    *
    * @throws IOException if LevelDB fails reading
    */
   public static TxIndexLayout detect(LevelDbSnapshot db) throws IOException {
-    boolean hashed = db.get(HashedKeys.SALT) != null;
-    boolean legacy = false;
+    // an 'x' row without its salt is a damaged hashed index: HashedTxLookup.open refuses it
+    boolean hashed = db.get(HashedKeys.SALT) != null || hasKeyWithPrefix(db, HashedKeys.TX_ROW);
+    boolean legacy = hasKeyWithPrefix(db, DbKeys.TX_INDEX);
+    return hashed ? (legacy ? MIXED : HASHED) : LEGACY;
+  }
+
+  private static boolean hasKeyWithPrefix(LevelDbSnapshot db, byte prefix) throws IOException {
     try {
-      db.scan(new byte[] {DbKeys.TX_INDEX}, new byte[] {DbKeys.TX_INDEX + 1}, (k, v) -> {
+      db.scan(new byte[] {prefix}, new byte[] {(byte) (prefix + 1)}, (k, v) -> {
         throw new StopScan();
       });
+      return false;
     } catch (StopScan found) {
-      legacy = true;
+      return true;
     }
-    return hashed ? (legacy ? MIXED : HASHED) : LEGACY;
   }
 
   /** Ends a scan after its first entry (no stack trace: it is control flow, not a failure). */
   private static final class StopScan extends IOException {
     StopScan() {
-      super("first 't' row found");
+      super("a key with the prefix exists");
     }
 
     @Override
