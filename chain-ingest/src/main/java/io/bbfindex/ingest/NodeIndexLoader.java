@@ -17,6 +17,9 @@ import io.bbfindex.ingest.records.BlockLocator;
 import io.bbfindex.ingest.records.DbKeys;
 import io.bbfindex.ingest.records.DiskBlockIndex;
 import io.bbfindex.ingest.records.FlagRecords;
+import io.bbfindex.ingest.txindex.HashedKeys;
+import io.bbfindex.ingest.txindex.HashedTxLookup;
+import io.bbfindex.ingest.txindex.TxIndexLayout;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
@@ -47,6 +50,8 @@ final class NodeIndexLoader {
   Obfuscation blockObfuscation;
   Obfuscation txObfuscation;
   boolean legacyTxindex;
+  TxIndexLayout txindexLayout = TxIndexLayout.LEGACY;
+  HashedTxLookup hashedLookup;
   boolean reindexing;
   boolean prunedBlockFiles;
   OptionalInt lastBlockFile;
@@ -60,6 +65,7 @@ final class NodeIndexLoader {
   OptionalInt txindexTipHeight = OptionalInt.empty();
   byte[] txindexTipHash;
   BlockFileReader blockFileReader;
+  BlocksXorKey xor;
 
   NodeIndexLoader(DataDirLayout layout) {
     this.layout = layout;
@@ -96,7 +102,6 @@ final class NodeIndexLoader {
   }
 
   private void loadBlockFilesAndTxindex() throws IOException {
-    BlocksXorKey xor;
     try {
       xor = BlocksXorKey.read(layout.blocksDir());
     } catch (CorruptRecordException e) {
@@ -109,19 +114,18 @@ final class NodeIndexLoader {
     if (layout.txindexDir().isPresent()) {
       txDb = snapshot(layout.txindexDir().get(), snapshotRoot.resolve("txindex"));
       txObfuscation = Obfuscation.read(txDb);
-      for (byte[] marker : DbKeys.TXINDEX_V2_MARKERS) {
-        if (txDb.get(marker) != null) {
-          // a 't' lookup would miss every row written in the new layout: refuse, never answer "absent" wrongly
-          throw new DataDirException(layout.txindexDir().get(), "uses the hashed txindex layout of Bitcoin Core >= 32 "
-              + "(key '" + new String(marker, 1, marker.length - 1, java.nio.charset.StandardCharsets.US_ASCII)
-              + "' present), which this version cannot read; use a txindex written by Core <= 31");
-        }
+      // legacy 't' rows, hashed 'x' rows (Core >= 32) or both: see TxIndexLayout
+      txindexLayout = TxIndexLayout.detect(txDb);
+      byte[] locatorKey = {DbKeys.BEST_BLOCK};
+      if (txindexLayout.hasHashedRows()) {
+        hashedLookup = openHashed();
+        locatorKey = HashedKeys.BEST_BLOCK_V2; // 'B' stays frozen where the legacy rows end
       }
-      byte[] locator = txDb.get(new byte[] {DbKeys.BEST_BLOCK});
+      byte[] locator = txDb.get(locatorKey);
       if (locator != null) {
         BlockLocator decoded;
         try {
-          decoded = BlockLocator.decode(new byte[] {DbKeys.BEST_BLOCK}, txObfuscation.plain(locator));
+          decoded = BlockLocator.decode(locatorKey, txObfuscation.plain(locator));
         } catch (CorruptRecordException e) {
           throw new DataDirException(layout.txindexDir().get(), "corrupt txindex: " + e.getMessage()
               + "; restart bitcoind with -reindex to rebuild it", e);
@@ -143,6 +147,15 @@ final class NodeIndexLoader {
     } else {
       throw new DataDirException(layout.datadir(), "has no transaction index (no indexes/txindex, and no legacy "
           + "txindex flag in blocks/index); restart bitcoind with -txindex=1 and let it build the index");
+    }
+  }
+
+  private HashedTxLookup openHashed() throws IOException {
+    try {
+      return HashedTxLookup.open(txDb, h -> blocksByHash.get(ByteBuffer.wrap(h)));
+    } catch (CorruptRecordException e) {
+      throw new DataDirException(layout.txindexDir().get(), "corrupt hashed txindex: " + e.getMessage()
+          + "; restart bitcoind with -reindex to rebuild it", e);
     }
   }
 

@@ -123,11 +123,12 @@ class DataDirErrorsTest {
   }
 
   @Test
-  void hashedTxindexOfCore32IsRefusedRatherThanMisread() throws IOException {
+  void hashedTxindexWithAMalformedSaltIsRefusedRatherThanMisread() throws IOException {
+    // Core >= 32's hashed layout is read (see io.bbfindex.ingest.txindex); a salt it cannot use is refused
     Path dd = Fixtures.extract(Archive.MAINNET_LDB, tmp.resolve("x"));
     CoreLevelDbWriter.putAll(dd.resolve("indexes/txindex"),
-        Map.of(DbKeys.stringKey("txid_hash_salt"), new byte[16]));
-    assertMentions(refused(dd), "indexes/txindex", "hashed txindex layout", "txid_hash_salt");
+        Map.of(DbKeys.stringKey("txid_hash_salt"), new byte[15]));
+    assertMentions(refused(dd), "indexes/txindex", "corrupt hashed txindex", "txid_hash_salt", "-reindex");
   }
 
   @Test

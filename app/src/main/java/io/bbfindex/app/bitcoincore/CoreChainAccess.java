@@ -24,7 +24,8 @@ public final class CoreChainAccess implements ChainAccess {
     log.println("bbf-index: reading " + datadir + " (private LevelDB snapshots under " + work + ")");
     try (NodeIndex index = NodeIndex.open(datadir, work)) {
       BuildReport report = FilterBuilder.build(index, filters, options(targetFpr), new ConsoleProgress());
-      return report.describe() + "\nfilter store: " + filters + " (index tip " + index.tipHeight() + ")";
+      return "txindex: " + index.txindexDescription() + (index.txindexLayout().storesEveryTxid() ? ""
+          : " (txids computed from the blk files)") + "\n" + report.describe() + "\nfilter store: " + filters + " (index tip " + index.tipHeight() + ")";
     }
   }
 
@@ -41,6 +42,7 @@ public final class CoreChainAccess implements ChainAccess {
     try {
       FilterStore store = FilterBuilder.ensureBuilt(index, filters, options(targetFpr), new ConsoleProgress());
       CoreChainBackend backend = new CoreChainBackend(index, store);
+      log.println("bbf-index: txindex " + index.txindexDescription());
       log.printf("bbf-index: index tip %d, %,d txids in %d filter(s) under %s, ready in %d ms%n", index.tipHeight(),
           store.manifest().txKeys(), store.manifest().files().size() + 2, filters, (System.nanoTime() - start) / 1_000_000);
       return backend;

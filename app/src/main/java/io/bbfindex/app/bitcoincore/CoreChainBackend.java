@@ -97,6 +97,16 @@ public final class CoreChainBackend implements ChainBackend {
   }
 
   @Override
+  public String txindexLayout() {
+    return index.txindexLayout().label();
+  }
+
+  @Override
+  public String txindexLocation() {
+    return index.legacyTxindex() ? "blocks/index" : "indexes/txindex";
+  }
+
+  @Override
   public long leveldbReads() {
     return index.leveldbReads();
   }

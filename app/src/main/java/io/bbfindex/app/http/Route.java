@@ -11,6 +11,7 @@ enum Route {
   TX_BATCH("tx_batch", HttpMethod.POST),
   BLOCK("block", HttpMethod.GET),
   FILTERS("filters", HttpMethod.GET),
+  STATUS("status", HttpMethod.GET),
   METRICS("metrics", HttpMethod.GET),
   LIVEZ("livez", HttpMethod.GET),
   READYZ("readyz", HttpMethod.GET),
@@ -51,6 +52,7 @@ enum Route {
     }
     return switch (path) {
       case "/v1/filters" -> FILTERS;
+      case "/v1/status" -> STATUS;
       case "/metrics" -> METRICS;
       case "/livez" -> LIVEZ;
       case "/readyz" -> READYZ;

@@ -56,6 +56,10 @@ public final class Metrics implements LookupCounter {
   public static final String INDEX_TIP_HEIGHT = "bbf.index.tip.height";
   /** Gauge {@code bbf_index_txindex_lag_blocks}: blocks the txindex trails the active tip by. */
   public static final String TXINDEX_LAG = "bbf.index.txindex.lag.blocks";
+  /** Gauge {@code bbf_index_txindex_layout{layout,location}}: 1 for the node's txindex layout. */
+  public static final String TXINDEX_LAYOUT = "bbf.index.txindex.layout";
+  public static final String TAG_LAYOUT = "layout";
+  public static final String TAG_LOCATION = "location";
   /**
    * {@code bbf_build_info{version} 1}. Prometheus reserves the {@code _info} suffix for its Info
    * type, which Micrometer cannot create, so on a Prometheus registry this is a native Info metric;
@@ -125,6 +129,12 @@ public final class Metrics implements LookupCounter {
     // each would swamp a dashboard, and GET /v1/filters lists them.
     Gauge.builder(TXINDEX_LAG, backend, ChainBackend::txindexLagBlocks)
         .description("Blocks the txindex trails the active chain tip by (NaN: unknown)")
+        .register(registry);
+    Gauge.builder(TXINDEX_LAYOUT, () -> 1)
+        .description("1, tagged with the txindex's layout (legacy, hashed, mixed) and location")
+        .tag(TAG_LAYOUT, backend.txindexLayout())
+        .tag(TAG_LOCATION, backend.txindexLocation())
+        .strongReference(true)
         .register(registry);
     for (FilterSummary f : backend.lookupFilters()) {
       Gauge.builder(FILTER_FILL_RATIO, f, FilterSummary::fillRatio)

@@ -36,9 +36,9 @@ import org.bitcoinj.core.Transaction;
 public final class BlockFileReader implements AutoCloseable {
 
   /** Core's MAX_SIZE, the bound ReadRawBlock puts on a record's size field (32 MiB). */
-  static final long MAX_BLOCK_RECORD = 0x0200_0000L;
+  public static final long MAX_BLOCK_RECORD = 0x0200_0000L;
   /** Prefix bytes before each block: magic + size. */
-  static final int PREFIX_BYTES = 8;
+  public static final int PREFIX_BYTES = 8;
   public static final int HEADER_BYTES = 80;
   /**
    * First read of a transaction. Nearly all transactions are smaller, so one small read does;
@@ -88,7 +88,8 @@ public final class BlockFileReader implements AutoCloseable {
   /**
    * Reads the transaction at {@code dataPos + 80 + txOffset} of blk{file}.dat and checks that the
    * block header there hashes to {@code expectedBlockHash} (if not null) and that the
-   * transaction's txid is {@code expectedTxid}.
+   * transaction's txid is {@code expectedTxid} (if not null: a hashed txindex row only names a
+   * candidate, whose txid its caller compares).
    *
    * @throws CorruptRecordException on any framing, bound, parse, header-hash or txid mismatch
    * @throws NoSuchFileException if the block file is missing (pruned, or wrong blocks dir)
@@ -116,7 +117,7 @@ public final class BlockFileReader implements AutoCloseable {
       tx = parse(block.channel, txStart, (int) left, where, txOffset, true);
     }
     byte[] txid = tx.getTxId().getReversedBytes();
-    if (!Arrays.equals(txid, expectedTxid)) {
+    if (expectedTxid != null && !Arrays.equals(txid, expectedTxid)) {
       throw new CorruptRecordException(where + " tx offset " + txOffset + ": txid mismatch, the bytes there hash to "
           + toDisplayHex(txid) + ", expected " + toDisplayHex(expectedTxid));
     }

@@ -146,8 +146,10 @@ final class FilterScan {
       }
       boolean[] takes = summaryAction == SummaryAction.UPDATE ? summaryTakes.clone() : null;
       TxFilterPass pass = new TxFilterPass(byFile, summaryThisScan, takes, progress,
-          "scan txindex (scan " + (scans + 1) + ")", source.expectedRecords());
-      ParallelTxScan.run(index, decoders(opts.parallelism()), pass);
+          (index.splitsByTxidRange() ? "scan txindex" : "hash blk files") + " (scan " + (scans + 1) + ")",
+          source.expectedRecords());
+      // Block data cannot be split by txid range: its source hashes whole blk files in parallel.
+      ParallelTxScan.run(index, index.splitsByTxidRange() ? decoders(opts.parallelism()) : 0, pass);
       pass.finish();
       scans++;
       summaryPending = false;

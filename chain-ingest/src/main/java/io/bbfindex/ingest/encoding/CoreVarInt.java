@@ -20,7 +20,7 @@ public final class CoreVarInt {
   /** Largest value of a C++ {@code int} field ({@code VarIntMode::NONNEGATIVE_SIGNED}). */
   static final long MAX_INT32 = Integer.MAX_VALUE;
   /** Largest value of a C++ {@code uint32_t} field. */
-  static final long MAX_UINT32 = 0xFFFF_FFFFL;
+  public static final long MAX_UINT32 = 0xFFFF_FFFFL;
   /** Largest value decodable into a Java {@code long} ({@code uint64_t} fields above it are refused). */
   public static final long MAX_INT64 = Long.MAX_VALUE;
   /** Longest encoding of a value up to {@link #MAX_INT64}: ceil(63 / 7) + 1 digits. */

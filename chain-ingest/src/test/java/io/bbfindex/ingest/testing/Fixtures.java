@@ -76,6 +76,22 @@ public final class Fixtures {
     return a.datadirSubpath.isEmpty() ? top : top.resolve(a.datadirSubpath);
   }
 
+  /**
+   * Extracts the archive {@code fixtures/NAME.tar.gz} of any fixture (the 31.99 ones included) into
+   * {@code into} and returns its data directory: the folder that holds {@code blocks/} (the archive
+   * root for mainnet, its {@code regtest/} for regtest).
+   */
+  public static Path extract(String name, Path into) throws IOException {
+    ArchiveExtractor.extractTarGz(dir().resolve(name + ".tar.gz"), into, 0);
+    Path root = into.resolve(name);
+    for (Path datadir : new Path[] {root, root.resolve("regtest")}) {
+      if (Files.isDirectory(datadir.resolve("blocks"))) {
+        return datadir;
+      }
+    }
+    throw new IOException("archive " + name + " has no blocks/ folder");
+  }
+
   /** The ground truth of {@code a}: every 't' record Core wrote. */
   public static List<TxRow> txRows(Archive a) throws IOException {
     Path plain = dir().resolve(a.baseName + ".txindex.tsv");
