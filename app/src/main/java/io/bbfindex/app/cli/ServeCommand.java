@@ -1,10 +1,10 @@
 package io.bbfindex.app.cli;
 
-import io.bbfindex.app.Service;
 import io.bbfindex.app.demo.EmbeddedDemo;
 import io.bbfindex.app.follow.FollowOptions;
 import io.bbfindex.app.follow.FollowServe;
 import io.bbfindex.app.http.HttpInitializer;
+import io.bbfindex.app.http.Service;
 import io.bbfindex.app.lookup.ChainBackend;
 import java.io.IOException;
 import java.io.PrintStream;

@@ -1,6 +1,6 @@
 package io.bbfindex.app.follow;
 
-import io.bbfindex.app.core.CoreChainBackend;
+import io.bbfindex.app.bitcoincore.CoreChainBackend;
 import io.bbfindex.app.lookup.ChainBackend;
 import io.bbfindex.follow.FollowConfig;
 import io.bbfindex.follow.FollowState;

@@ -10,7 +10,7 @@ import io.bbfindex.follow.FollowStatus;
 import io.bbfindex.follow.Follower;
 import io.bbfindex.follow.Hash32;
 import io.bbfindex.follow.layer.TipAnswer;
-import io.bbfindex.ingest.IndexReadException;
+import io.bbfindex.ingest.records.IndexReadException;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

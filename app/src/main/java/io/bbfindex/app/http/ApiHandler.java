@@ -7,10 +7,10 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.bbfindex.app.lookup.BlockAnswer;
 import io.bbfindex.app.lookup.ChainBackend;
-import io.bbfindex.app.lookup.HashKeys;
 import io.bbfindex.app.lookup.LookupService;
 import io.bbfindex.app.lookup.TxAnswer;
 import io.bbfindex.app.metrics.Metrics;
+import io.bbfindex.ingest.encoding.HashKeys;
 import io.micrometer.core.instrument.Timer;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufInputStream;
@@ -163,6 +163,7 @@ public final class ApiHandler extends ChannelInboundHandlerAdapter {
       case TX_BATCH -> txBatch(ctx, request.content());
       case BLOCK -> block(ctx, path);
       case FILTERS -> json(HttpResponseStatus.OK, filtersBody());
+      case STATUS -> json(HttpResponseStatus.OK, statusBody());
       case METRICS -> response(HttpResponseStatus.OK, PROMETHEUS_TEXT,
           Unpooled.wrappedBuffer(metricsText.get().getBytes(StandardCharsets.UTF_8)));
       case LIVEZ -> response(HttpResponseStatus.OK, APPLICATION_JSON, Unpooled.wrappedBuffer(LIVE));
@@ -266,6 +267,19 @@ public final class ApiHandler extends ChannelInboundHandlerAdapter {
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("tipHeight", backend.tipHeight());
     body.put("filters", backend.filters());
+    return body;
+  }
+
+  /** {@code GET /v1/status}: the tip and the txindex's layout and location. */
+  private Object statusBody() {
+    ChainBackend backend = lookups.backend();
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("tipHeight", backend.tipHeight());
+    body.put("txindexLayout", backend.txindexLayout());
+    body.put("txindexLocation", backend.txindexLocation());
+    double lag = backend.txindexLagBlocks();
+    body.put("txindexLagBlocks", Double.isNaN(lag) ? null : (long) lag);
+    body.put("leveldbReads", backend.leveldbReads());
     return body;
   }
 

@@ -7,7 +7,7 @@ import io.bbfindex.follow.Hash32;
 import io.bbfindex.follow.regtest.RegtestNode;
 import io.bbfindex.follow.testnode.TestNodes;
 import io.bbfindex.ingest.NodeIndex;
-import io.bbfindex.ingest.TxLocation;
+import io.bbfindex.ingest.records.TxLocation;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.bbfindex.app.Service;
+import io.bbfindex.app.http.Service;
 import io.bbfindex.app.cli.Cli;
-import io.bbfindex.app.core.CoreChainAccess;
+import io.bbfindex.app.bitcoincore.CoreChainAccess;
 import io.bbfindex.app.http.HttpInitializer;
 import io.bbfindex.app.testing.ApiClient;
 import io.bbfindex.follow.FollowState;

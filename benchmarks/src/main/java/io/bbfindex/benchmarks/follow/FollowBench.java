@@ -1,0 +1,313 @@
+package io.bbfindex.benchmarks.follow;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.bbfindex.follow.FollowConfig;
+import io.bbfindex.follow.Follower;
+import io.bbfindex.follow.Hash32;
+import io.bbfindex.follow.layer.DecodedBlock;
+import io.bbfindex.follow.layer.MempoolLayer;
+import io.bbfindex.follow.layer.TipAnswer;
+import io.bbfindex.follow.layer.TipLayer;
+import io.bbfindex.follow.regtest.RegtestNode;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * {@code bbf-index bench follow [--quick]}: the costs of following a node.
+ *
+ * <ul>
+ *   <li>connecting a block of 4,000 transactions: parse of the serialized block (what REST hands
+ *       over) plus the tip layer's insert (target 20 ms; electrs indexes a mainnet block in ~9 ms);
+ *   <li>a mempool resync of 50,000 txids: parse of a {@code getrawmempool false true} answer plus
+ *       the mempool layer's replacement, from empty and with 1 % churn (target 1 s);
+ *   <li>negative lookups per second (one thread probing the tip and mempool filters) during
+ *       back-to-back resyncs, against a quiet run (target: within 10 %);
+ *   <li>with a real node ({@code BITCOIND}, see ../shared/tools/README.md): block-to-answer and
+ *       tx-to-mempool-answer latency, p50/p99, with ZMQ and with polling.
+ * </ul>
+ *
+ * Prints a table and {@code summary: NAME VALUE} lines. Figures from a shared machine vary; the
+ * medians are what to compare.
+ */
+public final class FollowBench {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final boolean quick;
+  private final Map<String, String> summary = new LinkedHashMap<>();
+
+  private FollowBench(boolean quick) {
+    this.quick = quick;
+  }
+
+  /** {@code bench follow}: options parsed strictly by the benchmarks' entry point. */
+  @Command(
+      name = "follow",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Following a node: block connect, mempool resync, negatives during a resync, block-to-answer"
+            + " latency with ZMQ and polling (the latter needs BITCOIND)."
+      })
+  public static final class Suite implements Callable<Integer> {
+    @Option(names = "--quick", description = "fewer rounds (a minute or two)")
+    boolean quick;
+
+    @Override
+    public Integer call() throws Exception {
+      run(quick);
+      return 0;
+    }
+  }
+
+  static void run(boolean quick) throws Exception {
+    FollowBench bench = new FollowBench(quick);
+    double load =
+        java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+    System.out.printf(
+        Locale.ROOT,
+        "bench follow%s: %d cores, load average %.1f (figures from a loaded machine vary)%n",
+        bench.quick ? " --quick" : "",
+        Runtime.getRuntime().availableProcessors(),
+        load);
+    bench.summary.put("follow_load_average", fmt(load));
+    bench.connectBlocks();
+    bench.mempoolResync();
+    bench.negativesDuringResync();
+    bench.latency();
+    bench.summary.forEach((k, v) -> System.out.println("summary: " + k + " " + v));
+  }
+
+  private void connectBlocks() {
+    int txs = 4_000;
+    int warm = quick ? 5 : 20;
+    int measured = quick ? 10 : 40;
+    SyntheticBlocks gen = new SyntheticBlocks(4000);
+    byte[] base = gen.bytes(32);
+    List<byte[]> raw = new ArrayList<>();
+    byte[] prev = base;
+    for (int i = 0; i < warm + measured; i++) {
+      byte[] b = gen.block(prev, txs);
+      raw.add(b);
+      prev = SyntheticBlocks.hash(b);
+    }
+    TipLayer tip = new TipLayer(Hash32.ofInternal(base), 0);
+    double[] parseMs = new double[measured];
+    double[] totalMs = new double[measured];
+    for (int i = 0; i < raw.size(); i++) {
+      long t0 = System.nanoTime();
+      DecodedBlock block = DecodedBlock.parse(raw.get(i));
+      long t1 = System.nanoTime();
+      tip.connect(block, null);
+      long t2 = System.nanoTime();
+      if (i >= warm) {
+        parseMs[i - warm] = (t1 - t0) / 1e6;
+        totalMs[i - warm] = (t2 - t0) / 1e6;
+      }
+    }
+    double p50 = percentile(totalMs, 50);
+    System.out.printf(Locale.ROOT, "connect a block of %,d txs (%,d bytes): p50 %.2f ms (parse %.2f ms), max %.2f ms; "
+        + "tip layer then holds %,d txids%n", txs, raw.getFirst().length, p50, percentile(parseMs, 50),
+        percentile(totalMs, 100), tip.confirmedCount());
+    summary.put("follow_connect_block_4000_tx_ms_p50", fmt(p50));
+    summary.put("follow_connect_block_4000_tx_parse_ms_p50", fmt(percentile(parseMs, 50)));
+  }
+
+  private void mempoolResync() throws Exception {
+    int n = 50_000;
+    int reps = quick ? 3 : 7;
+    SyntheticBlocks gen = new SyntheticBlocks(50_000);
+    List<Hash32> first = hashes(gen, n);
+    List<Hash32> churned = new ArrayList<>(first.subList(n / 100, n));
+    churned.addAll(hashes(gen, n / 100));
+    byte[] firstAnswer = rawMempoolAnswer(first, 1_000);
+    byte[] churnedAnswer = rawMempoolAnswer(churned, 2_000);
+    double[] fromEmpty = new double[reps];
+    double[] withChurn = new double[reps];
+    for (int r = 0; r < reps; r++) {
+      MempoolLayer m = new MempoolLayer();
+      long t0 = System.nanoTime();
+      m.replaceAll(parse(firstAnswer));
+      long t1 = System.nanoTime();
+      m.replaceAll(parse(churnedAnswer));
+      long t2 = System.nanoTime();
+      fromEmpty[r] = (t1 - t0) / 1e6;
+      withChurn[r] = (t2 - t1) / 1e6;
+    }
+    System.out.printf(Locale.ROOT, "mempool resync of %,d txids (getrawmempool answer of %,d bytes, parsed): "
+        + "from empty p50 %.1f ms, with 1 %% churn p50 %.1f ms%n", n, firstAnswer.length,
+        percentile(fromEmpty, 50), percentile(withChurn, 50));
+    summary.put("follow_mempool_resync_50000_from_empty_ms_p50", fmt(percentile(fromEmpty, 50)));
+    summary.put("follow_mempool_resync_50000_churn_1pct_ms_p50", fmt(percentile(withChurn, 50)));
+  }
+
+  private void negativesDuringResync() throws Exception {
+    SyntheticBlocks gen = new SyntheticBlocks(77);
+    List<Hash32> a = hashes(gen, 50_000);
+    List<Hash32> b = new ArrayList<>(a.subList(5_000, 50_000));
+    b.addAll(hashes(gen, 5_000));
+    MempoolLayer mempool = new MempoolLayer();
+    mempool.replaceAll(a);
+    TipLayer tip = new TipLayer(Hash32.ofInternal(gen.bytes(32)), 0);
+    byte[] probes = gen.bytes(32 * 65_536);
+    Duration window = Duration.ofMillis(quick ? 500 : 2_000);
+    negatives(tip, mempool, probes, window); // warm-up
+    double quiet = negatives(tip, mempool, probes, window);
+    AtomicBoolean stop = new AtomicBoolean();
+    int[] resyncs = {0};
+    Thread writer = Thread.ofPlatform().name("resync").start(() -> {
+      boolean flip = false;
+      while (!stop.get()) {
+        mempool.replaceAll(flip ? a : b);
+        flip = !flip;
+        resyncs[0]++;
+      }
+    });
+    double busy = negatives(tip, mempool, probes, window);
+    stop.set(true);
+    writer.join();
+    double ratio = busy / quiet;
+    System.out.printf(Locale.ROOT, "negative lookups (tip + mempool filters, 1 thread): quiet %,.0f/s, during %d "
+        + "back-to-back resyncs of 10 %% of 50,000 txids %,.0f/s (%.0f %%)%n", quiet, resyncs[0], busy, 100 * ratio);
+    summary.put("follow_negatives_per_s_quiet", fmt(quiet));
+    summary.put("follow_negatives_per_s_during_resync", fmt(busy));
+    summary.put("follow_negatives_during_resync_vs_quiet", fmt(ratio));
+  }
+
+  private static double negatives(TipLayer tip, MempoolLayer mempool, byte[] probes, Duration window) {
+    int keys = probes.length / 32;
+    long deadline = System.nanoTime() + window.toNanos();
+    long done = 0;
+    long hits = 0;
+    long start = System.nanoTime();
+    while (System.nanoTime() < deadline) {
+      for (int i = 0; i < 1024; i++) {
+        int off = (int) ((done + i) % keys) * 32;
+        if (tip.mightContain(probes, off) || mempool.mightContain(probes, off)) {
+          hits++;
+        }
+      }
+      done += 1024;
+    }
+    if (hits > done / 100) {
+      throw new IllegalStateException("random probes should be negatives: " + hits + " of " + done);
+    }
+    return done / ((System.nanoTime() - start) / 1e9);
+  }
+
+  private void latency() throws Exception {
+    Optional<java.nio.file.Path> bitcoind = RegtestNode.binary(RegtestNode.CURRENT);
+    if (bitcoind.isEmpty()) {
+      System.out.println("latency: skipped, BITCOIND is not set to a bitcoind (see ../shared/tools/README.md)");
+      return;
+    }
+    int blocks = quick ? 10 : 40;
+    try (RegtestNode node = RegtestNode.start(bitcoind.get(), true)) {
+      node.mine(101);
+      Hash32 genesis = Hash32.ofDisplayHex(node.rpc().call("getblockhash", 0).asText());
+      Duration poll = Duration.ofMillis(500);
+      try (Follower zmq = Follower.start(new FollowConfig(node.rpc(), null, node.blocksDir(), genesis, 0, poll));
+          Follower polling = Follower.start(new FollowConfig(node.rpc(), FollowConfig.NO_ZMQ, node.blocksDir(), genesis, 0, poll))) {
+        zmq.awaitTip(node.bestBlock(), Duration.ofSeconds(60));
+        polling.awaitTip(node.bestBlock(), Duration.ofSeconds(60));
+        double[][] block = new double[2][blocks];
+        double[][] mempool = new double[2][blocks];
+        List<Follower> both = List.of(zmq, polling);
+        for (int i = 0; i < blocks; i++) {
+          Hash32 tx = node.send("bech32", 0.01);
+          long t0 = System.nanoTime();
+          double[] m = until(both, f -> f.lookup(tx).orElse(null) instanceof TipAnswer.InMempool, t0);
+          Hash32 hash = node.mine(1).getFirst();
+          long t1 = System.nanoTime();
+          double[] c = until(both, f -> f.status().servedTipHash().equals(hash), t1);
+          for (int k = 0; k < 2; k++) {
+            mempool[k][i] = m[k];
+            block[k][i] = c[k];
+          }
+        }
+        String[] names = {"zmq", "polling"};
+        for (int k = 0; k < 2; k++) {
+          System.out.printf(Locale.ROOT, "%-8s block-to-answer p50 %.1f ms p99 %.1f ms; tx-to-mempool-answer p50 %.1f ms "
+              + "p99 %.1f ms (%d blocks)%n", names[k], percentile(block[k], 50), percentile(block[k], 99),
+              percentile(mempool[k], 50), percentile(mempool[k], 99), blocks);
+          summary.put("follow_block_to_answer_ms_p50_" + names[k], fmt(percentile(block[k], 50)));
+          summary.put("follow_block_to_answer_ms_p99_" + names[k], fmt(percentile(block[k], 99)));
+          summary.put("follow_tx_to_mempool_answer_ms_p50_" + names[k], fmt(percentile(mempool[k], 50)));
+        }
+      }
+    }
+  }
+
+  /** Milliseconds from {@code t0} until each follower satisfies {@code done} (10 s at most). */
+  private static double[] until(List<Follower> followers, java.util.function.Predicate<Follower> done, long t0)
+      throws InterruptedException {
+    double[] out = new double[followers.size()];
+    Arrays.fill(out, Double.NaN);
+    long deadline = t0 + Duration.ofSeconds(10).toNanos();
+    int left = followers.size();
+    while (left > 0 && System.nanoTime() < deadline) {
+      for (int k = 0; k < followers.size(); k++) {
+        if (Double.isNaN(out[k]) && done.test(followers.get(k))) {
+          out[k] = (System.nanoTime() - t0) / 1e6;
+          left--;
+        }
+      }
+      Thread.sleep(1);
+    }
+    for (int k = 0; k < out.length; k++) {
+      if (Double.isNaN(out[k])) {
+        throw new IllegalStateException("follower " + k + " did not answer within 10 s: " + followers.get(k).status());
+      }
+    }
+    return out;
+  }
+
+  private static List<Hash32> hashes(SyntheticBlocks gen, int n) {
+    List<Hash32> out = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      out.add(Hash32.ofInternal(gen.bytes(32)));
+    }
+    return out;
+  }
+
+  /** The bytes of a {@code getrawmempool false true} JSON-RPC answer. */
+  private static byte[] rawMempoolAnswer(List<Hash32> txids, long sequence) {
+    StringBuilder sb = new StringBuilder(txids.size() * 67 + 100);
+    sb.append("{\"result\":{\"txids\":[");
+    for (int i = 0; i < txids.size(); i++) {
+      sb.append(i == 0 ? "\"" : ",\"").append(txids.get(i).displayHex()).append('"');
+    }
+    sb.append("],\"mempool_sequence\":").append(sequence).append("},\"error\":null,\"id\":1}");
+    return sb.toString().getBytes(StandardCharsets.US_ASCII);
+  }
+
+  private static List<Hash32> parse(byte[] answer) throws java.io.IOException {
+    JsonNode txids = JSON.readTree(answer).path("result").path("txids");
+    List<Hash32> out = new ArrayList<>(txids.size());
+    for (JsonNode t : txids) {
+      out.add(Hash32.ofDisplayHex(t.asText()));
+    }
+    return out;
+  }
+
+  static double percentile(double[] values, double p) {
+    double[] s = values.clone();
+    Arrays.sort(s);
+    int i = (int) Math.ceil(p / 100 * s.length) - 1;
+    return s[Math.max(0, Math.min(s.length - 1, i))];
+  }
+
+  private static String fmt(double v) {
+    return String.format(Locale.ROOT, "%.3f", v);
+  }
+}
