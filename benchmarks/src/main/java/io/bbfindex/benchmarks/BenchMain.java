@@ -1,11 +1,11 @@
 package io.bbfindex.benchmarks;
 
+import io.bbfindex.benchmarks.follow.FollowBench;
 import io.bbfindex.benchmarks.http.HttpBench;
 import io.bbfindex.benchmarks.ingest.IngestThroughputBench;
 import io.bbfindex.benchmarks.scale.ScaleBench;
 import io.bbfindex.benchmarks.store.StoreBench;
 import java.nio.file.Path;
-import io.bbfindex.benchmarks.follow.FollowBench;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -20,11 +20,20 @@ import picocli.CommandLine.Spec;
  * {@code bench-results/} under the project root ({@code -Dbbf.home}, set by the launcher). The JMH
  * suites of one module (filters, paper) are not here: they live in that module's {@code src/jmh}.
  */
-@Command(name = "bbf-index bench", mixinStandardHelpOptions = true, version = "bbf-index benchmarks",
-    description = "Cross-module benchmarks; each ends with 'summary: NAME VALUE' lines, also written to "
-        + "bench-results/.",
-    subcommands = {StoreBench.class, ScaleBench.class, HttpBench.class, IngestThroughputBench.class,
-        FollowBench.Suite.class})
+@Command(
+    name = "bbf-index bench",
+    mixinStandardHelpOptions = true,
+    version = "bbf-index benchmarks",
+    description =
+        "Cross-module benchmarks; each ends with 'summary: NAME VALUE' lines, also written to "
+            + "bench-results/.",
+    subcommands = {
+      StoreBench.class,
+      ScaleBench.class,
+      HttpBench.class,
+      IngestThroughputBench.class,
+      FollowBench.Suite.class
+    })
 public final class BenchMain implements Runnable {
 
   @Spec CommandSpec spec;
@@ -33,18 +42,22 @@ public final class BenchMain implements Runnable {
 
   @Override
   public void run() {
-    throw new ParameterException(spec.commandLine(), "name a suite: store, scale, http, ingest or follow");
+    throw new ParameterException(
+        spec.commandLine(), "name a suite: store, scale, http, ingest or follow");
   }
 
   public static void main(String[] args) {
     System.exit(execute(args));
   }
 
-  /** Parses {@code args} and runs the suite they name; the exit code (0, 1 failed, 2 bad arguments). */
+  /**
+   * Parses {@code args} and runs the suite they name; the exit code (0, 1 failed, 2 bad arguments).
+   */
   public static int execute(String... args) {
     Path home = home();
     if (home != null && System.getProperty("bbf.fixtures") == null) {
-      // the fixture readers shared with the tests find the checked-in fixtures through this property
+      // the fixture readers shared with the tests find the checked-in fixtures through this
+      // property
       System.setProperty("bbf.fixtures", home.resolve("fixtures").toString());
     }
     return commandLine().execute(args);

@@ -33,7 +33,10 @@ public final class FollowStats {
     return zmqGaps.get();
   }
 
-  /** Reorgs seen with depth at most {@code REORG_DEPTH_BOUNDS[i]} (and more than the previous bound); index {@code length} counts deeper ones. */
+  /**
+   * Reorgs seen with depth at most {@code REORG_DEPTH_BOUNDS[i]} (and more than the previous
+   * bound); index {@code length} counts deeper ones.
+   */
   public long reorgs(int bucket) {
     return reorgDepths.get(bucket);
   }

@@ -5,7 +5,8 @@ import java.time.Instant;
 /**
  * A consistent picture of the follower for {@code GET /v1/status}.
  *
- * @param network the node's chain ({@code main}, {@code test}, {@code regtest}, ...), or {@code null} before first contact
+ * @param network the node's chain ({@code main}, {@code test}, {@code regtest}, ...), or {@code
+ *     null} before first contact
  * @param nodeTipHash the node's best block when last asked, or {@code null}
  * @param nodeTipHeight -1 when unknown
  * @param servedTipHash the newest block answers reflect

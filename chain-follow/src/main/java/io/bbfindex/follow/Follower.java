@@ -31,8 +31,13 @@ import java.util.Optional;
  */
 public final class Follower implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(Follower.class.getName());
-  /** How long a connected ZMQ subscription is given to reach the publisher before the mempool snapshot. */
+
+  /**
+   * How long a connected ZMQ subscription is given to reach the publisher before the mempool
+   * snapshot.
+   */
   private static final Duration SUBSCRIBE_SETTLE = Duration.ofMillis(200);
+
   /** Side-branch blocks read at (re)contact; a long-running mainnet node knows a few dozen. */
   static final int MAX_FORK_BLOCKS = 1_000;
 
@@ -49,10 +54,19 @@ public final class Follower implements AutoCloseable {
   private ZmqSequenceSubscriber zmq;
   private boolean zmqLookedUp;
   private boolean needContact = true;
-  /** The mempool sequence the next A/R event will carry at the earliest; older ones are in the snapshot. */
+
+  /**
+   * The mempool sequence the next A/R event will carry at the earliest; older ones are in the
+   * snapshot.
+   */
   private long nextMempoolSequence = -1;
-  /** Blocks disconnected since the last connect: a reorg's depth, recorded when the new branch starts. */
+
+  /**
+   * Blocks disconnected since the last connect: a reorg's depth, recorded when the new branch
+   * starts.
+   */
   private int pendingReorgDepth;
+
   private int mempoolSizeMismatches;
 
   private volatile String network;
@@ -127,8 +141,18 @@ public final class Follower implements AutoCloseable {
   }
 
   public FollowStatus status() {
-    return new FollowStatus(network, nodeTipHash, nodeTipHeight, tip.tipHash(), tip.tipHeight(),
-        config.baseHash(), config.baseHeight(), state, stateSince, mempool.size(), notifications);
+    return new FollowStatus(
+        network,
+        nodeTipHash,
+        nodeTipHeight,
+        tip.tipHash(),
+        tip.tipHeight(),
+        config.baseHash(),
+        config.baseHeight(),
+        state,
+        stateSince,
+        mempool.size(),
+        notifications);
   }
 
   public FollowStats stats() {
@@ -213,7 +237,11 @@ public final class Follower implements AutoCloseable {
         notifications = "zmq " + endpoint;
         // A SUB joins asynchronously: the mempool snapshot must not predate the subscription.
         if (!zmq.awaitConnected(Duration.ofSeconds(5), SUBSCRIBE_SETTLE)) {
-          LOG.log(Level.WARNING, "ZMQ " + endpoint + " not connected within 5 s; the periodic sync covers blocks until it is");
+          LOG.log(
+              Level.WARNING,
+              "ZMQ "
+                  + endpoint
+                  + " not connected within 5 s; the periodic sync covers blocks until it is");
         }
       } else {
         notifications = "polling every " + config.pollInterval().toMillis() + " ms";
@@ -249,7 +277,11 @@ public final class Follower implements AutoCloseable {
           tip.addStaleBlock(b, height);
           prev = b.prevHash();
         } else {
-          prev = Hash32.ofDisplayHex(rpc.call("getblockheader", hash.displayHex(), true).path("previousblockhash").asText());
+          prev =
+              Hash32.ofDisplayHex(
+                  rpc.call("getblockheader", hash.displayHex(), true)
+                      .path("previousblockhash")
+                      .asText());
         }
         hash = prev;
         height--;
@@ -307,7 +339,9 @@ public final class Follower implements AutoCloseable {
   private void apply(ZmqSequenceSubscriber.Received r) throws IOException {
     if (r.gapBefore()) {
       stats.zmqGaps.incrementAndGet();
-      LOG.log(Level.INFO, "ZMQ sequence gap before counter " + r.event().counter() + ": mempool resync");
+      LOG.log(
+          Level.INFO,
+          "ZMQ sequence gap before counter " + r.event().counter() + ": mempool resync");
       resyncMempool();
     }
     SequenceEvent e = r.event();
@@ -335,16 +369,18 @@ public final class Follower implements AutoCloseable {
   }
 
   /**
-   * On a quiet tick, the node's mempool size against ours: a difference on two quiet ticks in a
-   * row means events were lost without a counter gap (a subscription that reached the publisher
-   * only after the snapshot, or lost messages before the first one we saw): resync.
+   * On a quiet tick, the node's mempool size against ours: a difference on two quiet ticks in a row
+   * means events were lost without a counter gap (a subscription that reached the publisher only
+   * after the snapshot, or lost messages before the first one we saw): resync.
    */
   private void checkMempoolSize() throws IOException {
     int nodeSize = rpc.call("getmempoolinfo").path("size").asInt();
     if (nodeSize == mempool.size()) {
       mempoolSizeMismatches = 0;
     } else if (++mempoolSizeMismatches >= 2) {
-      LOG.log(Level.INFO, "mempool size " + mempool.size() + " differs from the node's " + nodeSize + ": resync");
+      LOG.log(
+          Level.INFO,
+          "mempool size " + mempool.size() + " differs from the node's " + nodeSize + ": resync");
       mempoolSizeMismatches = 0;
       resyncMempool();
     }
@@ -399,24 +435,33 @@ public final class Follower implements AutoCloseable {
     // so their txids are taken from it and answered stale from here on.
     while (tip.depth() == 0 && tip.baseHeight() > 0 && !onActiveChain(tip.baseHash())) {
       Hash32 base = tip.baseHash();
-      byte[] raw = rpc.block(base).orElseThrow(() -> new IOException(
-          "the snapshot's block " + base + " left the active chain and the node no longer has it (pruned?)"));
+      byte[] raw =
+          rpc.block(base)
+              .orElseThrow(
+                  () ->
+                      new IOException(
+                          "the snapshot's block "
+                              + base
+                              + " left the active chain and the node no longer has it (pruned?)"));
       tip.disconnectBase(DecodedBlock.parse(raw));
       stats.blocksDisconnected.incrementAndGet();
       depth++;
       LOG.log(Level.INFO, "reorg into the snapshot's blocks: " + base + " disconnected");
     }
     if (depth > 0) {
-      // The node may disconnect a deep reorg block by block (invalidateblock does): sum until a connect.
+      // The node may disconnect a deep reorg block by block (invalidateblock does): sum until a
+      // connect.
       pendingReorgDepth += depth;
-      LOG.log(Level.INFO, "reorg: " + depth + " block(s) disconnected, tip back at " + tip.tipHash());
+      LOG.log(
+          Level.INFO, "reorg: " + depth + " block(s) disconnected, tip back at " + tip.tipHash());
       signalProgress();
     }
   }
 
   private boolean onActiveChain(Hash32 block) throws IOException {
     try {
-      return rpc.call("getblockheader", block.displayHex(), true).path("confirmations").asInt(-1) >= 0;
+      return rpc.call("getblockheader", block.displayHex(), true).path("confirmations").asInt(-1)
+          >= 0;
     } catch (RpcException e) {
       if (e.code() == RpcException.NOT_FOUND) {
         return false;
@@ -425,7 +470,10 @@ public final class Follower implements AutoCloseable {
     }
   }
 
-  /** Connects heights tip+1 .. {@code height}; stops early when a block does not build on the tip (a reorg raced). */
+  /**
+   * Connects heights tip+1 .. {@code height}; stops early when a block does not build on the tip (a
+   * reorg raced).
+   */
   private void connectUpTo(int height) throws IOException {
     while (tip.tipHeight() < height) {
       int next = tip.tipHeight() + 1;

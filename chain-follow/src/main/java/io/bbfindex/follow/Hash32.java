@@ -73,7 +73,10 @@ public final class Hash32 {
 
   @Override
   public int hashCode() {
-    return (internal[0] & 0xff) | (internal[1] & 0xff) << 8 | (internal[2] & 0xff) << 16 | internal[3] << 24;
+    return (internal[0] & 0xff)
+        | (internal[1] & 0xff) << 8
+        | (internal[2] & 0xff) << 16
+        | internal[3] << 24;
   }
 
   @Override

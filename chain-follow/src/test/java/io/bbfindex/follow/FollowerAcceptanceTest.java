@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bbfindex.follow.layer.TipAnswer;
-import io.bbfindex.follow.testnode.NodeTruth;
 import io.bbfindex.follow.regtest.RegtestNode;
+import io.bbfindex.follow.testnode.NodeTruth;
 import io.bbfindex.follow.testnode.TestNodes;
 import java.time.Duration;
 import java.util.List;
@@ -17,13 +17,14 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Issue 12's acceptance against a real regtest node with ZMQ: after each block every txid is
- * answered as {@code getrawtransaction <txid> 1} says, mempool txids within 1 s; reorgs by
- * {@code invalidateblock}; RBF; a tx only in a stale block; the node stopped and restarted.
+ * answered as {@code getrawtransaction <txid> 1} says, mempool txids within 1 s; reorgs by {@code
+ * invalidateblock}; RBF; a tx only in a stale block; the node stopped and restarted.
  */
 class FollowerAcceptanceTest {
   private static final Duration WITHIN = Duration.ofSeconds(1);
   private static final Duration REORG_WITHIN = Duration.ofSeconds(10);
-  private static final List<String> ADDRESS_TYPES = List.of("legacy", "p2sh-segwit", "bech32", "bech32m");
+  private static final List<String> ADDRESS_TYPES =
+      List.of("legacy", "p2sh-segwit", "bech32", "bech32m");
 
   private RegtestNode node;
   private Follower follower;
@@ -55,7 +56,9 @@ class FollowerAcceptanceTest {
   @Test
   void everyBlockAndMempoolTxIsAnsweredAsTheNodeSaysWithinASecond() throws Exception {
     assertTrue(follower.awaitTip(node.bestBlock(), Duration.ofSeconds(30)), "initial catch-up");
-    assertTrue(follower.status().notifications().startsWith("zmq tcp://127.0.0.1:"), follower.status().notifications());
+    assertTrue(
+        follower.status().notifications().startsWith("zmq tcp://127.0.0.1:"),
+        follower.status().notifications());
     for (int round = 0; round < 3; round++) {
       for (String type : ADDRESS_TYPES) {
         truth.collect(node.send(type, 0.1 + round));
@@ -64,7 +67,8 @@ class FollowerAcceptanceTest {
       Hash32 block = node.mine(1).get(0);
       long mined = System.nanoTime();
       assertTrue(follower.awaitTip(block, WITHIN), "block answered within 1 s");
-      System.out.printf("block-to-answer latency (zmq): %.1f ms%n", (System.nanoTime() - mined) / 1e6);
+      System.out.printf(
+          "block-to-answer latency (zmq): %.1f ms%n", (System.nanoTime() - mined) / 1e6);
       truth.collect();
       truth.assertFollowerAgrees(follower, WITHIN);
     }
@@ -79,12 +83,21 @@ class FollowerAcceptanceTest {
     Hash32 tx = node.send("bech32", 0.3);
     Hash32 block = node.mine(1).get(0);
     assertTrue(follower.awaitTip(block, WITHIN));
-    TipAnswer.Confirmed c = assertInstanceOf(TipAnswer.Confirmed.class, follower.lookup(tx).orElseThrow());
+    TipAnswer.Confirmed c =
+        assertInstanceOf(TipAnswer.Confirmed.class, follower.lookup(tx).orElseThrow());
     assertNotNull(c.location(), "the node's blocks dir is readable here");
-    try (var reader = new io.bbfindex.ingest.blockfile.BlockFileReader(node.blocksDir(),
-        io.bbfindex.ingest.blockfile.BlocksXorKey.read(node.blocksDir()), null)) {
+    try (var reader =
+        new io.bbfindex.ingest.blockfile.BlockFileReader(
+            node.blocksDir(),
+            io.bbfindex.ingest.blockfile.BlocksXorKey.read(node.blocksDir()),
+            null)) {
       // Throws unless the header hashes to the block and the bytes at txOffset hash to the txid.
-      reader.readTransaction(c.location().file(), c.location().dataPos(), c.txOffset(), tx.internal(), block.internal());
+      reader.readTransaction(
+          c.location().file(),
+          c.location().dataPos(),
+          c.txOffset(),
+          tx.internal(),
+          block.internal());
     }
   }
 
@@ -121,7 +134,9 @@ class FollowerAcceptanceTest {
     assertTrue(follower.awaitTip(node.bestBlock(), Duration.ofSeconds(30)));
     // In the mempool: replaced there, never mined.
     Hash32 first = node.send("bech32", 1.0);
-    Hash32 bumped = Hash32.ofDisplayHex(node.wallet().call("bumpfee", first.displayHex()).path("txid").asText());
+    Hash32 bumped =
+        Hash32.ofDisplayHex(
+            node.wallet().call("bumpfee", first.displayHex()).path("txid").asText());
     truth.collect(first, bumped);
     truth.assertFollowerAgrees(follower, WITHIN);
     assertTrue(follower.lookup(first).isEmpty(), "the replaced tx is unknown");
@@ -134,12 +149,15 @@ class FollowerAcceptanceTest {
     node.rpc().call("invalidateblock", lost.displayHex());
     assertTrue(follower.awaitTip(node.bestBlock(), REORG_WITHIN));
     truth.assertFollowerAgrees(follower, REORG_WITHIN);
-    Hash32 replacement = Hash32.ofDisplayHex(node.wallet().call("bumpfee", second.displayHex()).path("txid").asText());
+    Hash32 replacement =
+        Hash32.ofDisplayHex(
+            node.wallet().call("bumpfee", second.displayHex()).path("txid").asText());
     List<Hash32> won = node.mine(2);
     assertTrue(follower.awaitTip(won.getLast(), REORG_WITHIN));
     truth.collect(replacement);
     truth.assertFollowerAgrees(follower, REORG_WITHIN);
-    TipAnswer.Stale s = assertInstanceOf(TipAnswer.Stale.class, follower.lookup(second).orElseThrow());
+    TipAnswer.Stale s =
+        assertInstanceOf(TipAnswer.Stale.class, follower.lookup(second).orElseThrow());
     assertEquals(lost, s.blockHash());
   }
 
@@ -154,7 +172,8 @@ class FollowerAcceptanceTest {
 
     node.stop();
     long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-    while (follower.status().state() != FollowState.NODE_UNREACHABLE && System.nanoTime() < deadline) {
+    while (follower.status().state() != FollowState.NODE_UNREACHABLE
+        && System.nanoTime() < deadline) {
       Thread.sleep(50);
     }
     assertEquals(FollowState.NODE_UNREACHABLE, follower.status().state());
@@ -165,10 +184,14 @@ class FollowerAcceptanceTest {
     node.restart(); // new cookie, ZMQ counters from 0 again, the mempool reloaded from mempool.dat
     Hash32 after = node.send("bech32", 0.2);
     Hash32 next = node.mine(1).get(0);
-    assertTrue(follower.awaitTip(next, Duration.ofSeconds(30)), "caught up after the restart: " + follower.status());
+    assertTrue(
+        follower.awaitTip(next, Duration.ofSeconds(30)),
+        "caught up after the restart: " + follower.status());
     truth.collect(after);
     truth.assertFollowerAgrees(follower, Duration.ofSeconds(5));
-    assertTrue(follower.stats().mempoolResyncs() > resyncs, "the mempool was taken again after the restart");
+    assertTrue(
+        follower.stats().mempoolResyncs() > resyncs,
+        "the mempool was taken again after the restart");
     assertEquals(FollowState.FOLLOWING, follower.status().state());
   }
 }

@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.bbfindex.follow.layer.TipAnswer;
-import io.bbfindex.follow.testnode.NodeTruth;
 import io.bbfindex.follow.regtest.RegtestNode;
+import io.bbfindex.follow.testnode.NodeTruth;
 import io.bbfindex.follow.testnode.TestNodes;
 import java.io.IOException;
 import java.time.Duration;
@@ -19,8 +19,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Reorgs made by a competing chain that a second node mined (its blocks handed to the followed node
- * with {@code submitblock}), of depth 6 and 100, followed at once by a ZMQ follower and by a polling
- * one; and a node without ZMQ, where discovery finds none and the follower polls.
+ * with {@code submitblock}), of depth 6 and 100, followed at once by a ZMQ follower and by a
+ * polling one; and a node without ZMQ, where discovery finds none and the follower polls.
  */
 class FollowerCompetingChainTest {
   private static final Duration WITHIN = Duration.ofSeconds(1);
@@ -53,7 +53,8 @@ class FollowerCompetingChainTest {
   }
 
   /** Hands {@code from}'s active blocks at heights {@code first..last} to {@code to}. */
-  private static void copyBlocks(RegtestNode from, RegtestNode to, int first, int last) throws IOException {
+  private static void copyBlocks(RegtestNode from, RegtestNode to, int first, int last)
+      throws IOException {
     for (int h = first; h <= last; h++) {
       String hash = from.rpc().call("getblockhash", h).asText();
       JsonNode result = to.rpc().call("submitblock", from.rpc().call("getblock", hash, 0).asText());
@@ -65,9 +66,11 @@ class FollowerCompetingChainTest {
   }
 
   @Test
-  void competingChainsOfDepthSixAndHundredReplaceTheFollowedOnesForZmqAndPollingFollowers() throws Exception {
+  void competingChainsOfDepthSixAndHundredReplaceTheFollowedOnesForZmqAndPollingFollowers()
+      throws Exception {
     Follower zmq = closeLater(Follower.start(FollowerAcceptanceTest.config(followed, null)));
-    Follower polling = closeLater(Follower.start(FollowerAcceptanceTest.config(followed, FollowConfig.NO_ZMQ)));
+    Follower polling =
+        closeLater(Follower.start(FollowerAcceptanceTest.config(followed, FollowConfig.NO_ZMQ)));
     NodeTruth truth = new NodeTruth(followed);
     for (int depth : new int[] {6, 100}) {
       int fork = followed.rpc().call("getblockcount").asInt();
@@ -93,7 +96,8 @@ class FollowerCompetingChainTest {
         // The followed node's own txs of the lost branch went back to its mempool.
         assertInstanceOf(TipAnswer.InMempool.class, f.lookup(sent.getFirst()).orElseThrow());
       }
-      assertEquals(followed.bestBlock(), rival.bestBlock(), "both on the rival's chain for the next round");
+      assertEquals(
+          followed.bestBlock(), rival.bestBlock(), "both on the rival's chain for the next round");
     }
     for (Follower f : List.of(zmq, polling)) {
       assertEquals(106, f.stats().blocksDisconnected());
@@ -116,7 +120,8 @@ class FollowerCompetingChainTest {
       Hash32 block = rival.mine(1).getFirst();
       long mined = System.nanoTime();
       assertTrue(f.awaitTip(block, WITHIN));
-      System.out.printf("block-to-answer latency (polling): %.1f ms%n", (System.nanoTime() - mined) / 1e6);
+      System.out.printf(
+          "block-to-answer latency (polling): %.1f ms%n", (System.nanoTime() - mined) / 1e6);
       truth.collect();
       truth.assertFollowerAgrees(f, WITHIN);
     }

@@ -13,10 +13,11 @@ import java.util.Set;
  * @param refreshBlocks {@code --refresh-blocks N}: refresh the history once the tip layer holds N
  *     blocks; 0 never
  */
-public record FollowOptions(String rpc, Path cookie, String user, String password, String zmq, int refreshBlocks) {
+public record FollowOptions(
+    String rpc, Path cookie, String user, String password, String zmq, int refreshBlocks) {
   /** The valued option names {@code serve} accepts with {@code --follow}. */
-  public static final Set<String> NAMES = Set.of("rpc", "rpc-cookie", "rpc-user", "rpc-password", "zmq",
-      "refresh-blocks");
+  public static final Set<String> NAMES =
+      Set.of("rpc", "rpc-cookie", "rpc-user", "rpc-password", "zmq", "refresh-blocks");
 
   /** A day of blocks: the tip layer stays small, a refresh is rare. */
   public static final int DEFAULT_REFRESH_BLOCKS = 144;
@@ -24,7 +25,8 @@ public record FollowOptions(String rpc, Path cookie, String user, String passwor
   /** The flag that turns following on. */
   public static final String FLAG = "--follow";
 
-  public static final String HELP = """
+  public static final String HELP =
+      """
         --follow        follow the RUNNING node of --datadir: blocks after the snapshot, reorgs and
                         the mempool (JSON-RPC with the node's cookie; ZMQ 'sequence' if it publishes
                         one, else polling every 0.5 s). The node's directories are only read.

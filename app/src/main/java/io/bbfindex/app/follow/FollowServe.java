@@ -6,7 +6,6 @@ import io.bbfindex.follow.FollowConfig;
 import io.bbfindex.follow.FollowState;
 import io.bbfindex.follow.FollowStats;
 import io.bbfindex.follow.Follower;
-import io.bbfindex.follow.Hash32;
 import io.bbfindex.follow.node.NodeRpc;
 import io.bbfindex.follow.node.RpcCredentials;
 import io.bbfindex.ingest.NodeIndex;
@@ -28,6 +27,7 @@ import java.time.Duration;
 public final class FollowServe {
   /** Polling period without ZMQ, and the health check period with it. */
   static final Duration POLL = Duration.ofMillis(500);
+
   /** How often the tip layer's depth is compared with --refresh-blocks. */
   static final Duration REFRESH_CHECK = Duration.ofSeconds(10);
 
@@ -37,18 +37,34 @@ public final class FollowServe {
    * @throws IllegalArgumentException if the options are inconsistent (the message says which)
    * @throws IOException if the history cannot be opened or built
    */
-  public static ChainBackend open(Path datadir, Path filters, Path work, double targetFpr, FollowOptions options,
-      PrintStream log) throws IOException {
+  public static ChainBackend open(
+      Path datadir,
+      Path filters,
+      Path work,
+      double targetFpr,
+      FollowOptions options,
+      PrintStream log)
+      throws IOException {
     if ((options.user() == null) != (options.password() == null)) {
       throw new IllegalArgumentException("--rpc-user and --rpc-password go together");
     }
     String network = networkOf(datadir);
-    URI rpcUri = URI.create(options.rpc() != null ? withSlash(options.rpc())
-        : "http://127.0.0.1:" + NodeRpc.defaultPort(network) + "/");
-    RpcCredentials credentials = options.user() != null
-        ? new RpcCredentials.UserPassword(options.user(), options.password())
-        : new RpcCredentials.Cookie(options.cookie() != null ? options.cookie() : datadir.resolve(".cookie"));
-    log.println("bbf-index: snapshot of the running node's indexes in " + datadir + " (under " + work + ")");
+    URI rpcUri =
+        URI.create(
+            options.rpc() != null
+                ? withSlash(options.rpc())
+                : "http://127.0.0.1:" + NodeRpc.defaultPort(network) + "/");
+    RpcCredentials credentials =
+        options.user() != null
+            ? new RpcCredentials.UserPassword(options.user(), options.password())
+            : new RpcCredentials.Cookie(
+                options.cookie() != null ? options.cookie() : datadir.resolve(".cookie"));
+    log.println(
+        "bbf-index: snapshot of the running node's indexes in "
+            + datadir
+            + " (under "
+            + work
+            + ")");
     NodeIndex index = NodeIndex.open(datadir, work, true);
     ChainBackend history = null;
     try {
@@ -56,16 +72,24 @@ public final class FollowServe {
       FilterStore store = FilterBuilder.ensureBuilt(index, filters, build, new ConsoleProgress());
       history = new CoreChainBackend(index, store);
       SnapshotBase base = SnapshotBase.of(index);
-      FollowConfig config = new FollowConfig(new NodeRpc(rpcUri, credentials, Duration.ofSeconds(30)), options.zmq(),
-          datadir.resolve("blocks"), base.hash(), base.height(), POLL);
+      FollowConfig config =
+          new FollowConfig(
+              new NodeRpc(rpcUri, credentials, Duration.ofSeconds(30)),
+              options.zmq(),
+              datadir.resolve("blocks"),
+              base.hash(),
+              base.height(),
+              POLL);
       FollowStats stats = new FollowStats();
       Follower follower = Follower.start(config, stats);
-      log.printf("bbf-index: snapshot complete to %d (block index tip %d); following %s (%s)%n", base.height(),
-          index.tipHeight(), rpcUri, network);
+      log.printf(
+          "bbf-index: snapshot complete to %d (block index tip %d); following %s (%s)%n",
+          base.height(), index.tipHeight(), rpcUri, network);
       FollowingBackend backend = new FollowingBackend(history, follower);
       if (options.refreshBlocks() > 0) {
-        HistoryRefresh refresh = new HistoryRefresh(backend, datadir, filters, work, build, config, stats,
-            options.refreshBlocks());
+        HistoryRefresh refresh =
+            new HistoryRefresh(
+                backend, datadir, filters, work, build, config, stats, options.refreshBlocks());
         backend.ownRefresh(refresh);
         refresh.start(REFRESH_CHECK);
       }
@@ -80,8 +104,11 @@ public final class FollowServe {
     }
   }
 
-  /** Waits (at most {@code timeout}) for the first catch-up, so that the first answers are current. */
-  public static FollowState awaitFollowing(ChainBackend backend, Duration timeout) throws InterruptedException {
+  /**
+   * Waits (at most {@code timeout}) for the first catch-up, so that the first answers are current.
+   */
+  public static FollowState awaitFollowing(ChainBackend backend, Duration timeout)
+      throws InterruptedException {
     if (!(backend instanceof FollowingBackend f)) {
       return null;
     }

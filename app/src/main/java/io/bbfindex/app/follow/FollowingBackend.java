@@ -25,10 +25,10 @@ import java.util.Optional;
 
 /**
  * {@code serve --follow}: the history backend (the snapshot's BBFs and Core's indexes) with the
- * follower's tip and mempool layers in front. A txid is probed in all three filters; only a
- * "maybe" reaches the follower's exact maps (first: they are newer) and then the history's index.
- * A negative touches no store and calls nothing on the node. History answers get their
- * confirmations from the served tip, which is the node's.
+ * follower's tip and mempool layers in front. A txid is probed in all three filters; only a "maybe"
+ * reaches the follower's exact maps (first: they are newer) and then the history's index. A
+ * negative touches no store and calls nothing on the node. History answers get their confirmations
+ * from the served tip, which is the node's.
  */
 public final class FollowingBackend implements ChainBackend, MeterBinder {
   private static final System.Logger LOG = System.getLogger(FollowingBackend.class.getName());
@@ -47,6 +47,7 @@ public final class FollowingBackend implements ChainBackend, MeterBinder {
   // Read once per call: a lookup never mixes an old history with a new follower (refresh).
   private volatile Layers layers;
   private volatile HistoryRefresh refresh;
+
   /** LevelDB reads of replaced histories, so that the counter never goes back. */
   private volatile long retiredReads;
 
@@ -65,8 +66,8 @@ public final class FollowingBackend implements ChainBackend, MeterBinder {
   }
 
   /**
-   * Swaps in a new history and its follower in one step; the caller closes the returned old
-   * layers once lookups that already read them are done.
+   * Swaps in a new history and its follower in one step; the caller closes the returned old layers
+   * once lookups that already read them are done.
    */
   synchronized Layers swap(Layers fresh) {
     Layers old = layers;
@@ -118,12 +119,15 @@ public final class FollowingBackend implements ChainBackend, MeterBinder {
       old = l.history().lookupTx(txid).map(a -> onServedTip(a, l.follower()));
     } catch (IndexReadException e) {
       // The snapshot's txindex runs ahead of its block index (Core writes the txindex about every
-      // 30 s, the block index hourly): a row pointing past the snapshot's blocks belongs to the tip,
+      // 30 s, the block index hourly): a row pointing past the snapshot's blocks belongs to the
+      // tip,
       // which the follower answers (or will, once caught up).
       LOG.log(Level.DEBUG, "history lookup past the snapshot's blocks: " + e.getMessage());
       old = Optional.empty();
     }
-    if (old.isPresent() && recent.isPresent() && recent.get() instanceof TipAnswer.Stale s
+    if (old.isPresent()
+        && recent.isPresent()
+        && recent.get() instanceof TipAnswer.Stale s
         && Arrays.equals(s.blockHash().internal(), old.get().blockHash())) {
       return recent.map(FollowingBackend::answer); // a snapshot block a reorg disconnected since
     }
@@ -135,19 +139,41 @@ public final class FollowingBackend implements ChainBackend, MeterBinder {
     if (!a.onActiveChain()) {
       return a;
     }
-    return new TxAnswer(a.blockHash(), a.height(), follower.servedTipHeight() - a.height() + 1, a.file(),
-        a.dataPos(), a.txOffset(), true);
+    return new TxAnswer(
+        a.blockHash(),
+        a.height(),
+        follower.servedTipHeight() - a.height() + 1,
+        a.file(),
+        a.dataPos(),
+        a.txOffset(),
+        true);
   }
 
   private static TxAnswer answer(TipAnswer t) {
     return switch (t) {
       case TipAnswer.InMempool m -> TxAnswer.mempool();
-      case TipAnswer.Confirmed c -> c.location() == null
-          ? new TxAnswer(c.blockHash().internal(), c.height(), c.confirmations(), TxAnswer.NO_LOCATION, 0, 0, true)
-          : new TxAnswer(c.blockHash().internal(), c.height(), c.confirmations(), c.location().file(),
-              c.location().dataPos(), c.txOffset(), true);
-      // Core's getblockheader says -1 for a block off the active chain; the history's stale answers do too.
-      case TipAnswer.Stale s -> new TxAnswer(s.blockHash().internal(), s.height(), -1, TxAnswer.NO_LOCATION, 0, 0, false);
+      case TipAnswer.Confirmed c ->
+          c.location() == null
+              ? new TxAnswer(
+                  c.blockHash().internal(),
+                  c.height(),
+                  c.confirmations(),
+                  TxAnswer.NO_LOCATION,
+                  0,
+                  0,
+                  true)
+              : new TxAnswer(
+                  c.blockHash().internal(),
+                  c.height(),
+                  c.confirmations(),
+                  c.location().file(),
+                  c.location().dataPos(),
+                  c.txOffset(),
+                  true);
+      // Core's getblockheader says -1 for a block off the active chain; the history's stale answers
+      // do too.
+      case TipAnswer.Stale s ->
+          new TxAnswer(s.blockHash().internal(), s.height(), -1, TxAnswer.NO_LOCATION, 0, 0, false);
     };
   }
 
@@ -218,38 +244,60 @@ public final class FollowingBackend implements ChainBackend, MeterBinder {
   /** The follower's metrics (issue 12, section 8). */
   @Override
   public void bindTo(MeterRegistry registry) {
-    // One FollowStats across refreshes (FollowServe passes it to every follower): counters never go back.
+    // One FollowStats across refreshes (FollowServe passes it to every follower): counters never go
+    // back.
     FollowStats stats = layers.follower().stats();
     Gauge.builder("bbf.follow.lag.blocks", this, b -> b.follower().lagBlocks())
-        .description("blocks the served tip trails the node's tip by").register(registry);
+        .description("blocks the served tip trails the node's tip by")
+        .register(registry);
     Gauge.builder("bbf.follow.lag.seconds", this, b -> b.follower().lagSeconds())
-        .description("seconds the node's tip has been ahead of the served tip").register(registry);
+        .description("seconds the node's tip has been ahead of the served tip")
+        .register(registry);
     Gauge.builder("bbf.follow.mempool.size", this, b -> b.follower().mempoolSize())
-        .description("transactions in the followed node's mempool").register(registry);
-    Gauge.builder("bbf.follow.cuckoo.load", this, b -> b.follower().tipFilterLoad()).tag("layer", "tip")
-        .description("occupied slots of the layer's cuckoo filter").register(registry);
-    Gauge.builder("bbf.follow.cuckoo.load", this, b -> b.follower().mempoolFilterLoad()).tag("layer", "mempool")
-        .description("occupied slots of the layer's cuckoo filter").register(registry);
-    Gauge.builder("bbf.follow.snapshot.height", this, b -> b.follower().status().snapshotTipHeight())
-        .description("tip height of the history snapshot served (grows with each refresh)").register(registry);
-    FunctionCounter.builder("bbf.follow.blocks.connected", stats, FollowStats::blocksConnected).register(registry);
-    FunctionCounter.builder("bbf.follow.blocks.disconnected", stats, FollowStats::blocksDisconnected).register(registry);
-    FunctionCounter.builder("bbf.follow.mempool.resyncs", stats, FollowStats::mempoolResyncs).register(registry);
+        .description("transactions in the followed node's mempool")
+        .register(registry);
+    Gauge.builder("bbf.follow.cuckoo.load", this, b -> b.follower().tipFilterLoad())
+        .tag("layer", "tip")
+        .description("occupied slots of the layer's cuckoo filter")
+        .register(registry);
+    Gauge.builder("bbf.follow.cuckoo.load", this, b -> b.follower().mempoolFilterLoad())
+        .tag("layer", "mempool")
+        .description("occupied slots of the layer's cuckoo filter")
+        .register(registry);
+    Gauge.builder(
+            "bbf.follow.snapshot.height", this, b -> b.follower().status().snapshotTipHeight())
+        .description("tip height of the history snapshot served (grows with each refresh)")
+        .register(registry);
+    FunctionCounter.builder("bbf.follow.blocks.connected", stats, FollowStats::blocksConnected)
+        .register(registry);
+    FunctionCounter.builder(
+            "bbf.follow.blocks.disconnected", stats, FollowStats::blocksDisconnected)
+        .register(registry);
+    FunctionCounter.builder("bbf.follow.mempool.resyncs", stats, FollowStats::mempoolResyncs)
+        .register(registry);
     FunctionCounter.builder("bbf.follow.zmq.gaps", stats, FollowStats::zmqGaps).register(registry);
     int lower = 1;
     for (int b = 0; b <= FollowStats.REORG_DEPTH_BOUNDS.length; b++) {
-      String depth = b == FollowStats.REORG_DEPTH_BOUNDS.length ? lower + "+"
-          : lower == FollowStats.REORG_DEPTH_BOUNDS[b] ? Integer.toString(lower) : lower + "-" + FollowStats.REORG_DEPTH_BOUNDS[b];
+      String depth =
+          b == FollowStats.REORG_DEPTH_BOUNDS.length
+              ? lower + "+"
+              : lower == FollowStats.REORG_DEPTH_BOUNDS[b]
+                  ? Integer.toString(lower)
+                  : lower + "-" + FollowStats.REORG_DEPTH_BOUNDS[b];
       int bucket = b;
-      FunctionCounter.builder("bbf.follow.reorgs", stats, s -> s.reorgs(bucket)).tag("depth", depth)
-          .description("reorgs by depth (blocks disconnected)").register(registry);
+      FunctionCounter.builder("bbf.follow.reorgs", stats, s -> s.reorgs(bucket))
+          .tag("depth", depth)
+          .description("reorgs by depth (blocks disconnected)")
+          .register(registry);
       if (b < FollowStats.REORG_DEPTH_BOUNDS.length) {
         lower = FollowStats.REORG_DEPTH_BOUNDS[b] + 1;
       }
     }
     for (FollowState state : FollowState.values()) {
-      Gauge.builder("bbf.follow.state", this, b -> b.follower().status().state() == state ? 1 : 0).tag("state", state.name().toLowerCase())
-          .description("1 for the follower's current state").register(registry);
+      Gauge.builder("bbf.follow.state", this, b -> b.follower().status().state() == state ? 1 : 0)
+          .tag("state", state.name().toLowerCase())
+          .description("1 for the follower's current state")
+          .register(registry);
     }
   }
 

@@ -5,7 +5,6 @@ import io.bbfindex.follow.FollowConfig;
 import io.bbfindex.follow.FollowState;
 import io.bbfindex.follow.FollowStats;
 import io.bbfindex.follow.Follower;
-import io.bbfindex.follow.Hash32;
 import io.bbfindex.ingest.NodeIndex;
 import io.bbfindex.ingest.build.BuildOptions;
 import io.bbfindex.ingest.build.FilterBuilder;
@@ -34,8 +33,10 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class HistoryRefresh implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(HistoryRefresh.class.getName());
+
   /** How long replaced layers stay open for lookups that read them just before the swap. */
   static final Duration GRACE = Duration.ofSeconds(5);
+
   private static final Duration CATCH_UP = Duration.ofMinutes(2);
 
   private final FollowingBackend backend;
@@ -47,15 +48,23 @@ final class HistoryRefresh implements AutoCloseable {
   private final FollowStats stats;
   private final int refreshBlocks;
   private final AtomicLong refreshes = new AtomicLong();
-  private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(
-      r -> Thread.ofPlatform().daemon().name("history-refresh").unstarted(r));
+  private final ScheduledExecutorService scheduler =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> Thread.ofPlatform().daemon().name("history-refresh").unstarted(r));
 
   /**
    * @param template the follower configuration whose base each refresh replaces
    * @param refreshBlocks tip-layer depth that triggers a refresh
    */
-  HistoryRefresh(FollowingBackend backend, Path datadir, Path filters, Path work, BuildOptions options,
-      FollowConfig template, FollowStats stats, int refreshBlocks) {
+  HistoryRefresh(
+      FollowingBackend backend,
+      Path datadir,
+      Path filters,
+      Path work,
+      BuildOptions options,
+      FollowConfig template,
+      FollowStats stats,
+      int refreshBlocks) {
     this.backend = backend;
     this.datadir = datadir;
     this.filters = filters;
@@ -68,7 +77,8 @@ final class HistoryRefresh implements AutoCloseable {
 
   /** Checks every {@code period}. */
   void start(Duration period) {
-    scheduler.scheduleWithFixedDelay(this::check, period.toMillis(), period.toMillis(), TimeUnit.MILLISECONDS);
+    scheduler.scheduleWithFixedDelay(
+        this::check, period.toMillis(), period.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   long refreshes() {
@@ -92,7 +102,8 @@ final class HistoryRefresh implements AutoCloseable {
   /**
    * One refresh attempt.
    *
-   * @return whether new layers were swapped in (false: the node has not written a newer block index yet)
+   * @return whether new layers were swapped in (false: the node has not written a newer block index
+   *     yet)
    * @throws IOException if the snapshot or the store cannot be built
    */
   boolean refreshNow() throws IOException, InterruptedException {
@@ -103,27 +114,43 @@ final class HistoryRefresh implements AutoCloseable {
     try {
       SnapshotBase base = SnapshotBase.of(index);
       if (base.height() <= current.status().snapshotTipHeight()) {
-        LOG.log(Level.INFO, "history refresh: the node's indexes on disk are still complete only to " + base.height());
+        LOG.log(
+            Level.INFO,
+            "history refresh: the node's indexes on disk are still complete only to "
+                + base.height());
         index.close();
         return false;
       }
       FilterStore store = FilterBuilder.ensureBuilt(index, filters, options, ProgressListener.NONE);
       history = new CoreChainBackend(index, store);
-      follower = Follower.start(new FollowConfig(template.rpc(), template.zmq(), template.blocksDir(),
-          base.hash(), base.height(), template.pollInterval()), stats);
+      follower =
+          Follower.start(
+              new FollowConfig(
+                  template.rpc(),
+                  template.zmq(),
+                  template.blocksDir(),
+                  base.hash(),
+                  base.height(),
+                  template.pollInterval()),
+              stats);
       // Caught up with the current follower's tip (it may move meanwhile: follow it).
       long deadline = System.nanoTime() + CATCH_UP.toNanos();
       while (!(follower.status().state() == FollowState.FOLLOWING
-          && follower.status().servedTipHash().equals(backend.follower().status().servedTipHash()))) {
+          && follower
+              .status()
+              .servedTipHash()
+              .equals(backend.follower().status().servedTipHash()))) {
         if (System.nanoTime() > deadline) {
-          throw new IOException("the refreshed follower did not catch up within " + CATCH_UP.toSeconds() + " s");
+          throw new IOException(
+              "the refreshed follower did not catch up within " + CATCH_UP.toSeconds() + " s");
         }
         Thread.sleep(10);
       }
       FollowingBackend.Layers old = backend.swap(new FollowingBackend.Layers(history, follower));
       refreshes.incrementAndGet();
       LOG.log(Level.INFO, "history refreshed: snapshot complete to " + base.height());
-      scheduler.schedule(() -> FollowingBackend.closeLayers(old), GRACE.toMillis(), TimeUnit.MILLISECONDS);
+      scheduler.schedule(
+          () -> FollowingBackend.closeLayers(old), GRACE.toMillis(), TimeUnit.MILLISECONDS);
       return true;
     } catch (IOException | RuntimeException | InterruptedException e) {
       if (follower != null) {

@@ -18,14 +18,22 @@ import io.bbfindex.ingest.encoding.HashKeys;
  *     blocks that a reorg disconnected, so a hit can be stale)
  */
 public record TxAnswer(
-    byte[] blockHash, int height, int confirmations, int file, long dataPos, long txOffset, boolean onActiveChain) {
+    byte[] blockHash,
+    int height,
+    int confirmations,
+    int file,
+    long dataPos,
+    long txOffset,
+    boolean onActiveChain) {
 
   public TxAnswer {
-    requireArgument(blockHash.length == HashKeys.KEY_BYTES, "blockHash must be 32 bytes", blockHash.length);
+    requireArgument(
+        blockHash.length == HashKeys.KEY_BYTES, "blockHash must be 32 bytes", blockHash.length);
   }
 
   /** Height of {@link #mempool()} answers: in no block yet. */
   public static final int NO_HEIGHT = -1;
+
   /** File number of an answer whose block position is unknown (a node on another host). */
   public static final int NO_LOCATION = -1;
 

@@ -47,7 +47,8 @@ class ServeFollowCrashTest {
       for (int moment = 0; moment < MOMENTS; moment++) {
         Child serve = Child.start(node, tmp);
         AtomicBoolean stop = new AtomicBoolean();
-        CompletableFuture<Void> activity = CompletableFuture.runAsync(() -> churn(node, random.nextLong(), stop, seen));
+        CompletableFuture<Void> activity =
+            CompletableFuture.runAsync(() -> churn(node, random.nextLong(), stop, seen));
         Thread.sleep(random.nextInt(1_500));
         serve.process.destroyForcibly(); // SIGKILL
         serve.process.waitFor(10, TimeUnit.SECONDS);
@@ -59,7 +60,9 @@ class ServeFollowCrashTest {
         try {
           long listening = System.nanoTime();
           awaitAgreement(node, new ApiClient(again.base), seen, Duration.ofSeconds(20));
-          System.out.printf("kill -9 at moment %d: restart to listening %.0f ms, to correct answers %.0f ms (%d txids)%n",
+          System.out.printf(
+              "kill -9 at moment %d: restart to listening %.0f ms, to correct answers %.0f ms (%d"
+                  + " txids)%n",
               moment, (listening - start) / 1e6, (System.nanoTime() - start) / 1e6, seen.size());
         } finally {
           again.process.destroyForcibly().waitFor();
@@ -95,8 +98,8 @@ class ServeFollowCrashTest {
     }
   }
 
-  private static void awaitAgreement(RegtestNode node, ApiClient api, Set<Hash32> seen, Duration within)
-      throws Exception {
+  private static void awaitAgreement(
+      RegtestNode node, ApiClient api, Set<Hash32> seen, Duration within) throws Exception {
     long deadline = System.nanoTime() + within.toNanos();
     List<String> differences;
     do {
@@ -106,18 +109,24 @@ class ServeFollowCrashTest {
       }
       Thread.sleep(50);
     } while (System.nanoTime() < deadline);
-    fail(differences.size() + " txids answered unlike the node, e.g. " + differences.subList(0, Math.min(5, differences.size()))
-        + "; status " + api.get("/v1/status").body());
+    fail(
+        differences.size()
+            + " txids answered unlike the node, e.g. "
+            + differences.subList(0, Math.min(5, differences.size()))
+            + "; status "
+            + api.get("/v1/status").body());
   }
 
-  private static List<String> differences(RegtestNode node, ApiClient api, Set<Hash32> seen) throws IOException {
+  private static List<String> differences(RegtestNode node, ApiClient api, Set<Hash32> seen)
+      throws IOException {
     Set<Hash32> all;
     synchronized (seen) {
       all = new LinkedHashSet<>(seen);
     }
     int height = node.rpc().call("getblockcount").asInt();
     for (int h = 1; h <= height; h++) {
-      for (JsonNode t : node.rpc().call("getblock", node.rpc().call("getblockhash", h).asText(), 1).path("tx")) {
+      for (JsonNode t :
+          node.rpc().call("getblock", node.rpc().call("getblockhash", h).asText(), 1).path("tx")) {
         all.add(Hash32.ofDisplayHex(t.asText()));
       }
     }
@@ -128,12 +137,14 @@ class ServeFollowCrashTest {
     for (Hash32 txid : all) {
       String expected = nodeSays(node, txid);
       JsonNode a = api.get("/v1/tx/" + txid).json();
-      String actual = switch (a.path("status").asText("unknown")) {
-        case "confirmed" -> "confirmed " + a.path("blockHash").asText() + " " + a.path("confirmations").asInt();
-        case "stale" -> "stale " + a.path("blockHash").asText();
-        case "mempool" -> "mempool";
-        default -> "unknown";
-      };
+      String actual =
+          switch (a.path("status").asText("unknown")) {
+            case "confirmed" ->
+                "confirmed " + a.path("blockHash").asText() + " " + a.path("confirmations").asInt();
+            case "stale" -> "stale " + a.path("blockHash").asText();
+            case "mempool" -> "mempool";
+            default -> "unknown";
+          };
       if (!expected.equals(actual)) {
         out.add(txid + ": node " + expected + ", served " + actual);
       }
@@ -155,36 +166,57 @@ class ServeFollowCrashTest {
       return "mempool";
     }
     int c = tx.path("confirmations").asInt();
-    return c > 0 ? "confirmed " + tx.path("blockhash").asText() + " " + c : "stale " + tx.path("blockhash").asText();
+    return c > 0
+        ? "confirmed " + tx.path("blockhash").asText() + " " + c
+        : "stale " + tx.path("blockhash").asText();
   }
 
   /** {@code serve --follow} in a child JVM, started until it prints where it listens. */
   private record Child(Process process, String base) {
     static Child start(RegtestNode node, Path tmp) throws IOException, InterruptedException {
       Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-      List<String> cmd = List.of(java.toString(), "--add-modules=jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED",
-          "--sun-misc-unsafe-memory-access=allow", "-cp", System.getProperty("java.class.path"), "io.bbfindex.app.Main",
-          "serve", "--follow", "--datadir", node.datadir().resolve("regtest").toString(),
-          "--filters", tmp.resolve("filters").toString(), "--work", tmp.resolve("work").toString(),
-          "--port", "0", "--rpc", node.rpc().endpoint().toString());
+      List<String> cmd =
+          List.of(
+              java.toString(),
+              "--add-modules=jdk.incubator.vector",
+              "--enable-native-access=ALL-UNNAMED",
+              "--sun-misc-unsafe-memory-access=allow",
+              "-cp",
+              System.getProperty("java.class.path"),
+              "io.bbfindex.app.Main",
+              "serve",
+              "--follow",
+              "--datadir",
+              node.datadir().resolve("regtest").toString(),
+              "--filters",
+              tmp.resolve("filters").toString(),
+              "--work",
+              tmp.resolve("work").toString(),
+              "--port",
+              "0",
+              "--rpc",
+              node.rpc().endpoint().toString());
       Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
-      BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-      CompletableFuture<String> base = CompletableFuture.supplyAsync(() -> {
-        try {
-          for (String line; (line = out.readLine()) != null; ) {
-            if (line.startsWith("listening on ")) {
-              return line.substring("listening on ".length()).trim();
-            }
-          }
-          return null;
-        } catch (IOException e) {
-          return null;
-        }
-      });
+      BufferedReader out =
+          new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+      CompletableFuture<String> base =
+          CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  for (String line; (line = out.readLine()) != null; ) {
+                    if (line.startsWith("listening on ")) {
+                      return line.substring("listening on ".length()).trim();
+                    }
+                  }
+                  return null;
+                } catch (IOException e) {
+                  return null;
+                }
+              });
       try {
         String url = base.get(60, TimeUnit.SECONDS);
         assertTrue(url != null, "serve --follow exited before listening");
-        Thread.ofVirtual().start(() -> out.lines().forEach(l -> { })); // keep its stdout drained
+        Thread.ofVirtual().start(() -> out.lines().forEach(l -> {})); // keep its stdout drained
         return new Child(p, url);
       } catch (Exception e) {
         p.destroyForcibly().waitFor();

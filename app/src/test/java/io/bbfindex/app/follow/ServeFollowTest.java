@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.bbfindex.app.http.Service;
-import io.bbfindex.app.cli.Cli;
 import io.bbfindex.app.bitcoincore.CoreChainAccess;
+import io.bbfindex.app.cli.Cli;
 import io.bbfindex.app.http.HttpInitializer;
+import io.bbfindex.app.http.Service;
 import io.bbfindex.app.testing.ApiClient;
 import io.bbfindex.follow.FollowState;
 import io.bbfindex.follow.Hash32;
@@ -27,8 +27,8 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.stream.Stream;
 import java.util.function.Predicate;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -42,7 +42,8 @@ class ServeFollowTest {
 
   @Test
   void answersHistoryTipMempoolAndStaleAsTheNodeDoesOverHttp() throws Exception {
-    // The legacy-txindex build: this branch's history reader predates the hashed txindex (issue 11).
+    // The legacy-txindex build: this branch's history reader predates the hashed txindex (issue
+    // 11).
     try (RegtestNode node = TestNodes.start(true, RegtestNode.LEGACY_TXINDEX)) {
       node.mine(110);
       Hash32 old = node.send("bech32", 1.0);
@@ -50,11 +51,18 @@ class ServeFollowTest {
       node.stop(); // Core writes its block index at shutdown: the snapshot will see height 111
       node.restart();
       Path datadir = node.datadir().resolve("regtest");
-      FollowOptions options = new FollowOptions(node.rpc().endpoint().toString(), null, null, null, null, 0);
-      var backend = FollowServe.open(datadir, tmp.resolve("filters"), tmp.resolve("work"), 0.01, options, System.err);
-      try (Service service = Service.start(backend, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
-          HttpInitializer.DEFAULT_MAX_BODY_BYTES)) {
-        assertEquals(FollowState.FOLLOWING, FollowServe.awaitFollowing(backend, Duration.ofSeconds(30)));
+      FollowOptions options =
+          new FollowOptions(node.rpc().endpoint().toString(), null, null, null, null, 0);
+      var backend =
+          FollowServe.open(
+              datadir, tmp.resolve("filters"), tmp.resolve("work"), 0.01, options, System.err);
+      try (Service service =
+          Service.start(
+              backend,
+              new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+              HttpInitializer.DEFAULT_MAX_BODY_BYTES)) {
+        assertEquals(
+            FollowState.FOLLOWING, FollowServe.awaitFollowing(backend, Duration.ofSeconds(30)));
         ApiClient api = new ApiClient(service.server().baseUrl());
 
         JsonNode h = api.get("/v1/tx/" + old).json();
@@ -71,25 +79,38 @@ class ServeFollowTest {
         assertEquals(112, c.path("height").asInt());
         assertEquals(1, c.path("confirmations").asInt());
         assertTrue(c.has("file") && c.has("dataPos") && c.has("txOffset"), c.toString());
-        assertEquals(2, await(api, old, a -> a.path("confirmations").asInt() == 2).path("confirmations").asInt(),
+        assertEquals(
+            2,
+            await(api, old, a -> a.path("confirmations").asInt() == 2)
+                .path("confirmations")
+                .asInt(),
             "history answers count confirmations from the node's tip");
 
-        // A reorg: the tx goes back to the mempool, the lost block's coinbase is only in a stale block.
-        String coinbase = node.rpc().call("getblock", block.displayHex(), 1).path("tx").get(0).asText();
+        // A reorg: the tx goes back to the mempool, the lost block's coinbase is only in a stale
+        // block.
+        String coinbase =
+            node.rpc().call("getblock", block.displayHex(), 1).path("tx").get(0).asText();
         node.rpc().call("invalidateblock", block.displayHex());
         await(api, fresh, a -> a.path("status").asText().equals("mempool"));
-        JsonNode s = await(api, Hash32.ofDisplayHex(coinbase), a -> a.path("status").asText().equals("stale"));
+        JsonNode s =
+            await(
+                api, Hash32.ofDisplayHex(coinbase), a -> a.path("status").asText().equals("stale"));
         assertEquals(block.displayHex(), s.path("blockHash").asText());
 
-        JsonNode batch = ApiClient.JSON.readTree(api.post("/v1/tx/lookup",
-            "[\"" + old + "\",\"" + fresh + "\",\"" + "ab".repeat(32) + "\"]").body());
+        JsonNode batch =
+            ApiClient.JSON.readTree(
+                api.post(
+                        "/v1/tx/lookup",
+                        "[\"" + old + "\",\"" + fresh + "\",\"" + "ab".repeat(32) + "\"]")
+                    .body());
         assertEquals("confirmed", batch.get(0).path("status").asText());
         assertEquals("mempool", batch.get(1).path("status").asText());
         assertFalse(batch.get(2).path("present").asBoolean());
 
         double readsBefore = api.metric("bbf_leveldb_reads_total");
         assertEquals(404, api.get("/v1/tx/" + "cd".repeat(32)).status());
-        assertEquals(readsBefore, api.metric("bbf_leveldb_reads_total"), "a negative reads no store");
+        assertEquals(
+            readsBefore, api.metric("bbf_leveldb_reads_total"), "a negative reads no store");
 
         JsonNode status = api.get("/v1/status").json();
         assertEquals("regtest", status.path("network").asText());
@@ -97,14 +118,17 @@ class ServeFollowTest {
         assertEquals(111, status.path("servedTip").path("height").asInt());
         assertEquals(node.bestBlock().displayHex(), status.path("nodeTip").path("hash").asText());
         assertEquals("following", status.path("follow").path("state").asText());
-        assertEquals(node.rpc().call("getmempoolinfo").path("size").asInt(), status.path("mempoolSize").asInt());
+        assertEquals(
+            node.rpc().call("getmempoolinfo").path("size").asInt(),
+            status.path("mempoolSize").asInt());
         assertEquals(1, api.metric("bbf_follow_blocks_disconnected_total"));
         assertEquals(1, api.metric("bbf_follow_state", java.util.Map.of("state", "following")));
       }
     }
   }
 
-  private static JsonNode await(ApiClient api, Hash32 txid, Predicate<JsonNode> done) throws InterruptedException {
+  private static JsonNode await(ApiClient api, Hash32 txid, Predicate<JsonNode> done)
+      throws InterruptedException {
     long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
     JsonNode last;
     do {
@@ -118,7 +142,8 @@ class ServeFollowTest {
   }
 
   @Test
-  void theNodesDataDirectoryIsNeverWrittenBySnapshotAndFollowAndAStoppedNodeIsShown() throws Exception {
+  void theNodesDataDirectoryIsNeverWrittenBySnapshotAndFollowAndAStoppedNodeIsShown()
+      throws Exception {
     try (RegtestNode node = TestNodes.start(true, RegtestNode.LEGACY_TXINDEX)) {
       node.mine(105);
       node.send("legacy", 1.0);
@@ -126,24 +151,36 @@ class ServeFollowTest {
       node.stop();
       Path datadir = node.datadir().resolve("regtest");
       Map<Path, String> before = contents(node.datadir());
-      FollowOptions options = new FollowOptions(node.rpc().endpoint().toString(), null, null, null, null, 0);
-      try (var backend = FollowServe.open(datadir, tmp.resolve("filters"), tmp.resolve("work"), 0.01, options, System.err)) {
+      FollowOptions options =
+          new FollowOptions(node.rpc().endpoint().toString(), null, null, null, null, 0);
+      try (var backend =
+          FollowServe.open(
+              datadir, tmp.resolve("filters"), tmp.resolve("work"), 0.01, options, System.err)) {
         FollowingBackend following = (FollowingBackend) backend;
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (following.follower().status().state() != FollowState.NODE_UNREACHABLE && System.nanoTime() < deadline) {
+        while (following.follower().status().state() != FollowState.NODE_UNREACHABLE
+            && System.nanoTime() < deadline) {
           Thread.sleep(20);
         }
         assertEquals(FollowState.NODE_UNREACHABLE, following.follower().status().state());
-        assertEquals("node unreachable", backend.status().get("follow") instanceof Map<?, ?> f ? f.get("state") : null);
+        assertEquals(
+            "node unreachable",
+            backend.status().get("follow") instanceof Map<?, ?> f ? f.get("state") : null);
         assertEquals(106, backend.tipHeight(), "answers from the snapshot while the node is away");
       }
-      assertEquals(before, contents(node.datadir()), "every file of the node's datadir unchanged, none added");
+      assertEquals(
+          before,
+          contents(node.datadir()),
+          "every file of the node's datadir unchanged, none added");
 
       // bbf-index holds none of the node's locks: the node starts under a running follower (Core
       // opens its txindex at start) and the follower takes it up by itself.
-      try (var backend = FollowServe.open(datadir, tmp.resolve("filters"), tmp.resolve("work"), 0.01, options, System.err)) {
+      try (var backend =
+          FollowServe.open(
+              datadir, tmp.resolve("filters"), tmp.resolve("work"), 0.01, options, System.err)) {
         node.restart();
-        assertEquals(FollowState.FOLLOWING, FollowServe.awaitFollowing(backend, Duration.ofSeconds(30)));
+        assertEquals(
+            FollowState.FOLLOWING, FollowServe.awaitFollowing(backend, Duration.ofSeconds(30)));
         Hash32 block = node.mine(1).getFirst();
         assertTrue(((FollowingBackend) backend).follower().awaitTip(block, Duration.ofSeconds(10)));
       }
@@ -168,10 +205,19 @@ class ServeFollowTest {
       node.mine(110);
       node.stop();
       node.restart();
-      FollowOptions options = new FollowOptions(node.rpc().endpoint().toString(), null, null, null, null, 3);
-      try (FollowingBackend backend = (FollowingBackend) FollowServe.open(node.datadir().resolve("regtest"),
-          tmp.resolve("filters"), tmp.resolve("work"), 0.01, options, System.err)) {
-        assertEquals(FollowState.FOLLOWING, FollowServe.awaitFollowing(backend, Duration.ofSeconds(30)));
+      FollowOptions options =
+          new FollowOptions(node.rpc().endpoint().toString(), null, null, null, null, 3);
+      try (FollowingBackend backend =
+          (FollowingBackend)
+              FollowServe.open(
+                  node.datadir().resolve("regtest"),
+                  tmp.resolve("filters"),
+                  tmp.resolve("work"),
+                  0.01,
+                  options,
+                  System.err)) {
+        assertEquals(
+            FollowState.FOLLOWING, FollowServe.awaitFollowing(backend, Duration.ofSeconds(30)));
         java.util.List<Hash32> sent = new java.util.ArrayList<>();
         for (int i = 0; i < 4; i++) {
           sent.add(node.send(i % 2 == 0 ? "bech32" : "legacy", 0.3));
@@ -183,23 +229,38 @@ class ServeFollowTest {
         for (Hash32 t : sent) {
           expected.put(t, answerOf(node, t));
         }
-        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
-        java.util.List<String> wrong = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
-        java.util.concurrent.atomic.AtomicLong lookups = new java.util.concurrent.atomic.AtomicLong();
-        Thread reader = Thread.ofPlatform().start(() -> {
-          while (!stop.get()) {
-            for (Hash32 t : sent) {
-              String got = backend.txMaybe(t.internal(), 0)
-                  ? backend.lookupTx(t.internal()).map(a -> a.status().json() + " "
-                      + Hash32.ofInternal(a.blockHash()).displayHex() + " " + a.confirmations()).orElse("unknown")
-                  : "unknown";
-              if (!got.equals(expected.get(t))) {
-                wrong.add(t + ": " + got + ", node " + expected.get(t));
-              }
-              lookups.incrementAndGet();
-            }
-          }
-        });
+        java.util.concurrent.atomic.AtomicBoolean stop =
+            new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.List<String> wrong =
+            java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        java.util.concurrent.atomic.AtomicLong lookups =
+            new java.util.concurrent.atomic.AtomicLong();
+        Thread reader =
+            Thread.ofPlatform()
+                .start(
+                    () -> {
+                      while (!stop.get()) {
+                        for (Hash32 t : sent) {
+                          String got =
+                              backend.txMaybe(t.internal(), 0)
+                                  ? backend
+                                      .lookupTx(t.internal())
+                                      .map(
+                                          a ->
+                                              a.status().json()
+                                                  + " "
+                                                  + Hash32.ofInternal(a.blockHash()).displayHex()
+                                                  + " "
+                                                  + a.confirmations())
+                                      .orElse("unknown")
+                                  : "unknown";
+                          if (!got.equals(expected.get(t))) {
+                            wrong.add(t + ": " + got + ", node " + expected.get(t));
+                          }
+                          lookups.incrementAndGet();
+                        }
+                      }
+                    });
         // gettxoutsetinfo makes Core write its state (block index included) and the txindex commit
         // its position, which it does a moment later on its own thread: try until the snapshot
         // taken is complete to the tip.
@@ -208,11 +269,13 @@ class ServeFollowTest {
           node.rpc().call("gettxoutsetinfo");
           Thread.sleep(100);
           backend.refresh().refreshNow();
-        } while (backend.follower().status().snapshotTipHeight() < 114 && System.nanoTime() < deadline);
+        } while (backend.follower().status().snapshotTipHeight() < 114
+            && System.nanoTime() < deadline);
         Thread.sleep(200);
         stop.set(true);
         reader.join();
-        assertEquals(java.util.List.of(), wrong, "no lookup missed or misplaced a tx during the refresh");
+        assertEquals(
+            java.util.List.of(), wrong, "no lookup missed or misplaced a tx during the refresh");
         assertTrue(lookups.get() > 100, "lookups ran during the refresh: " + lookups.get());
         assertEquals(114, backend.follower().status().snapshotTipHeight());
         assertEquals(0, backend.follower().servedTipHeight() - 114, "the new tip layer is empty");
@@ -221,8 +284,18 @@ class ServeFollowTest {
         Hash32 block = node.mine(1).getFirst();
         assertTrue(backend.follower().awaitTip(block, Duration.ofSeconds(10)));
         for (Hash32 t : List.of(sent.get(0), sent.get(6), more)) {
-          assertEquals(answerOf(node, t), backend.lookupTx(t.internal()).map(a -> a.status().json() + " "
-              + Hash32.ofInternal(a.blockHash()).displayHex() + " " + a.confirmations()).orElse("unknown"));
+          assertEquals(
+              answerOf(node, t),
+              backend
+                  .lookupTx(t.internal())
+                  .map(
+                      a ->
+                          a.status().json()
+                              + " "
+                              + Hash32.ofInternal(a.blockHash()).displayHex()
+                              + " "
+                              + a.confirmations())
+                  .orElse("unknown"));
         }
       }
     }
@@ -243,14 +316,38 @@ class ServeFollowTest {
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8);
     PrintStream out = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
-    assertEquals(Cli.USAGE, Cli.run(new String[] {"serve", "--follow"}, out, e, new CoreChainAccess(), tmp));
-    assertTrue(err.toString(StandardCharsets.UTF_8).contains("--follow needs the --datadir"), err.toString());
+    assertEquals(
+        Cli.USAGE, Cli.run(new String[] {"serve", "--follow"}, out, e, new CoreChainAccess(), tmp));
+    assertTrue(
+        err.toString(StandardCharsets.UTF_8).contains("--follow needs the --datadir"),
+        err.toString());
     err.reset();
-    assertEquals(Cli.USAGE, Cli.run(new String[] {"serve", "--follow", "--datadir", tmp.resolve("dd").toString(),
-        "--filters", tmp.resolve("f").toString(), "--rpc-user", "u"}, out, e, new CoreChainAccess(), tmp));
-    assertTrue(err.toString(StandardCharsets.UTF_8).contains("--rpc-user and --rpc-password go together"), err.toString());
+    assertEquals(
+        Cli.USAGE,
+        Cli.run(
+            new String[] {
+              "serve",
+              "--follow",
+              "--datadir",
+              tmp.resolve("dd").toString(),
+              "--filters",
+              tmp.resolve("f").toString(),
+              "--rpc-user",
+              "u"
+            },
+            out,
+            e,
+            new CoreChainAccess(),
+            tmp));
+    assertTrue(
+        err.toString(StandardCharsets.UTF_8).contains("--rpc-user and --rpc-password go together"),
+        err.toString());
     err.reset();
-    assertEquals(Cli.USAGE, Cli.run(new String[] {"serve", "--zmq", "tcp://x:1"}, out, e, new CoreChainAccess(), tmp));
-    assertTrue(err.toString(StandardCharsets.UTF_8).contains("unknown option --zmq"), "follow options need --follow");
+    assertEquals(
+        Cli.USAGE,
+        Cli.run(new String[] {"serve", "--zmq", "tcp://x:1"}, out, e, new CoreChainAccess(), tmp));
+    assertTrue(
+        err.toString(StandardCharsets.UTF_8).contains("unknown option --zmq"),
+        "follow options need --follow");
   }
 }

@@ -11,9 +11,6 @@ import io.bbfindex.follow.layer.TipAnswer;
 import io.bbfindex.follow.layer.TipLayer;
 import io.bbfindex.follow.regtest.RegtestNode;
 import java.nio.charset.StandardCharsets;
-import java.util.concurrent.Callable;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -22,7 +19,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * {@code bbf-index bench follow [--quick]}: the costs of following a node.
@@ -56,8 +56,8 @@ public final class FollowBench {
       name = "follow",
       mixinStandardHelpOptions = true,
       description = {
-        "Following a node: block connect, mempool resync, negatives during a resync, block-to-answer"
-            + " latency with ZMQ and polling (the latter needs BITCOIND)."
+        "Following a node: block connect, mempool resync, negatives during a resync,"
+            + " block-to-answer latency with ZMQ and polling (the latter needs BITCOIND)."
       })
   public static final class Suite implements Callable<Integer> {
     @Option(names = "--quick", description = "fewer rounds (a minute or two)")
@@ -116,9 +116,16 @@ public final class FollowBench {
       }
     }
     double p50 = percentile(totalMs, 50);
-    System.out.printf(Locale.ROOT, "connect a block of %,d txs (%,d bytes): p50 %.2f ms (parse %.2f ms), max %.2f ms; "
-        + "tip layer then holds %,d txids%n", txs, raw.getFirst().length, p50, percentile(parseMs, 50),
-        percentile(totalMs, 100), tip.confirmedCount());
+    System.out.printf(
+        Locale.ROOT,
+        "connect a block of %,d txs (%,d bytes): p50 %.2f ms (parse %.2f ms), max %.2f ms; "
+            + "tip layer then holds %,d txids%n",
+        txs,
+        raw.getFirst().length,
+        p50,
+        percentile(parseMs, 50),
+        percentile(totalMs, 100),
+        tip.confirmedCount());
     summary.put("follow_connect_block_4000_tx_ms_p50", fmt(p50));
     summary.put("follow_connect_block_4000_tx_parse_ms_p50", fmt(percentile(parseMs, 50)));
   }
@@ -144,9 +151,14 @@ public final class FollowBench {
       fromEmpty[r] = (t1 - t0) / 1e6;
       withChurn[r] = (t2 - t1) / 1e6;
     }
-    System.out.printf(Locale.ROOT, "mempool resync of %,d txids (getrawmempool answer of %,d bytes, parsed): "
-        + "from empty p50 %.1f ms, with 1 %% churn p50 %.1f ms%n", n, firstAnswer.length,
-        percentile(fromEmpty, 50), percentile(withChurn, 50));
+    System.out.printf(
+        Locale.ROOT,
+        "mempool resync of %,d txids (getrawmempool answer of %,d bytes, parsed): "
+            + "from empty p50 %.1f ms, with 1 %% churn p50 %.1f ms%n",
+        n,
+        firstAnswer.length,
+        percentile(fromEmpty, 50),
+        percentile(withChurn, 50));
     summary.put("follow_mempool_resync_50000_from_empty_ms_p50", fmt(percentile(fromEmpty, 50)));
     summary.put("follow_mempool_resync_50000_churn_1pct_ms_p50", fmt(percentile(withChurn, 50)));
   }
@@ -165,26 +177,37 @@ public final class FollowBench {
     double quiet = negatives(tip, mempool, probes, window);
     AtomicBoolean stop = new AtomicBoolean();
     int[] resyncs = {0};
-    Thread writer = Thread.ofPlatform().name("resync").start(() -> {
-      boolean flip = false;
-      while (!stop.get()) {
-        mempool.replaceAll(flip ? a : b);
-        flip = !flip;
-        resyncs[0]++;
-      }
-    });
+    Thread writer =
+        Thread.ofPlatform()
+            .name("resync")
+            .start(
+                () -> {
+                  boolean flip = false;
+                  while (!stop.get()) {
+                    mempool.replaceAll(flip ? a : b);
+                    flip = !flip;
+                    resyncs[0]++;
+                  }
+                });
     double busy = negatives(tip, mempool, probes, window);
     stop.set(true);
     writer.join();
     double ratio = busy / quiet;
-    System.out.printf(Locale.ROOT, "negative lookups (tip + mempool filters, 1 thread): quiet %,.0f/s, during %d "
-        + "back-to-back resyncs of 10 %% of 50,000 txids %,.0f/s (%.0f %%)%n", quiet, resyncs[0], busy, 100 * ratio);
+    System.out.printf(
+        Locale.ROOT,
+        "negative lookups (tip + mempool filters, 1 thread): quiet %,.0f/s, during %d "
+            + "back-to-back resyncs of 10 %% of 50,000 txids %,.0f/s (%.0f %%)%n",
+        quiet,
+        resyncs[0],
+        busy,
+        100 * ratio);
     summary.put("follow_negatives_per_s_quiet", fmt(quiet));
     summary.put("follow_negatives_per_s_during_resync", fmt(busy));
     summary.put("follow_negatives_during_resync_vs_quiet", fmt(ratio));
   }
 
-  private static double negatives(TipLayer tip, MempoolLayer mempool, byte[] probes, Duration window) {
+  private static double negatives(
+      TipLayer tip, MempoolLayer mempool, byte[] probes, Duration window) {
     int keys = probes.length / 32;
     long deadline = System.nanoTime() + window.toNanos();
     long done = 0;
@@ -208,7 +231,8 @@ public final class FollowBench {
   private void latency() throws Exception {
     Optional<java.nio.file.Path> bitcoind = RegtestNode.binary(RegtestNode.CURRENT);
     if (bitcoind.isEmpty()) {
-      System.out.println("latency: skipped, BITCOIND is not set to a bitcoind (see ../shared/tools/README.md)");
+      System.out.println(
+          "latency: skipped, BITCOIND is not set to a bitcoind (see ../shared/tools/README.md)");
       return;
     }
     int blocks = quick ? 10 : 40;
@@ -216,8 +240,13 @@ public final class FollowBench {
       node.mine(101);
       Hash32 genesis = Hash32.ofDisplayHex(node.rpc().call("getblockhash", 0).asText());
       Duration poll = Duration.ofMillis(500);
-      try (Follower zmq = Follower.start(new FollowConfig(node.rpc(), null, node.blocksDir(), genesis, 0, poll));
-          Follower polling = Follower.start(new FollowConfig(node.rpc(), FollowConfig.NO_ZMQ, node.blocksDir(), genesis, 0, poll))) {
+      try (Follower zmq =
+              Follower.start(
+                  new FollowConfig(node.rpc(), null, node.blocksDir(), genesis, 0, poll));
+          Follower polling =
+              Follower.start(
+                  new FollowConfig(
+                      node.rpc(), FollowConfig.NO_ZMQ, node.blocksDir(), genesis, 0, poll))) {
         zmq.awaitTip(node.bestBlock(), Duration.ofSeconds(60));
         polling.awaitTip(node.bestBlock(), Duration.ofSeconds(60));
         double[][] block = new double[2][blocks];
@@ -226,7 +255,8 @@ public final class FollowBench {
         for (int i = 0; i < blocks; i++) {
           Hash32 tx = node.send("bech32", 0.01);
           long t0 = System.nanoTime();
-          double[] m = until(both, f -> f.lookup(tx).orElse(null) instanceof TipAnswer.InMempool, t0);
+          double[] m =
+              until(both, f -> f.lookup(tx).orElse(null) instanceof TipAnswer.InMempool, t0);
           Hash32 hash = node.mine(1).getFirst();
           long t1 = System.nanoTime();
           double[] c = until(both, f -> f.status().servedTipHash().equals(hash), t1);
@@ -237,19 +267,28 @@ public final class FollowBench {
         }
         String[] names = {"zmq", "polling"};
         for (int k = 0; k < 2; k++) {
-          System.out.printf(Locale.ROOT, "%-8s block-to-answer p50 %.1f ms p99 %.1f ms; tx-to-mempool-answer p50 %.1f ms "
-              + "p99 %.1f ms (%d blocks)%n", names[k], percentile(block[k], 50), percentile(block[k], 99),
-              percentile(mempool[k], 50), percentile(mempool[k], 99), blocks);
+          System.out.printf(
+              Locale.ROOT,
+              "%-8s block-to-answer p50 %.1f ms p99 %.1f ms; tx-to-mempool-answer p50 %.1f ms "
+                  + "p99 %.1f ms (%d blocks)%n",
+              names[k],
+              percentile(block[k], 50),
+              percentile(block[k], 99),
+              percentile(mempool[k], 50),
+              percentile(mempool[k], 99),
+              blocks);
           summary.put("follow_block_to_answer_ms_p50_" + names[k], fmt(percentile(block[k], 50)));
           summary.put("follow_block_to_answer_ms_p99_" + names[k], fmt(percentile(block[k], 99)));
-          summary.put("follow_tx_to_mempool_answer_ms_p50_" + names[k], fmt(percentile(mempool[k], 50)));
+          summary.put(
+              "follow_tx_to_mempool_answer_ms_p50_" + names[k], fmt(percentile(mempool[k], 50)));
         }
       }
     }
   }
 
   /** Milliseconds from {@code t0} until each follower satisfies {@code done} (10 s at most). */
-  private static double[] until(List<Follower> followers, java.util.function.Predicate<Follower> done, long t0)
+  private static double[] until(
+      List<Follower> followers, java.util.function.Predicate<Follower> done, long t0)
       throws InterruptedException {
     double[] out = new double[followers.size()];
     Arrays.fill(out, Double.NaN);
@@ -266,7 +305,8 @@ public final class FollowBench {
     }
     for (int k = 0; k < out.length; k++) {
       if (Double.isNaN(out[k])) {
-        throw new IllegalStateException("follower " + k + " did not answer within 10 s: " + followers.get(k).status());
+        throw new IllegalStateException(
+            "follower " + k + " did not answer within 10 s: " + followers.get(k).status());
       }
     }
     return out;

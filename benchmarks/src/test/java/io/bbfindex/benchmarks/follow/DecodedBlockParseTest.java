@@ -37,8 +37,12 @@ class DecodedBlockParseTest {
   @Test
   void refusesTruncatedBlocksAndTrailingBytes() {
     byte[] raw = new SyntheticBlocks(4).block(new byte[32], 3);
-    assertThrows(IllegalArgumentException.class, () -> DecodedBlock.parse(Arrays.copyOf(raw, raw.length - 1)));
-    assertThrows(IllegalArgumentException.class, () -> DecodedBlock.parse(Arrays.copyOf(raw, raw.length + 1)));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> DecodedBlock.parse(Arrays.copyOf(raw, raw.length - 1)));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> DecodedBlock.parse(Arrays.copyOf(raw, raw.length + 1)));
     assertThrows(IllegalArgumentException.class, () -> DecodedBlock.parse(Arrays.copyOf(raw, 80)));
   }
 }

@@ -43,7 +43,9 @@ public final class BlockFileLocator implements AutoCloseable {
     if (blocksDir == null || !Files.isReadable(blocksDir.resolve("blk00000.dat"))) {
       return Optional.empty();
     }
-    return Optional.of(new BlockFileLocator(blocksDir, new BlockFileReader(blocksDir, BlocksXorKey.read(blocksDir), null)));
+    return Optional.of(
+        new BlockFileLocator(
+            blocksDir, new BlockFileReader(blocksDir, BlocksXorKey.read(blocksDir), null)));
   }
 
   /** The block's position, or empty if it is not (yet) in the files. */
@@ -70,15 +72,22 @@ public final class BlockFileLocator implements AutoCloseable {
 
   private void scan(int file) {
     try {
-      reader.scan(file, (dataPos, size, header) -> {
-        found.put(Hash32.ofInternal(Sha256Hash.hashTwice(header)), new BlockPosition(file, dataPos));
-        return true;
-      });
+      reader.scan(
+          file,
+          (dataPos, size, header) -> {
+            found.put(
+                Hash32.ofInternal(Sha256Hash.hashTwice(header)), new BlockPosition(file, dataPos));
+            return true;
+          });
     } catch (CorruptRecordException e) {
       // The node is writing the tail record right now: what was read before it stands.
-      LOG.log(System.Logger.Level.DEBUG, "scan of blk file " + file + " in " + blocksDir + " stopped: " + e.getMessage());
+      LOG.log(
+          System.Logger.Level.DEBUG,
+          "scan of blk file " + file + " in " + blocksDir + " stopped: " + e.getMessage());
     } catch (IOException e) {
-      LOG.log(System.Logger.Level.WARNING, "cannot scan blk file " + file + " in " + blocksDir + ": " + e);
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "cannot scan blk file " + file + " in " + blocksDir + ": " + e);
     }
   }
 

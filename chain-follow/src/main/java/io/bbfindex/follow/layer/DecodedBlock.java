@@ -44,7 +44,8 @@ public record DecodedBlock(Hash32 hash, Hash32 prevHash, Hash32[] txids, long[] 
       txids[i] = f.txid(sha);
     }
     if (f.pos != raw.length) {
-      throw new IllegalArgumentException("block " + hash + ": " + (raw.length - f.pos) + " bytes after the last tx");
+      throw new IllegalArgumentException(
+          "block " + hash + ": " + (raw.length - f.pos) + " bytes after the last tx");
     }
     return new DecodedBlock(hash, prev, txids, offsets);
   }
@@ -68,7 +69,10 @@ public record DecodedBlock(Hash32 hash, Hash32 prevHash, Hash32[] txids, long[] 
       this.block = block;
     }
 
-    /** Walks one tx and returns its txid: SHA-256d of the serialization without marker, flag and witnesses. */
+    /**
+     * Walks one tx and returns its txid: SHA-256d of the serialization without marker, flag and
+     * witnesses.
+     */
     Hash32 txid(MessageDigest sha) {
       int start = pos;
       skip(4); // version
@@ -115,7 +119,8 @@ public record DecodedBlock(Hash32 hash, Hash32 prevHash, Hash32[] txids, long[] 
         v |= (long) (raw[pos++] & 0xff) << (8 * i);
       }
       if (v < 0 || v > raw.length) {
-        throw new IllegalArgumentException("block " + block + ": length " + v + " at byte " + pos + " exceeds the block");
+        throw new IllegalArgumentException(
+            "block " + block + ": length " + v + " at byte " + pos + " exceeds the block");
       }
       return v;
     }

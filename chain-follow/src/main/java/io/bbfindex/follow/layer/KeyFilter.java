@@ -4,13 +4,14 @@ import io.bbfindex.filters.peers.CuckooFilter;
 import io.bbfindex.follow.Hash32;
 
 /**
- * A cuckoo filter ({@code filters}' own, seeds 001/004) over a set of 32-byte keys whose exact
- * copy the owner keeps: when an insert is refused (the table is full), the filter is rebuilt at
- * twice the size from that copy, so it never loses a key. Not thread-safe; the layers guard it.
+ * A cuckoo filter ({@code filters}' own, seeds 001/004) over a set of 32-byte keys whose exact copy
+ * the owner keeps: when an insert is refused (the table is full), the filter is rebuilt at twice
+ * the size from that copy, so it never loses a key. Not thread-safe; the layers guard it.
  */
 final class KeyFilter {
   /** 16-bit fingerprints: about 1.2e-4 false positives at 95 % load. */
   static final int FINGERPRINT_BITS = 16;
+
   private static final int MIN_BUCKETS = 1 << 10;
 
   private CuckooFilter filter = new CuckooFilter(MIN_BUCKETS, FINGERPRINT_BITS);

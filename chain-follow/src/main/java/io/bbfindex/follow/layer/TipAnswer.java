@@ -8,11 +8,13 @@ public sealed interface TipAnswer {
   /**
    * In a block of the active chain after the snapshot.
    *
-   * @param location where the node stored the block, or {@code null} when its files are not readable here
+   * @param location where the node stored the block, or {@code null} when its files are not
+   *     readable here
    * @param txOffset the tx's offset after the block header (valid with a location or without)
    * @param confirmations served tip height - height + 1
    */
-  record Confirmed(Hash32 blockHash, int height, int confirmations, BlockPosition location, long txOffset)
+  record Confirmed(
+      Hash32 blockHash, int height, int confirmations, BlockPosition location, long txOffset)
       implements TipAnswer {}
 
   /** In the node's mempool. */

@@ -74,7 +74,8 @@ public final class TipLayer {
     long stamp = lock.writeLock();
     try {
       if (!blocks.isEmpty()) {
-        throw new IllegalStateException("disconnect the " + blocks.size() + " block(s) above the base first");
+        throw new IllegalStateException(
+            "disconnect the " + blocks.size() + " block(s) above the base first");
       }
       if (!base.hash().equals(baseHash)) {
         throw new IllegalArgumentException("block " + base.hash() + " is not the base " + baseHash);
@@ -133,7 +134,8 @@ public final class TipLayer {
     try {
       Hash32 tip = blocks.isEmpty() ? baseHash : blocks.peekLast().block().hash();
       if (!block.prevHash().equals(tip)) {
-        throw new IllegalArgumentException("block " + block.hash() + " builds on " + block.prevHash() + ", not on the tip " + tip);
+        throw new IllegalArgumentException(
+            "block " + block.hash() + " builds on " + block.prevHash() + ", not on the tip " + tip);
       }
       Connected c = new Connected(block, baseHeight + blocks.size() + 1, location);
       blocks.addLast(c);
@@ -153,8 +155,8 @@ public final class TipLayer {
   }
 
   /**
-   * Disconnects the newest block (it left the active chain): its txids leave the confirmed set
-   * and become stale.
+   * Disconnects the newest block (it left the active chain): its txids leave the confirmed set and
+   * become stale.
    *
    * @return the disconnected block
    * @throws IllegalStateException if no block is connected above the base
@@ -164,7 +166,8 @@ public final class TipLayer {
     try {
       Connected c = blocks.pollLast();
       if (c == null) {
-        throw new IllegalStateException("no block above the snapshot's tip " + baseHash + " to disconnect");
+        throw new IllegalStateException(
+            "no block above the snapshot's tip " + baseHash + " to disconnect");
       }
       Hash32[] txids = c.block().txids();
       for (int i = 0; i < txids.length; i++) {
@@ -211,7 +214,8 @@ public final class TipLayer {
   public boolean mightContain(byte[] keys, int offset) {
     // Optimistic first, as MempoolLayer#mightContain explains.
     long optimistic = lock.tryOptimisticRead();
-    boolean maybe = confirmedFilter.mightContain(keys, offset) || staleFilter.mightContain(keys, offset);
+    boolean maybe =
+        confirmedFilter.mightContain(keys, offset) || staleFilter.mightContain(keys, offset);
     if (lock.validate(optimistic)) {
       return maybe;
     }
@@ -230,11 +234,18 @@ public final class TipLayer {
       Place p = confirmed.get(txid);
       if (p != null) {
         int tipHeight = baseHeight + blocks.size();
-        return Optional.of(new TipAnswer.Confirmed(p.in().block().hash(), p.in().height(),
-            tipHeight - p.in().height() + 1, p.in().location(), p.in().block().txOffsets()[p.index()]));
+        return Optional.of(
+            new TipAnswer.Confirmed(
+                p.in().block().hash(),
+                p.in().height(),
+                tipHeight - p.in().height() + 1,
+                p.in().location(),
+                p.in().block().txOffsets()[p.index()]));
       }
       Place s = stale.get(txid);
-      return s == null ? Optional.empty() : Optional.of(new TipAnswer.Stale(s.in().block().hash(), s.in().height()));
+      return s == null
+          ? Optional.empty()
+          : Optional.of(new TipAnswer.Stale(s.in().block().hash(), s.in().height()));
     } finally {
       lock.unlockRead(stamp);
     }

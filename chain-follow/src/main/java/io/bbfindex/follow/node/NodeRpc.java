@@ -41,7 +41,11 @@ public final class NodeRpc {
     this.endpoint = Objects.requireNonNull(endpoint, "endpoint");
     this.credentials = Objects.requireNonNull(credentials, "credentials");
     this.timeout = timeout;
-    this.http = HttpClient.newBuilder().connectTimeout(timeout).version(HttpClient.Version.HTTP_1_1).build();
+    this.http =
+        HttpClient.newBuilder()
+            .connectTimeout(timeout)
+            .version(HttpClient.Version.HTTP_1_1)
+            .build();
   }
 
   /** The default RPC port of a network as {@code getblockchaininfo}'s {@code chain} names it. */
@@ -82,17 +86,18 @@ public final class NodeRpc {
     for (Object p : params) {
       array.addPOJO(p);
     }
-    HttpRequest request = HttpRequest.newBuilder(endpoint)
-        .timeout(timeout)
-        .header("Content-Type", "application/json")
-        .header("Authorization", authorization())
-        .POST(HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(body)))
-        .build();
+    HttpRequest request =
+        HttpRequest.newBuilder(endpoint)
+            .timeout(timeout)
+            .header("Content-Type", "application/json")
+            .header("Authorization", authorization())
+            .POST(HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(body)))
+            .build();
     HttpResponse<byte[]> response = send(request, method);
     if (response.statusCode() == 401 || response.statusCode() == 403) {
       // A restarted node has a new cookie; the caller retries after a pause.
-      throw new NodeUnreachableException(method + ": the node refused the credentials (HTTP "
-          + response.statusCode() + ")", null);
+      throw new NodeUnreachableException(
+          method + ": the node refused the credentials (HTTP " + response.statusCode() + ")", null);
     }
     JsonNode answer;
     try {
@@ -104,7 +109,8 @@ public final class NodeRpc {
     if (error != null && !error.isNull()) {
       int code = error.path("code").asInt();
       if (code == RpcException.IN_WARMUP) {
-        throw new NodeUnreachableException(method + ": node warming up: " + error.path("message").asText(), null);
+        throw new NodeUnreachableException(
+            method + ": node warming up: " + error.path("message").asText(), null);
       }
       throw new RpcException(method, code, error.path("message").asText());
     }
@@ -141,7 +147,9 @@ public final class NodeRpc {
     }
   }
 
-  /** Whether the node answers REST ({@code -rest=1}); probed once with {@code /rest/chaininfo.json}. */
+  /**
+   * Whether the node answers REST ({@code -rest=1}); probed once with {@code /rest/chaininfo.json}.
+   */
   public boolean restEnabled() throws IOException {
     Boolean known = restEnabled;
     if (known == null) {
@@ -152,7 +160,8 @@ public final class NodeRpc {
   }
 
   private HttpResponse<byte[]> get(String path) throws IOException {
-    HttpRequest request = HttpRequest.newBuilder(endpoint.resolve(path)).timeout(timeout).GET().build();
+    HttpRequest request =
+        HttpRequest.newBuilder(endpoint.resolve(path)).timeout(timeout).GET().build();
     return send(request, "GET " + path);
   }
 

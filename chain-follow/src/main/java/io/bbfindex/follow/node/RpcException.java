@@ -6,6 +6,7 @@ import java.io.IOException;
 public final class RpcException extends IOException {
   /** Core's RPC_INVALID_ADDRESS_OR_KEY: unknown block or transaction. */
   public static final int NOT_FOUND = -5;
+
   /** Core's RPC_IN_WARMUP: the node is starting. */
   public static final int IN_WARMUP = -28;
 

@@ -44,7 +44,8 @@ public record SequenceEvent(Kind kind, Hash32 hash, long mempoolSequence, long c
    */
   public static SequenceEvent decode(byte[] body, byte[] counterFrame) {
     if (counterFrame.length != 4) {
-      throw new IllegalArgumentException("sequence counter frame must be 4 bytes: " + counterFrame.length);
+      throw new IllegalArgumentException(
+          "sequence counter frame must be 4 bytes: " + counterFrame.length);
     }
     if (body.length != 33 && body.length != 41) {
       throw new IllegalArgumentException("sequence body must be 33 or 41 bytes: " + body.length);
@@ -60,8 +61,11 @@ public record SequenceEvent(Kind kind, Hash32 hash, long mempoolSequence, long c
       internal[i] = displayOrder[31 - i];
     }
     long mempoolSequence =
-        carriesSequence ? ByteBuffer.wrap(body, 33, 8).order(ByteOrder.LITTLE_ENDIAN).getLong() : -1;
-    long counter = ByteBuffer.wrap(counterFrame).order(ByteOrder.LITTLE_ENDIAN).getInt() & 0xffff_ffffL;
+        carriesSequence
+            ? ByteBuffer.wrap(body, 33, 8).order(ByteOrder.LITTLE_ENDIAN).getLong()
+            : -1;
+    long counter =
+        ByteBuffer.wrap(counterFrame).order(ByteOrder.LITTLE_ENDIAN).getInt() & 0xffff_ffffL;
     return new SequenceEvent(kind, Hash32.ofInternal(internal), mempoolSequence, counter);
   }
 }

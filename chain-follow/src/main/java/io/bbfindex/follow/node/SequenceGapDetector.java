@@ -9,7 +9,10 @@ package io.bbfindex.follow.node;
 public final class SequenceGapDetector {
   private long last = -1;
 
-  /** Returns {@code true} if {@code counter} does not follow the previous message's (the first never is a gap). */
+  /**
+   * Returns {@code true} if {@code counter} does not follow the previous message's (the first never
+   * is a gap).
+   */
   public boolean gapBefore(long counter) {
     boolean gap = last >= 0 && counter != ((last + 1) & 0xffff_ffffL);
     last = counter;

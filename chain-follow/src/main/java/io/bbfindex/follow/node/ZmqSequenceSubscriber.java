@@ -9,14 +9,15 @@ import org.zeromq.ZMQ;
 import org.zeromq.ZMQException;
 
 /**
- * Subscribes to the node's ZMQ {@code sequence} topic (JeroMQ, reconnecting by itself when the
- * node restarts) on a daemon thread and queues the decoded events for the follower, marking each
- * event that follows a counter gap. The queue is unbounded so the reader never drops; the follower
- * drains it promptly.
+ * Subscribes to the node's ZMQ {@code sequence} topic (JeroMQ, reconnecting by itself when the node
+ * restarts) on a daemon thread and queues the decoded events for the follower, marking each event
+ * that follows a counter gap. The queue is unbounded so the reader never drops; the follower drains
+ * it promptly.
  */
 public final class ZmqSequenceSubscriber implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(ZmqSequenceSubscriber.class.getName());
-  private static final byte[] TOPIC = "sequence".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+  private static final byte[] TOPIC =
+      "sequence".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
   /** An event and whether messages were lost just before it. */
   public record Received(SequenceEvent event, boolean gapBefore) {}
@@ -46,12 +47,14 @@ public final class ZmqSequenceSubscriber implements AutoCloseable {
 
   /**
    * Waits until the connection to the publisher has completed its ZMTP handshake (after which the
-   * SUB sends its subscription), then {@code settle} more for the subscription to reach it (a SUB joins asynchronously: what is published before is lost, so the
-   * mempool snapshot must come after).
+   * SUB sends its subscription), then {@code settle} more for the subscription to reach it (a SUB
+   * joins asynchronously: what is published before is lost, so the mempool snapshot must come
+   * after).
    *
    * @return whether it connected within {@code timeout}
    */
-  public boolean awaitConnected(java.time.Duration timeout, java.time.Duration settle) throws InterruptedException {
+  public boolean awaitConnected(java.time.Duration timeout, java.time.Duration settle)
+      throws InterruptedException {
     monitor.setReceiveTimeOut((int) Math.max(1, timeout.toMillis()));
     ZMQ.Event event = ZMQ.Event.recv(monitor);
     if (event == null) {
@@ -99,7 +102,8 @@ public final class ZmqSequenceSubscriber implements AutoCloseable {
           SequenceEvent event = SequenceEvent.decode(body, counter);
           queue.add(new Received(event, gaps.gapBefore(event.counter())));
         } catch (IllegalArgumentException e) {
-          LOG.log(System.Logger.Level.WARNING, "undecodable ZMQ sequence message: " + e.getMessage());
+          LOG.log(
+              System.Logger.Level.WARNING, "undecodable ZMQ sequence message: " + e.getMessage());
         }
       }
     } catch (RuntimeException e) {

@@ -55,6 +55,7 @@ class MempoolLayerTest {
     for (Hash32 t : before.subList(0, 1000)) {
       assertFalse(m.contains(t));
     }
-    assertTrue(m.filterLoad() > 0.1 && m.filterLoad() < 0.96, "sized for the new set: " + m.filterLoad());
+    assertTrue(
+        m.filterLoad() > 0.1 && m.filterLoad() < 0.96, "sized for the new set: " + m.filterLoad());
   }
 }

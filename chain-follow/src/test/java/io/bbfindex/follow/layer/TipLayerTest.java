@@ -41,7 +41,8 @@ class TipLayerTest {
     tip.connect(b1, new BlockPosition(4, 8));
     tip.connect(b2, null);
     assertEquals(102, tip.tipHeight());
-    TipAnswer.Confirmed c = assertInstanceOf(TipAnswer.Confirmed.class, tip.lookup(b1.txids()[2]).orElseThrow());
+    TipAnswer.Confirmed c =
+        assertInstanceOf(TipAnswer.Confirmed.class, tip.lookup(b1.txids()[2]).orElseThrow());
     assertEquals(b1.hash(), c.blockHash());
     assertEquals(101, c.height());
     assertEquals(2, c.confirmations());
@@ -50,9 +51,11 @@ class TipLayerTest {
     assertNull(((TipAnswer.Confirmed) tip.lookup(b2.txids()[0]).orElseThrow()).location());
 
     assertEquals(b2, tip.disconnectTip());
-    TipAnswer.Stale s = assertInstanceOf(TipAnswer.Stale.class, tip.lookup(b2.txids()[1]).orElseThrow());
+    TipAnswer.Stale s =
+        assertInstanceOf(TipAnswer.Stale.class, tip.lookup(b2.txids()[1]).orElseThrow());
     assertEquals(b2.hash(), s.blockHash());
-    assertEquals(1, ((TipAnswer.Confirmed) tip.lookup(b1.txids()[0]).orElseThrow()).confirmations());
+    assertEquals(
+        1, ((TipAnswer.Confirmed) tip.lookup(b1.txids()[0]).orElseThrow()).confirmations());
     assertEquals(b1.hash(), tip.tipHash());
   }
 
@@ -64,9 +67,12 @@ class TipLayerTest {
     tip.connect(lost, null);
     tip.disconnectTip();
     Hash32 moved = lost.txids()[1];
-    DecodedBlock won = new DecodedBlock(randomHash(), base, new Hash32[] {randomHash(), moved}, new long[] {1, 90});
+    DecodedBlock won =
+        new DecodedBlock(
+            randomHash(), base, new Hash32[] {randomHash(), moved}, new long[] {1, 90});
     tip.connect(won, null);
-    TipAnswer.Confirmed c = assertInstanceOf(TipAnswer.Confirmed.class, tip.lookup(moved).orElseThrow());
+    TipAnswer.Confirmed c =
+        assertInstanceOf(TipAnswer.Confirmed.class, tip.lookup(moved).orElseThrow());
     assertEquals(won.hash(), c.blockHash());
     assertEquals(1, tip.staleCount(), "only the lost coinbase stays stale");
   }
@@ -84,13 +90,17 @@ class TipLayerTest {
     tip.disconnectBase(snapshotTip);
     assertEquals(parent, tip.tipHash());
     assertEquals(49, tip.tipHeight());
-    TipAnswer.Stale s = assertInstanceOf(TipAnswer.Stale.class, tip.lookup(snapshotTip.txids()[1]).orElseThrow());
+    TipAnswer.Stale s =
+        assertInstanceOf(TipAnswer.Stale.class, tip.lookup(snapshotTip.txids()[1]).orElseThrow());
     assertEquals(snapshotTip.hash(), s.blockHash());
     assertEquals(50, s.height());
     assertTrue(tip.mightContain(snapshotTip.txids()[1].internal(), 0));
-    DecodedBlock winner = new DecodedBlock(randomHash(), parent, new Hash32[] {snapshotTip.txids()[1]}, new long[] {1});
+    DecodedBlock winner =
+        new DecodedBlock(
+            randomHash(), parent, new Hash32[] {snapshotTip.txids()[1]}, new long[] {1});
     tip.connect(winner, null);
-    assertEquals(50, ((TipAnswer.Confirmed) tip.lookup(snapshotTip.txids()[1]).orElseThrow()).height());
+    assertEquals(
+        50, ((TipAnswer.Confirmed) tip.lookup(snapshotTip.txids()[1]).orElseThrow()).height());
   }
 
   @Test
@@ -123,7 +133,9 @@ class TipLayerTest {
         falsePositives++;
       }
     }
-    assertTrue(falsePositives < 20, "16-bit fingerprints: about 1e-4, saw " + falsePositives + " in 20000");
+    assertTrue(
+        falsePositives < 20,
+        "16-bit fingerprints: about 1e-4, saw " + falsePositives + " in 20000");
     assertFalse(tip.lookup(randomHash()).isPresent());
   }
 }

@@ -42,17 +42,24 @@ class NodeInterfacesTest {
   @Test
   void cookieAuthWorksAndWrongCredentialsAreRefused() throws Exception {
     assertEquals("regtest", node.rpc().call("getblockchaininfo").path("chain").asText());
-    NodeRpc wrong = new NodeRpc(node.rpc().endpoint(), new RpcCredentials.UserPassword("__cookie__", "nope"),
-        Duration.ofSeconds(5));
+    NodeRpc wrong =
+        new NodeRpc(
+            node.rpc().endpoint(),
+            new RpcCredentials.UserPassword("__cookie__", "nope"),
+            Duration.ofSeconds(5));
     assertThrows(NodeUnreachableException.class, () -> wrong.call("getblockcount"));
-    RpcException e = assertThrows(RpcException.class, () -> node.rpc().call("getblockheader", "00".repeat(32)));
+    RpcException e =
+        assertThrows(RpcException.class, () -> node.rpc().call("getblockheader", "00".repeat(32)));
     assertEquals(RpcException.NOT_FOUND, e.code());
   }
 
   @Test
   void aStoppedPortIsUnreachableNotAnError() {
-    NodeRpc nowhere = new NodeRpc(URI.create("http://127.0.0.1:9/"), new RpcCredentials.UserPassword("a", "b"),
-        Duration.ofSeconds(2));
+    NodeRpc nowhere =
+        new NodeRpc(
+            URI.create("http://127.0.0.1:9/"),
+            new RpcCredentials.UserPassword("a", "b"),
+            Duration.ofSeconds(2));
     assertThrows(NodeUnreachableException.class, () -> nowhere.call("getblockcount"));
   }
 
@@ -63,7 +70,8 @@ class NodeInterfacesTest {
     Hash32 hash = node.mine(1).get(0);
     assertTrue(node.rpc().restEnabled());
     byte[] rest = node.rpc().block(hash).orElseThrow();
-    byte[] viaRpc = HexFormat.of().parseHex(node.rpc().call("getblock", hash.displayHex(), 0).asText());
+    byte[] viaRpc =
+        HexFormat.of().parseHex(node.rpc().call("getblock", hash.displayHex(), 0).asText());
     assertArrayEquals(viaRpc, rest);
     DecodedBlock block = DecodedBlock.parse(rest);
     assertEquals(hash, block.hash());
@@ -90,7 +98,9 @@ class NodeInterfacesTest {
     assertEquals("pubsequence", notifications.get(0).path("type").asText());
     assertEquals(node.zmqEndpoint(), notifications.get(0).path("address").asText());
     try (ZmqSequenceSubscriber sub = new ZmqSequenceSubscriber(node.zmqEndpoint())) {
-      assertTrue(sub.awaitConnected(Duration.ofSeconds(10), Duration.ofMillis(200)), "connected to the node's publisher");
+      assertTrue(
+          sub.awaitConnected(Duration.ofSeconds(10), Duration.ofMillis(200)),
+          "connected to the node's publisher");
       List<Hash32> mined = node.mine(2);
       Hash32 tx = node.send("legacy", 0.5);
       ZmqSequenceSubscriber.Received c1 = next(sub);
@@ -103,13 +113,16 @@ class NodeInterfacesTest {
       ZmqSequenceSubscriber.Received a = next(sub);
       assertEquals(SequenceEvent.Kind.TX_ADDED, a.event().kind());
       assertEquals(tx, a.event().hash());
-      // getrawmempool's mempool_sequence is the next one to be given: events at or above it are newer.
-      assertEquals(node.rpc().call("getrawmempool", false, true).path("mempool_sequence").asLong(),
+      // getrawmempool's mempool_sequence is the next one to be given: events at or above it are
+      // newer.
+      assertEquals(
+          node.rpc().call("getrawmempool", false, true).path("mempool_sequence").asLong(),
           a.event().mempoolSequence() + 1);
     }
   }
 
-  private static ZmqSequenceSubscriber.Received next(ZmqSequenceSubscriber sub) throws InterruptedException {
+  private static ZmqSequenceSubscriber.Received next(ZmqSequenceSubscriber sub)
+      throws InterruptedException {
     ZmqSequenceSubscriber.Received r = sub.poll(5_000);
     assertNotNull(r, "no ZMQ message within 5 s");
     return r;

@@ -9,7 +9,8 @@ import java.util.HexFormat;
 import org.junit.jupiter.api.Test;
 
 class SequenceEventTest {
-  private static final String HASH = "0f9188f13cb7b2c71f2a335e3a4fc328bf5beb436012afca590b1a11466e2206";
+  private static final String HASH =
+      "0f9188f13cb7b2c71f2a335e3a4fc328bf5beb436012afca590b1a11466e2206";
 
   @Test
   void decodesABlockConnectedMessageInDisplayOrder() {
@@ -24,7 +25,8 @@ class SequenceEventTest {
   @Test
   void decodesTheMempoolSequenceOfAnAddedTx() {
     byte[] body = HexFormat.of().parseHex(HASH + "41" + "0201000000000000"); // 'A', seq 258 LE
-    SequenceEvent e = SequenceEvent.decode(body, new byte[] {(byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff});
+    SequenceEvent e =
+        SequenceEvent.decode(body, new byte[] {(byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff});
     assertEquals(SequenceEvent.Kind.TX_ADDED, e.kind());
     assertEquals(258, e.mempoolSequence());
     assertEquals(0xffff_ffffL, e.counter());
@@ -32,11 +34,16 @@ class SequenceEventTest {
 
   @Test
   void refusesABlockEventWithASequenceAndUnknownLetters() {
-    assertThrows(IllegalArgumentException.class,
-        () -> SequenceEvent.decode(HexFormat.of().parseHex(HASH + "43" + "0000000000000000"), new byte[4]));
-    assertThrows(IllegalArgumentException.class,
+    assertThrows(
+        IllegalArgumentException.class,
+        () ->
+            SequenceEvent.decode(
+                HexFormat.of().parseHex(HASH + "43" + "0000000000000000"), new byte[4]));
+    assertThrows(
+        IllegalArgumentException.class,
         () -> SequenceEvent.decode(HexFormat.of().parseHex(HASH + "58"), new byte[4]));
-    assertThrows(IllegalArgumentException.class,
+    assertThrows(
+        IllegalArgumentException.class,
         () -> SequenceEvent.decode(HexFormat.of().parseHex(HASH + "43"), new byte[3]));
   }
 

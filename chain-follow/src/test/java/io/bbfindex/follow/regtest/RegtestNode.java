@@ -20,16 +20,18 @@ import java.util.stream.Stream;
 
 /**
  * A real regtest {@code bitcoind} (e.g. the builds of ../shared/tools/README.md, found through
- * {@code BITCOIND} or {@code BITCOIND_LEGACY_TXINDEX}), for tests and {@code bench follow},
- * in a temporary datadir: {@code -txindex -rest}, the ZMQ {@code sequence} publisher unless turned
- * off, RPC on 127.0.0.1 with random free ports below the ephemeral range (retried when the node
- * cannot bind), cookie authentication, a descriptor wallet {@code w}. {@link #close()} stops the
- * node and deletes the datadir.
+ * {@code BITCOIND} or {@code BITCOIND_LEGACY_TXINDEX}), for tests and {@code bench follow}, in a
+ * temporary datadir: {@code -txindex -rest}, the ZMQ {@code sequence} publisher unless turned off,
+ * RPC on 127.0.0.1 with random free ports below the ephemeral range (retried when the node cannot
+ * bind), cookie authentication, a descriptor wallet {@code w}. {@link #close()} stops the node and
+ * deletes the datadir.
  */
 public final class RegtestNode implements AutoCloseable {
   private static final int START_ATTEMPTS = 5;
+
   /** The build writing the hashed txindex of Core >= 32. */
   public static final String CURRENT = "BITCOIND";
+
   /** The build writing the legacy {@code 't'} txindex. */
   public static final String LEGACY_TXINDEX = "BITCOIND_LEGACY_TXINDEX";
 
@@ -48,7 +50,10 @@ public final class RegtestNode implements AutoCloseable {
     this.zmqEnabled = zmqEnabled;
   }
 
-  /** The {@code bitcoind} the environment variable {@code variable} names, if it is an executable file. */
+  /**
+   * The {@code bitcoind} the environment variable {@code variable} names, if it is an executable
+   * file.
+   */
   public static Optional<Path> binary(String variable) {
     String env = System.getenv(variable);
     if (env == null || env.isBlank() || !Files.isExecutable(Path.of(env))) {
@@ -57,8 +62,11 @@ public final class RegtestNode implements AutoCloseable {
     return Optional.of(Path.of(env));
   }
 
-  /** Starts a fresh node of {@code binary} with a wallet; ZMQ {@code sequence} on when {@code zmq}. */
-  public static RegtestNode start(Path binary, boolean zmq) throws IOException, InterruptedException {
+  /**
+   * Starts a fresh node of {@code binary} with a wallet; ZMQ {@code sequence} on when {@code zmq}.
+   */
+  public static RegtestNode start(Path binary, boolean zmq)
+      throws IOException, InterruptedException {
     Path dir = Files.createTempDirectory("bbf-regtest-");
     RegtestNode node = new RegtestNode(binary, dir, zmq);
     try {
@@ -79,19 +87,42 @@ public final class RegtestNode implements AutoCloseable {
         rpcPort = ThreadLocalRandom.current().nextInt(20_000, 31_000);
         zmqPort = rpcPort + 1;
       }
-      List<String> cmd = new ArrayList<>(List.of(bitcoind.toString(), "-regtest", "-datadir=" + datadir,
-          "-txindex=1", "-rest=1", "-server=1", "-listen=0", "-connect=0", "-dnsseed=0",
-          "-rpcbind=127.0.0.1", "-rpcallowip=127.0.0.1", "-rpcport=" + rpcPort, "-fallbackfee=0.0001",
-          "-printtoconsole=0", "-daemon=0"));
+      List<String> cmd =
+          new ArrayList<>(
+              List.of(
+                  bitcoind.toString(),
+                  "-regtest",
+                  "-datadir=" + datadir,
+                  "-txindex=1",
+                  "-rest=1",
+                  "-server=1",
+                  "-listen=0",
+                  "-connect=0",
+                  "-dnsseed=0",
+                  "-rpcbind=127.0.0.1",
+                  "-rpcallowip=127.0.0.1",
+                  "-rpcport=" + rpcPort,
+                  "-fallbackfee=0.0001",
+                  "-printtoconsole=0",
+                  "-daemon=0"));
       if (zmqEnabled) {
         cmd.add("-zmqpubsequence=tcp://127.0.0.1:" + zmqPort);
       }
-      process = new ProcessBuilder(cmd).redirectErrorStream(true)
-          .redirectOutput(datadir.resolve("stdout.txt").toFile()).start();
-      rpc = new NodeRpc(URI.create("http://127.0.0.1:" + rpcPort + "/"),
-          new RpcCredentials.Cookie(datadir.resolve("regtest/.cookie")), Duration.ofSeconds(30));
-      wallet = new NodeRpc(URI.create("http://127.0.0.1:" + rpcPort + "/wallet/w"),
-          new RpcCredentials.Cookie(datadir.resolve("regtest/.cookie")), Duration.ofSeconds(30));
+      process =
+          new ProcessBuilder(cmd)
+              .redirectErrorStream(true)
+              .redirectOutput(datadir.resolve("stdout.txt").toFile())
+              .start();
+      rpc =
+          new NodeRpc(
+              URI.create("http://127.0.0.1:" + rpcPort + "/"),
+              new RpcCredentials.Cookie(datadir.resolve("regtest/.cookie")),
+              Duration.ofSeconds(30));
+      wallet =
+          new NodeRpc(
+              URI.create("http://127.0.0.1:" + rpcPort + "/wallet/w"),
+              new RpcCredentials.Cookie(datadir.resolve("regtest/.cookie")),
+              Duration.ofSeconds(30));
       try {
         awaitRpc();
         return;
@@ -100,15 +131,19 @@ public final class RegtestNode implements AutoCloseable {
         process.destroyForcibly().waitFor();
       }
     }
-    throw new IOException("bitcoind did not start in " + START_ATTEMPTS + " attempts; see " + datadir, last);
+    throw new IOException(
+        "bitcoind did not start in " + START_ATTEMPTS + " attempts; see " + datadir, last);
   }
 
   private void awaitRpc() throws IOException, InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (true) {
       if (!process.isAlive()) {
-        throw new IOException("bitcoind exited with " + process.exitValue() + " at start-up: "
-            + Files.readString(datadir.resolve("stdout.txt")));
+        throw new IOException(
+            "bitcoind exited with "
+                + process.exitValue()
+                + " at start-up: "
+                + Files.readString(datadir.resolve("stdout.txt")));
       }
       try {
         rpc.call("getblockchaininfo");
@@ -157,7 +192,10 @@ public final class RegtestNode implements AutoCloseable {
     return Hash32.ofDisplayHex(rpc.call("getbestblockhash").asText());
   }
 
-  /** Sends {@code amount} BTC to a new wallet address of {@code type} (legacy, p2sh-segwit, bech32, bech32m). */
+  /**
+   * Sends {@code amount} BTC to a new wallet address of {@code type} (legacy, p2sh-segwit, bech32,
+   * bech32m).
+   */
   public Hash32 send(String type, double amount) throws IOException {
     String address = wallet.call("getnewaddress", "", type).asText();
     return Hash32.ofDisplayHex(wallet.call("sendtoaddress", address, amount).asText());

@@ -17,12 +17,13 @@ import org.junit.jupiter.api.Assertions;
 
 /**
  * What the node itself says about txids ({@code getrawtransaction <txid> 1} with {@code -txindex}),
- * compared with the follower's answers. The node's four cases: an error -5 (unknown), no
- * {@code blockhash} (mempool), a {@code blockhash} with confirmations > 0 (confirmed), or with 0
- * (only in a block off the active chain: stale).
+ * compared with the follower's answers. The node's four cases: an error -5 (unknown), no {@code
+ * blockhash} (mempool), a {@code blockhash} with confirmations > 0 (confirmed), or with 0 (only in
+ * a block off the active chain: stale).
  */
 public final class NodeTruth {
   private final RegtestNode node;
+
   /** Every txid ever seen in a block or the mempool: stale and replaced ones stay here. */
   private final Set<Hash32> seen = new LinkedHashSet<>();
 
@@ -30,7 +31,10 @@ public final class NodeTruth {
     this.node = node;
   }
 
-  /** Remembers every txid now in the node's active chain (above height 0) and its mempool, plus {@code extra}. */
+  /**
+   * Remembers every txid now in the node's active chain (above height 0) and its mempool, plus
+   * {@code extra}.
+   */
   public void collect(Hash32... extra) throws IOException {
     int height = node.rpc().call("getblockcount").asInt();
     for (int h = 1; h <= height; h++) {
@@ -60,7 +64,8 @@ public final class NodeTruth {
    * Asserts that the follower answers every remembered txid as the node does, trying again until
    * {@code within} has passed (the follower applies the node's notifications asynchronously).
    */
-  public void assertFollowerAgrees(Follower follower, Duration within) throws IOException, InterruptedException {
+  public void assertFollowerAgrees(Follower follower, Duration within)
+      throws IOException, InterruptedException {
     long deadline = System.nanoTime() + within.toNanos();
     List<String> differences;
     while (true) {
@@ -73,9 +78,16 @@ public final class NodeTruth {
       }
       Thread.sleep(20);
     }
-    Assertions.fail(differences.size() + " of " + seen.size() + " txids answered unlike the node after "
-        + within.toMillis() + " ms, e.g. " + differences.subList(0, Math.min(5, differences.size()))
-        + "; follower " + follower.status());
+    Assertions.fail(
+        differences.size()
+            + " of "
+            + seen.size()
+            + " txids answered unlike the node after "
+            + within.toMillis()
+            + " ms, e.g. "
+            + differences.subList(0, Math.min(5, differences.size()))
+            + "; follower "
+            + follower.status());
   }
 
   private List<String> differences(Follower follower) throws IOException {

@@ -18,21 +18,29 @@ public final class TestNodes {
     return start(zmq, RegtestNode.CURRENT);
   }
 
-  /** A node of the build {@code variable} names ({@link RegtestNode#CURRENT} or {@link RegtestNode#LEGACY_TXINDEX}). */
-  public static RegtestNode start(boolean zmq, String variable) throws IOException, InterruptedException {
+  /**
+   * A node of the build {@code variable} names ({@link RegtestNode#CURRENT} or {@link
+   * RegtestNode#LEGACY_TXINDEX}).
+   */
+  public static RegtestNode start(boolean zmq, String variable)
+      throws IOException, InterruptedException {
     return RegtestNode.start(binaryOrSkip(variable), zmq);
   }
 
   /** The binary {@code variable} names, or skip (fail under {@code CI=true}). */
   public static Path binaryOrSkip(String variable) {
-    return RegtestNode.binary(variable).orElseGet(() -> {
-      String reason = variable + " is not set to an executable bitcoind (see ../shared/tools/README.md)";
-      if ("true".equals(System.getenv("CI"))) {
-        Assertions.fail("a real bitcoind is required under CI=true: " + reason);
-      }
-      System.out.println("SKIPPED (needs a real node): " + reason);
-      Assumptions.abort(reason);
-      return null;
-    });
+    return RegtestNode.binary(variable)
+        .orElseGet(
+            () -> {
+              String reason =
+                  variable
+                      + " is not set to an executable bitcoind (see ../shared/tools/README.md)";
+              if ("true".equals(System.getenv("CI"))) {
+                Assertions.fail("a real bitcoind is required under CI=true: " + reason);
+              }
+              System.out.println("SKIPPED (needs a real node): " + reason);
+              Assumptions.abort(reason);
+              return null;
+            });
   }
 }
