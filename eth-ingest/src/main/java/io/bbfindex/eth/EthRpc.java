@@ -33,6 +33,10 @@ import org.web3j.protocol.http.HttpService;
  * <p>Thread-safe (OkHttp and web3j are); the adaptive batch size is a hint shared without locking.
  */
 public final class EthRpc implements AutoCloseable {
+  /** The JSON-RPC methods this client sends (the metric's tag values). */
+  public static final java.util.List<String> METHODS = java.util.List.of("eth_blockNumber", "eth_getBlockByNumber",
+      "eth_getTransactionByHash", "eth_newPendingTransactionFilter", "eth_getFilterChanges");
+
   /** Most calls in one batch. */
   public static final int MAX_BATCH = 1_000;
   static final long TARGET_RESPONSE_BYTES = 4L << 20;

@@ -26,8 +26,9 @@ public final class Cli {
       answering most negatives from SIMD blocked Bloom filters without touching disk.
 
       commands:
-        serve    serve lookups over HTTP (no options: the embedded mainnet 0-599 demo on 127.0.0.1:8080)
-        ingest   build the filters of a Bitcoin Core data directory
+        serve    serve lookups over HTTP (no options: the embedded mainnet 0-599 demo on 127.0.0.1:8080;
+                 --eth-rpc URL: Ethereum transaction lookups, alone or beside --datadir)
+        ingest   build the filters of a Bitcoin Core data directory (or, with --eth-rpc, of an Ethereum node)
         bench    benchmarks: bench http|store|scale (wrk against serve, filters vs LevelDB, mainnet scale)
         test     (launcher only) build and run every test
 
@@ -57,7 +58,9 @@ public final class Cli {
     try {
       switch (command) {
         case "serve" -> {
-          ServeCommand.Started started = ServeCommand.start(rest, out, err, access, home);
+          ServeCommand.Started started = EthCommands.wanted(rest)
+              ? EthCommands.serve(rest, out, err, access, home)
+              : ServeCommand.start(rest, out, err, access, home);
           if (started == null) {
             return OK;
           }
@@ -65,7 +68,13 @@ public final class Cli {
           started.service().awaitClose();
           return SERVING;
         }
-        case "ingest" -> IngestCommand.run(rest, out, err, access);
+        case "ingest" -> {
+          if (EthCommands.wanted(rest)) {
+            EthCommands.ingest(rest, out, err);
+          } else {
+            IngestCommand.run(rest, out, err, access);
+          }
+        }
         case "bench" -> BenchCommand.run(rest, out);
         default -> throw new UsageException("unknown command '" + command + "' (commands: serve, ingest, bench; see bbf-index --help)");
       }
