@@ -28,6 +28,10 @@ import org.web3j.protocol.core.methods.response.Transaction;
 public final class EthIndex implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(EthIndex.class.getName());
   private static final long CHECKPOINT_NANOS = 30_000_000_000L;
+  /** A pending transaction not mined after this long is asked of the node again (dropped or replaced?). */
+  private static final long PENDING_RECHECK_MILLIS = 120_000;
+  /** Rechecks per poll, so a flood of stale entries cannot slow the follower down much. */
+  private static final int PENDING_RECHECKS_PER_POLL = 20;
 
   private final EthConfig config;
   private final EthRpc rpc;
@@ -238,6 +242,31 @@ public final class EthIndex implements AutoCloseable {
       tx.copyTo(key, 0);
       if (!tip.contains(tx) && history.find(key, 0).isEmpty()) {
         pending.put(tx, now);
+      }
+    }
+    dropStalePending(now);
+  }
+
+  /**
+   * Asks the node about pending entries older than {@link #PENDING_RECHECK_MILLIS}: one it no
+   * longer knows (dropped, replaced, or reorged out and not re-added) is removed, one it still
+   * holds waits another period.
+   */
+  private void dropStalePending(long now) throws EthRpcException {
+    int checked = 0;
+    for (Map.Entry<TxHash, Long> e : pending.entrySet()) {
+      if (checked == PENDING_RECHECKS_PER_POLL) {
+        return;
+      }
+      if (now - e.getValue() < PENDING_RECHECK_MILLIS) {
+        continue;
+      }
+      checked++;
+      Optional<Transaction> tx = rpc.transactionByHash(e.getKey());
+      if (tx.isEmpty()) {
+        pending.remove(e.getKey());
+      } else if (tx.get().getBlockHash() == null) {
+        pending.put(e.getKey(), now);
       }
     }
   }

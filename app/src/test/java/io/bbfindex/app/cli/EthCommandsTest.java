@@ -1,0 +1,71 @@
+package io.bbfindex.app.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.bbfindex.app.core.CoreChainAccess;
+import io.bbfindex.eth.testing.AnvilNode;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code ingest --eth-rpc} and the Ethereum options' usage errors, through {@link Cli#run}. */
+class EthCommandsTest {
+  @TempDir Path dir;
+
+  private record Run(int code, String out, String err) {}
+
+  private static Run run(String... args) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code = Cli.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
+        new CoreChainAccess(), null);
+    return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void ingestWritesTheFinalRangesAndARerunAddsOnlyNewOnes() throws Exception {
+    try (AnvilNode node = AnvilNode.start("--no-mining")) {
+      node.sendTransfers(40);
+      node.mine(70);
+      Path out = dir.resolve("eth");
+      Run first = run("ingest", "--eth-rpc", node.url(), "--out", out.toString(), "--range-bits", "4", "--depth", "6");
+      assertEquals(Cli.OK, first.code(), first.err());
+      // Head 70, final block 64: ranges 0..3 (blocks 0..63) complete.
+      assertTrue(first.out().contains("eth: 4 ranges of 16 blocks"), first.out());
+      assertTrue(first.out().contains("40 transactions"), first.out());
+      assertTrue(Files.exists(out.resolve("range-00000003.bbf")));
+      assertTrue(Files.exists(out.resolve("range-00000003.txr")));
+      assertTrue(Files.exists(out.resolve("summary.bbf")));
+
+      node.mine(16);
+      Run second = run("ingest", "--eth-rpc", node.url(), "--out", out.toString(), "--range-bits", "4", "--depth", "6");
+      assertEquals(Cli.OK, second.code(), second.err());
+      assertTrue(second.out().contains("eth: 5 ranges of 16 blocks") && second.out().contains("(1 added"), second.out());
+
+      Run otherSize = run("ingest", "--eth-rpc", node.url(), "--out", out.toString(), "--range-bits", "5", "--depth", "6");
+      assertEquals(Cli.FAILED, otherSize.code());
+      assertTrue(otherSize.err().contains("ranges of 2^4 blocks"), otherSize.err());
+    }
+  }
+
+  @Test
+  void usageErrorsNameTheOption() {
+    Run noOut = run("ingest", "--eth-rpc", "http://127.0.0.1:1");
+    assertEquals(Cli.USAGE, noOut.code());
+    assertTrue(noOut.err().contains("--out"), noOut.err());
+    Run badUrl = run("ingest", "--eth-rpc", "ws://127.0.0.1:1", "--out", dir.toString());
+    assertEquals(Cli.USAGE, badUrl.code());
+    assertTrue(badUrl.err().contains("http://"), badUrl.err());
+    Run unreachable = run("ingest", "--eth-rpc", "http://127.0.0.1:1", "--out", dir.toString());
+    assertEquals(Cli.FAILED, unreachable.code());
+    assertTrue(unreachable.err().contains("127.0.0.1:1"), unreachable.err());
+    Run help = run("serve", "--eth-rpc", "http://x", "--help");
+    assertEquals(Cli.OK, help.code());
+    assertTrue(help.out().contains("/v1/eth/tx/"), help.out());
+  }
+}
