@@ -28,7 +28,8 @@ import java.util.zip.CRC32C;
  * <p>Crash safety: a range's two files are written (each atomically) before the manifest that
  * counts them; the manifest and the summary are written at {@link #checkpoint()}. After a crash the
  * ranges past the manifest are fetched again, and a summary that does not cover the manifest's
- * ranges is rebuilt from the records.
+ * ranges is rebuilt from the records. A damaged range (checksum, length, a filter that is not its
+ * record's) is dropped with every range after it, which are then fetched again.
  *
  * <p>Threads: one writer ({@link #append}); lookups from any thread read the immutable {@link
  * Snapshot} published through a volatile field. The summary filter only ever gains bits, and keys
@@ -40,6 +41,8 @@ final class History implements AutoCloseable {
   static final String SUMMARY = "summary.bbf";
   private static final int STORE_VERSION = 1;
   private static final long MIN_SUMMARY_CAPACITY = 1 << 16;
+
+  private static final System.Logger LOG = System.getLogger(History.class.getName());
 
   private final Path dir;
   private final int rangeBits;
@@ -100,14 +103,20 @@ final class History implements AutoCloseable {
     List<Range> list = new ArrayList<>(ranges);
     long txs = 0;
     for (int r = 0; r < ranges; r++) {
-      LoadedFilter f = FilterFile.load(filterFile(r));
-      open.add(f);
-      RangeRecord rec = RangeRecord.load(recordFile(r));
-      if (rec.firstBlock() != (long) r << rangeBits || rec.blockCount() != 1 << rangeBits) {
-        throw new IOException(recordFile(r) + " covers blocks " + rec.firstBlock() + "+" + rec.blockCount() + ", not range " + r);
+      Range range;
+      try {
+        range = loadRange(r);
+      } catch (IOException e) {
+        // The blocks are still on the node: from a damaged range on, the ranges are fetched and
+        // written again (a damaged store heals instead of stopping the service).
+        LOG.log(System.Logger.Level.WARNING, "range " + r + " is damaged, rebuilding it and the " + (ranges - r - 1)
+            + " after it: " + e.getMessage());
+        ranges = r;
+        dirty = true;
+        break;
       }
-      list.add(new Range(r, f.filter(), rec));
-      txs += rec.txCount();
+      list.add(range);
+      txs += range.record().txCount();
     }
     BlockedBloomFilter summary = null;
     Path summaryFile = dir.resolve(SUMMARY);
@@ -125,9 +134,28 @@ final class History implements AutoCloseable {
     summaryCapacity = Math.max(capacity, 2 * txs);
     if (summary == null) {
       summary = rebuildSummary(list, summaryCapacity);
-      dirty = ranges > 0;
+      dirty |= ranges > 0;
     }
     snapshot = new Snapshot(List.copyOf(list), summary, txs);
+  }
+
+  private Range loadRange(int r) throws IOException {
+    LoadedFilter f = FilterFile.load(filterFile(r));
+    try {
+      RangeRecord rec = RangeRecord.load(recordFile(r));
+      if (rec.firstBlock() != (long) r << rangeBits || rec.blockCount() != 1 << rangeBits) {
+        throw new IOException(recordFile(r) + " covers blocks " + rec.firstBlock() + "+" + rec.blockCount() + ", not range " + r);
+      }
+      if (f.metadata().kind() != FilterMetadata.KIND_TX_RANGE || f.metadata().blockFile() != r
+          || !java.util.Arrays.equals(f.metadata().sourceTip(), rec.lastBlockHash().toBytes())) {
+        throw new IOException(filterFile(r) + " is not the filter of " + recordFile(r));
+      }
+      open.add(f);
+      return new Range(r, f.filter(), rec);
+    } catch (IOException | RuntimeException e) {
+      f.close();
+      throw e;
+    }
   }
 
   private BlockedBloomFilter rebuildSummary(List<Range> ranges, long capacity) {
