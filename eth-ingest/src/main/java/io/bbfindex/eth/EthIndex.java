@@ -74,6 +74,11 @@ public final class EthIndex implements AutoCloseable {
     return config;
   }
 
+  /** The node's URL without anything that may be a secret (user info, path, query). */
+  public String nodeUrl() {
+    return rpc.redactedUrl();
+  }
+
   /** JSON-RPC calls sent so far, by method. */
   public RpcCalls rpcCalls() {
     return rpc.calls();

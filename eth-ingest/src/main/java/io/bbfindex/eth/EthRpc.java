@@ -46,16 +46,19 @@ public final class EthRpc implements AutoCloseable {
   private final OkHttpClient http;
   private final Web3j web3j;
   private final JsonRpcBatch batch;
+  /** Bytes a batch's answer should come near: a quarter of the limit, at most {@value #TARGET_RESPONSE_BYTES}. */
+  private final long targetResponseBytes;
   private final RpcCalls calls = new RpcCalls();
   /** web3j's ids come from one JVM-wide counter already; ours make each batch's ids plainly distinct. */
   private final AtomicLong nextId = new AtomicLong(1);
   private volatile int blocksPerBatch = 100;
 
-  private EthRpc(String url, OkHttpClient http) {
+  private EthRpc(String url, OkHttpClient http, long maxResponseBytes) {
     this.url = url;
     this.http = http;
     this.web3j = Web3j.build(new HttpService(url, http));
-    this.batch = new JsonRpcBatch(http, url, MAX_RESPONSE_BYTES);
+    this.batch = new JsonRpcBatch(http, url, redactedUrl(url), maxResponseBytes);
+    this.targetResponseBytes = Math.min(TARGET_RESPONSE_BYTES, maxResponseBytes / 4);
   }
 
   /**
@@ -64,6 +67,11 @@ public final class EthRpc implements AutoCloseable {
    * longer than a small call should).
    */
   public static EthRpc connect(String url, Duration timeout) {
+    return connect(url, timeout, MAX_RESPONSE_BYTES);
+  }
+
+  /** As {@link #connect(String, Duration)} with another response size limit (tests). */
+  static EthRpc connect(String url, Duration timeout, long maxResponseBytes) {
     OkHttpClient http = new OkHttpClient.Builder()
         .connectTimeout(timeout)
         .readTimeout(timeout)
@@ -71,11 +79,28 @@ public final class EthRpc implements AutoCloseable {
         .callTimeout(timeout.multipliedBy(3))
         .retryOnConnectionFailure(false)
         .build();
-    return new EthRpc(url, http);
+    return new EthRpc(url, http, maxResponseBytes);
   }
 
   public String url() {
     return url;
+  }
+
+  /**
+   * The URL without user info, path or query, which may hold a provider's API key: what logs and
+   * status pages may show.
+   */
+  public String redactedUrl() {
+    return redactedUrl(url);
+  }
+
+  private static String redactedUrl(String url) {
+    try {
+      java.net.URI u = java.net.URI.create(url);
+      return u.getScheme() + "://" + u.getHost() + (u.getPort() < 0 ? "" : ":" + u.getPort());
+    } catch (IllegalArgumentException e) {
+      return "(unparsable URL)";
+    }
   }
 
   /** Calls sent so far, by method. */
@@ -141,7 +166,7 @@ public final class EthRpc implements AutoCloseable {
         out.add(toBlockTxs(next + i, result.answers().get(i).getBlock()));
       }
       long perBlock = Math.max(1, result.responseBytes() / size);
-      blocksPerBatch = (int) Math.clamp(TARGET_RESPONSE_BYTES / perBlock, 1, MAX_BATCH);
+      blocksPerBatch = (int) Math.clamp(targetResponseBytes / perBlock, 1, MAX_BATCH);
       next += size;
     }
     return out;
@@ -207,10 +232,10 @@ public final class EthRpc implements AutoCloseable {
     try {
       answer = request.send();
     } catch (IOException e) {
-      throw new EthRpcException(request.getMethod() + " to " + url + " failed: " + e.getMessage(), e);
+      throw new EthRpcException(request.getMethod() + " to " + redactedUrl() + " failed: " + e.getMessage(), e);
     } catch (RuntimeException e) {
       // web3j reports unreadable answers as unchecked Jackson exceptions.
-      throw new EthRpcException(request.getMethod() + " to " + url + ": unreadable answer: " + e.getMessage(), e);
+      throw new EthRpcException(request.getMethod() + " to " + redactedUrl() + ": unreadable answer: " + e.getMessage(), e);
     }
     if (answer.hasError()) {
       throw new ErrorAnswerException(request.getMethod() + " failed: " + answer.getError().getCode() + " " + answer.getError().getMessage());

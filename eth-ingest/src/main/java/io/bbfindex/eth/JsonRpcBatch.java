@@ -32,15 +32,18 @@ final class JsonRpcBatch {
 
   private final OkHttpClient http;
   private final String url;
+  /** What error messages name: no user info, path or query (they may hold an API key). */
+  private final String shownUrl;
   private final long maxResponseBytes;
 
   /**
    * @param maxResponseBytes larger answers are refused ({@link ResponseTooLargeException}) before
    *     being parsed, so the caller can retry with a smaller batch
    */
-  JsonRpcBatch(OkHttpClient http, String url, long maxResponseBytes) {
+  JsonRpcBatch(OkHttpClient http, String url, String shownUrl, long maxResponseBytes) {
     this.http = http;
     this.url = url;
+    this.shownUrl = shownUrl;
     this.maxResponseBytes = maxResponseBytes;
   }
 
@@ -124,7 +127,7 @@ final class JsonRpcBatch {
     try (okhttp3.Response response = http.newCall(request).execute()) {
       ResponseBody body = response.body();
       if (!response.isSuccessful() || body == null) {
-        throw new EthRpcException("batch of " + calls + " calls to " + url + ": HTTP " + response.code() + " " + response.message());
+        throw new EthRpcException("batch of " + calls + " calls to " + shownUrl + ": HTTP " + response.code() + " " + response.message());
       }
       try (InputStream in = body.byteStream()) {
         byte[] bytes = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, maxResponseBytes + 1));
@@ -136,7 +139,7 @@ final class JsonRpcBatch {
     } catch (EthRpcException e) {
       throw e;
     } catch (IOException e) {
-      throw new EthRpcException("batch of " + calls + " calls to " + url + " failed: " + e.getMessage(), e);
+      throw new EthRpcException("batch of " + calls + " calls to " + shownUrl + " failed: " + e.getMessage(), e);
     }
   }
 

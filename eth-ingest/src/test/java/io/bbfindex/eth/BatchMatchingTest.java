@@ -38,13 +38,25 @@ class BatchMatchingTest {
 
   /** Starts a server whose answer to a batch is {@code shape(correct answers in request order)}. */
   private EthRpc serve(Function<ArrayNode, JsonNode> shape) throws IOException {
+    return serve(shape, 1, Duration.ofSeconds(5), EthRpc.MAX_RESPONSE_BYTES);
+  }
+
+  private final java.util.concurrent.atomic.AtomicInteger largestBatch = new java.util.concurrent.atomic.AtomicInteger();
+
+  private EthRpc serve(Function<ArrayNode, JsonNode> shape, int txsPerBlock, Duration timeout, long maxResponseBytes) throws IOException {
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
     server.createContext("/", exchange -> {
       JsonNode requests = JSON.readTree(exchange.getRequestBody().readAllBytes());
+      largestBatch.accumulateAndGet(requests.size(), Math::max);
       ArrayNode answers = JSON.createArrayNode();
       for (JsonNode r : requests) {
         long n = Long.decode(r.get("params").get(0).asString());
-        answers.add(answer(r.get("id").asLong(), n));
+        ObjectNode a = answer(r.get("id").asLong(), n);
+        ArrayNode txs = (ArrayNode) a.get("result").get("transactions");
+        for (int t = 1; t < txsPerBlock; t++) {
+          txs.add("0x" + "%08x".formatted(t) + "%056x".formatted(n));
+        }
+        answers.add(a);
       }
       byte[] body = JSON.writeValueAsBytes(shape.apply(answers));
       exchange.getResponseHeaders().set("Content-Type", "application/json");
@@ -53,7 +65,7 @@ class BatchMatchingTest {
       exchange.close();
     });
     server.start();
-    return EthRpc.connect("http://127.0.0.1:" + server.getAddress().getPort(), Duration.ofSeconds(5));
+    return EthRpc.connect("http://127.0.0.1:" + server.getAddress().getPort(), timeout, maxResponseBytes);
   }
 
   /** Block n has hash 0x..n, parent 0x..(n-1) and one tx 0xff..n. */
@@ -168,6 +180,38 @@ class BatchMatchingTest {
     })) {
       EthRpcException e = assertThrows(EthRpcException.class, () -> rpc.blocks(0, 9));
       assertTrue(e.getMessage().contains("header not found"), e.getMessage());
+    }
+  }
+
+  @Test
+  void anAnswerOverTheSizeLimitIsRetriedInSmallerBatches() throws Exception {
+    // ~7 kB a block: the first batch of 100 blocks is far over 60 kB and is fetched in halves.
+    try (EthRpc rpc = serve(answers -> answers, 100, Duration.ofSeconds(5), 60_000)) {
+      List<BlockTxs> blocks = rpc.blocks(0, 299);
+      assertEquals(300, blocks.size());
+      for (int i = 0; i < 300; i++) {
+        assertEquals(i, blocks.get(i).number());
+        assertEquals(100, blocks.get(i).txs().size());
+      }
+      assertEquals(100, largestBatch.get(), "the first batch");
+    }
+  }
+
+  @Test
+  void aNodeThatDoesNotAnswerFailsWithinTheTimeout() throws Exception {
+    try (EthRpc rpc = serve(answers -> {
+      try {
+        Thread.sleep(3_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      return answers;
+    }, 1, Duration.ofMillis(300), EthRpc.MAX_RESPONSE_BYTES)) {
+      long start = System.nanoTime();
+      EthRpcException e = assertThrows(EthRpcException.class, () -> rpc.blocks(0, 0));
+      long ms = (System.nanoTime() - start) / 1_000_000;
+      assertTrue(ms < 2_000, ms + " ms");
+      assertTrue(e.getMessage().contains("failed"), e.getMessage());
     }
   }
 

@@ -136,7 +136,7 @@ final class EthCommands {
     }
     Service service = Service.start(backend, index, new InetSocketAddress(bind, port), HttpInitializer.DEFAULT_MAX_BODY_BYTES);
     out.println("listening on " + service.server().baseUrl());
-    out.println("eth: following " + config.rpcUrl() + ", store " + config.store());
+    out.println("eth: following " + index.nodeUrl() + ", store " + config.store());
     out.flush();
     return new ServeCommand.Started(service, false);
   }

@@ -138,7 +138,7 @@ public final class EthApi {
   public Reply status() {
     EthStatus s = index.status();
     Map<String, Object> body = new LinkedHashMap<>();
-    body.put("rpc", index.config().rpcUrl());
+    body.put("rpc", index.nodeUrl());
     body.put("head", s.head());
     body.put("finalized", s.finalized());
     body.put("servedTip", s.servedTip());
