@@ -4,6 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bbfindex.app.core.CoreChainAccess;
+import io.bbfindex.app.demo.EmbeddedDemo;
+import io.bbfindex.app.testing.ApiClient;
+import io.bbfindex.app.testing.Fixtures;
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.List;
 import io.bbfindex.eth.testing.AnvilNode;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -50,6 +55,31 @@ class EthCommandsTest {
       Run otherSize = run("ingest", "--eth-rpc", node.url(), "--out", out.toString(), "--range-bits", "5", "--depth", "6");
       assertEquals(Cli.FAILED, otherSize.code());
       assertTrue(otherSize.err().contains("ranges of 2^4 blocks"), otherSize.err());
+    }
+  }
+
+  @Test
+  void oneServerAnswersBitcoinFromADatadirAndEthereumFromANode() throws Exception {
+    Path datadir = Fixtures.extract(Fixtures.MAINNET, dir);
+    try (AnvilNode node = AnvilNode.start("--no-mining")) {
+      String eth = node.sendTransfers(3).getFirst();
+      node.mine(40);
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      ServeCommand.Started started = EthCommands.serve(List.of("--datadir", datadir.toString(), "--filters", dir.resolve("btc").toString(),
+          "--eth-rpc", node.url(), "--port", "0", "--range-bits", "4", "--depth", "8", "--poll-ms", "100"),
+          new PrintStream(out, true, StandardCharsets.UTF_8), System.err, new CoreChainAccess(), null);
+      try (var service = started.service()) {
+        assertTrue(Files.isDirectory(dir.resolve("btc-eth")), "the Ethereum store goes beside Bitcoin's by default");
+        ApiClient api = new ApiClient(service.server().baseUrl());
+        JsonNode btc = api.get("/v1/tx/" + EmbeddedDemo.PAYMENT_170).json();
+        assertEquals(170, btc.get("height").asInt());
+        JsonNode tx = api.get("/v1/eth/tx/" + eth).json();
+        assertEquals("confirmed", tx.get("status").asText(), tx.toString());
+        assertEquals(1, tx.get("blockNumber").asInt());
+        assertEquals(0, tx.get("transactionIndex").asInt());
+        assertTrue(tx.get("confirmations").asInt() >= 33, tx.toString());
+        assertEquals(200, api.get("/v1/eth/status").status());
+      }
     }
   }
 

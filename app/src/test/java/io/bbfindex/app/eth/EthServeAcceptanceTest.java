@@ -168,6 +168,42 @@ class EthServeAcceptanceTest {
     }
   }
 
+  @Test
+  @Order(3)
+  void pendingThenConfirmedWithinOneSecondOverHttp() throws Exception {
+    EthConfig config = EthConfig.of(node.url(), dir.resolve("pending")).withRangeBits(RANGE_BITS).withFinalityDepth(DEPTH)
+        .withPoll(Duration.ofMillis(100));
+    try (Service service = Service.start(new NoBitcoinBackend(), EthIndex.open(config), new InetSocketAddress("127.0.0.1", 0),
+        HttpInitializer.DEFAULT_MAX_BODY_BYTES)) {
+      String base = service.server().baseUrl();
+      awaitCaughtUp(base, node.blockNumber());
+      String hash = node.sendTransfers(1).getFirst();
+      assertEquals("pending", awaitStatus(base, hash, "pending").get("status").asText());
+      node.mine(1);
+      long mined = System.nanoTime();
+      JsonNode confirmed = awaitStatus(base, hash, "confirmed");
+      long ms = (System.nanoTime() - mined) / 1_000_000;
+      assertEquals("confirmed", confirmed.get("status").asText(), "after " + ms + " ms: " + confirmed);
+      assertTrue(ms <= 1_000, ms + " ms");
+      assertEquals(node.blockNumber(), confirmed.get("blockNumber").asLong());
+      assertEquals(1, confirmed.get("confirmations").asLong());
+    }
+  }
+
+  /** Polls {@code GET /v1/eth/tx/{hash}} for up to 1 s until it reports {@code status}; the last answer. */
+  private JsonNode awaitStatus(String base, String hash, String status) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+    JsonNode a;
+    do {
+      a = get(base + "/v1/eth/tx/" + hash).body;
+      if (a.has("status") && a.get("status").asText().equals(status)) {
+        return a;
+      }
+      Thread.sleep(10);
+    } while (System.nanoTime() < deadline);
+    return a;
+  }
+
   private static long rangeFiles(Path store) throws IOException {
     if (!Files.isDirectory(store)) {
       return 0;
