@@ -166,7 +166,7 @@ public final class EthRpc implements AutoCloseable {
         out.add(toBlockTxs(next + i, result.answers().get(i).getBlock()));
       }
       long perBlock = Math.max(1, result.responseBytes() / size);
-      blocksPerBatch = (int) Math.clamp(targetResponseBytes / perBlock, 1, MAX_BATCH);
+      blocksPerBatch = Math.clamp(targetResponseBytes / perBlock, 1, MAX_BATCH);
       next += size;
     }
     return out;
