@@ -47,6 +47,8 @@ public final class EthIndex implements AutoCloseable {
   private boolean pendingUnsupported;
   private Thread follower;
   private volatile boolean closing;
+  /** Held by whoever changes the index (ingest, a poll): one writer at a time; lookups never take it. */
+  private final Object writer = new Object();
 
   private EthIndex(EthConfig config, EthRpc rpc, History history) {
     this.config = config;
@@ -167,8 +169,10 @@ public final class EthIndex implements AutoCloseable {
    * @throws IOException if the node or the disk fails; the ranges made durable so far stay
    */
   public int ingestFinalRanges(Consumer<String> progress) throws IOException {
-    refreshHead();
-    return addFinalRanges(progress);
+    synchronized (writer) {
+      refreshHead();
+      return addFinalRanges(progress);
+    }
   }
 
   private int addFinalRanges(Consumer<String> progress) throws IOException {
@@ -215,12 +219,14 @@ public final class EthIndex implements AutoCloseable {
    * @throws IOException if the node or the disk fails (the next poll retries)
    */
   public void poll() throws IOException {
-    refreshHead();
-    addFinalRanges(line -> LOG.log(Level.INFO, line));
-    pollPending();
-    followTip();
-    caughtUp = history.rangeCount() >= (finalized + 1) >> config.rangeBits();
-    lastError = null;
+    synchronized (writer) {
+      refreshHead();
+      addFinalRanges(line -> LOG.log(Level.INFO, line));
+      pollPending();
+      followTip();
+      caughtUp = history.rangeCount() >= (finalized + 1) >> config.rangeBits();
+      lastError = null;
+    }
   }
 
   private void pollPending() throws EthRpcException {
@@ -366,7 +372,10 @@ public final class EthIndex implements AutoCloseable {
     try {
       rpc.close();
     } finally {
-      history.close();
+      // After any ingest or poll still running has stopped at its next range or block.
+      synchronized (writer) {
+        history.close();
+      }
     }
   }
 }
