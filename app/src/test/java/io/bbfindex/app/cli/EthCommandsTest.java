@@ -75,8 +75,10 @@ class EthCommandsTest {
         assertEquals(170, btc.get("height").asInt());
         JsonNode tx = api.get("/v1/eth/tx/" + eth).json();
         assertEquals("confirmed", tx.get("status").asText(), tx.toString());
+        tools.jackson.databind.JsonNode receipt = node.call("eth_getTransactionReceipt", eth);
         assertEquals(1, tx.get("blockNumber").asInt());
-        assertEquals(0, tx.get("transactionIndex").asInt());
+        assertEquals(receipt.get("blockHash").asString(), tx.get("blockHash").asText());
+        assertEquals(Long.decode(receipt.get("transactionIndex").asString()), tx.get("transactionIndex").asLong());
         assertTrue(tx.get("confirmations").asInt() >= 33, tx.toString());
         assertEquals(200, api.get("/v1/eth/status").status());
       }
