@@ -124,6 +124,12 @@ class EthServeAcceptanceTest {
       Reply shortHash = get(base + "/v1/eth/tx/0x1234");
       assertEquals(400, shortHash.status);
       assertTrue(shortHash.text.contains("64 hex digits"), shortHash.text);
+      assertEquals(400, postRaw(base + "/v1/eth/tx/lookup", "{\"hash\":1}").statusCode());
+      HttpResponse<String> badElement = postRaw(base + "/v1/eth/tx/lookup", "[\"" + hashes.getFirst() + "\",\"0x12\"]");
+      assertEquals(400, badElement.statusCode());
+      assertTrue(badElement.body().contains("hashes[1]"), badElement.body());
+      assertEquals(413, postRaw(base + "/v1/eth/tx/lookup", JSON.writeValueAsString(absent.subList(0, 10_000)).replace("]", ",\"" + hashes.getFirst() + "\"]")).statusCode());
+      assertEquals(405, get(base + "/v1/eth/tx/lookup").status);
     }
   }
 
@@ -274,6 +280,11 @@ class EthServeAcceptanceTest {
         HttpResponse.BodyHandlers.ofString());
     JsonNode body = r.headers().firstValue("content-type").orElse("").contains("json") ? JSON.readTree(r.body()) : null;
     return new Reply(r.statusCode(), r.body(), body);
+  }
+
+  private HttpResponse<String> postRaw(String url, String body) throws Exception {
+    return http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(60))
+        .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
   }
 
   private JsonNode post(String url, List<String> body) throws Exception {
