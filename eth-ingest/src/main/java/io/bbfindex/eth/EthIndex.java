@@ -15,10 +15,10 @@ import org.web3j.protocol.core.methods.response.Transaction;
  * Ethereum transaction lookups from a node: the finalized chain in {@link History} ranges, newer
  * blocks in the {@link Tip}, pending transactions from the node's pending-transaction filter.
  *
- * <p>{@link #lookup} never calls the node once {@link #caughtUp()}: the history's record and the
- * tip's map are exact, so a filter "no" and a "maybe" alike are answered in process. Before that (a
- * store still being built) a hash the index does not hold is asked of the node, so answers are
- * right from the start.
+ * <p>{@link #lookup} never calls the node: the history's record and the tip's map are exact, so a
+ * filter "no" and a "maybe" alike are answered in process. Before {@link #caughtUp()} (a store
+ * still being built) a hash the index does not hold is refused with {@link CatchingUpException}
+ * rather than called absent.
  *
  * <p>Consistency for concurrent lookups: the follower publishes a range to the history before
  * dropping its blocks from the tip, and adds a mined block to the tip before dropping its
@@ -87,12 +87,15 @@ public final class EthIndex implements AutoCloseable {
   }
 
   /**
-   * Where the transaction is, or empty when it is neither confirmed nor pending.
+   * Where the transaction is, or empty when it is neither confirmed nor pending. Never calls the
+   * node.
    *
    * @param key the 32 hash bytes at {@code key[offset .. offset + 32)}
-   * @throws EthRpcException only before {@link #caughtUp()}, when the node is asked and fails
+   * @throws CatchingUpException when the index does not hold the hash but is not complete yet (the
+   *     store is still being built or the tip has not reached the head once), so "absent" would
+   *     not be known
    */
-  public Optional<EthAnswer> lookup(byte[] key, int offset) throws EthRpcException {
+  public Optional<EthAnswer> lookup(byte[] key, int offset) throws CatchingUpException {
     if (!pending.isEmpty() && pending.containsKey(TxHash.of(key, offset))) {
       return Optional.of(EthAnswer.pending());
     }
@@ -103,20 +106,22 @@ public final class EthIndex implements AutoCloseable {
     if (at.isPresent()) {
       return Optional.of(confirmed(at.get(), servedTip()));
     }
-    return caughtUp ? Optional.empty() : askNode(TxHash.of(key, offset));
+    if (!caughtUp) {
+      throw new CatchingUpException("the index is catching up with the node (" + history.rangeCount() + " ranges stored, block "
+          + servedTip() + " of " + head + "); only hashes it already holds are answered");
+    }
+    return Optional.empty();
   }
 
-  private Optional<EthAnswer> askNode(TxHash hash) throws EthRpcException {
-    Optional<Transaction> tx = rpc.transactionByHash(hash);
-    if (tx.isEmpty()) {
-      return Optional.empty();
+  /**
+   * A hash the index does not hold, asked before the index is complete. WHY not ask the node
+   * instead: lookups run on the server's event loops, which must not wait on a remote call; and
+   * the node's {@code null} is not "absent" below its lookup window anyway.
+   */
+  public static final class CatchingUpException extends Exception {
+    CatchingUpException(String message) {
+      super(message);
     }
-    Transaction t = tx.get();
-    if (t.getBlockNumberRaw() == null || t.getBlockHash() == null) {
-      return Optional.of(EthAnswer.pending());
-    }
-    TxLocation at = new TxLocation(t.getBlockNumber().longValueExact(), TxHash.parse(t.getBlockHash()), t.getTransactionIndex().intValueExact());
-    return Optional.of(confirmed(at, Math.max(head, at.blockNumber())));
   }
 
   private static EthAnswer confirmed(TxLocation at, long tipNumber) {

@@ -14,7 +14,7 @@ import java.util.Map;
  * @param pending pending transactions known
  * @param reorgs blocks removed by reorgs since start
  * @param caughtUp whether every final range is in the history and the tip reaches the head (until
- *     then a miss is asked of the node)
+ *     then a hash the index does not hold is answered 503 catching_up)
  * @param rpcCalls JSON-RPC calls sent, by method
  */
 public record EthStatus(long head, long finalized, long servedTip, int rangeBits, int ranges, long historyTxs,

@@ -1,6 +1,7 @@
 package io.bbfindex.eth;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bbfindex.eth.testing.AnvilNode;
@@ -83,21 +84,28 @@ class EthIndexAnvilTest {
       }
       assertTrue(Files.exists(store.resolve(History.SUMMARY)));
 
-      // Reopened from disk: the history ranges answer without the node, before any poll.
+      // Reopened from disk: before any poll, the history ranges answer (without the node), and
+      // every other hash is refused as "catching up", never called absent.
       try (EthIndex reopened = EthIndex.open(config(node, store, 8))) {
         long calls = reopened.rpcCalls().total();
         long finalBlocks = (long) reopened.status().ranges() << RANGE_BITS;
         assertTrue(finalBlocks > 0);
-        List<String> inHistory = new ArrayList<>();
+        int inHistory = 0;
+        int refused = 0;
         for (String h : hashes) {
-          Optional<EthAnswer> a = reopened.lookup(key(h), 0);
-          if (a.isPresent() && a.get().location().blockNumber() < finalBlocks) {
-            inHistory.add(h);
+          try {
+            assertTrue(reopened.lookup(key(h), 0).orElseThrow().location().blockNumber() < finalBlocks);
+            inHistory++;
+          } catch (EthIndex.CatchingUpException e) {
+            refused++;
           }
         }
-        assertEquals(calls, reopened.rpcCalls().total() - (hashes.size() - inHistory.size()),
-            "only hashes above the history may be asked of the node before the first poll");
-        assertTrue(inHistory.size() > hashes.size() / 2, inHistory.size() + " of " + hashes.size());
+        assertEquals(calls, reopened.rpcCalls().total(), "lookups never call the node");
+        assertEquals(hashes.size(), inHistory + refused);
+        assertTrue(inHistory > hashes.size() / 2, inHistory + " of " + hashes.size());
+        byte[] absent = new byte[32];
+        new SplittableRandom(5).nextBytes(absent);
+        assertThrows(EthIndex.CatchingUpException.class, () -> reopened.lookup(absent, 0));
         reopened.poll();
         assertExact(node, reopened, hashes);
       }

@@ -7,7 +7,6 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.bbfindex.eth.EthAnswer;
 import io.bbfindex.eth.EthIndex;
-import io.bbfindex.eth.EthRpcException;
 import io.bbfindex.eth.EthStatus;
 import io.bbfindex.eth.TxHash;
 import io.micrometer.core.instrument.Counter;
@@ -29,7 +28,7 @@ import java.util.Optional;
  * <p>Answers: 200 {@code {"hash","present":true,"status":"confirmed","blockNumber","blockHash",
  * "transactionIndex","confirmations"}} or {@code "status":"pending"}; 404 {@code
  * {"hash","present":false}}; 400 with a reason for anything but {@code 0x} + 64 hex digits; 503
- * when the node must be asked (store still catching up) and fails.
+ * {@code catching_up} for a hash the index does not hold while it is still being built.
  */
 public final class EthApi {
   /** Path prefix of the single lookup. */
@@ -81,8 +80,8 @@ public final class EthApi {
       StringBuilder out = new StringBuilder(256);
       write(out, text.toLowerCase(java.util.Locale.ROOT), a);
       return new Reply(a.isPresent() ? 200 : 404, out.toString().getBytes(StandardCharsets.US_ASCII));
-    } catch (EthRpcException e) {
-      return nodeUnavailable(e);
+    } catch (EthIndex.CatchingUpException e) {
+      return catchingUp(e);
     }
   }
 
@@ -127,8 +126,8 @@ public final class EthApi {
         TxHash.parse(text).copyTo(key, 0);
         write(out, text.toLowerCase(java.util.Locale.ROOT), index.lookup(key, 0));
       }
-    } catch (EthRpcException e) {
-      return nodeUnavailable(e);
+    } catch (EthIndex.CatchingUpException e) {
+      return catchingUp(e);
     }
     out.append(']');
     return new Reply(200, out.toString().getBytes(StandardCharsets.US_ASCII));
@@ -176,8 +175,8 @@ public final class EthApi {
     out.append('}');
   }
 
-  private static Reply nodeUnavailable(EthRpcException e) {
-    return error(503, "node_unavailable", "the index is still catching up and the node could not be asked: " + e.getMessage());
+  private static Reply catchingUp(EthIndex.CatchingUpException e) {
+    return error(503, "catching_up", e.getMessage());
   }
 
   private static Reply error(int status, String error, String detail) {

@@ -299,6 +299,9 @@ public final class ApiHandler extends ChannelInboundHandlerAdapter {
     if (!backend.ready()) {
       return error(new ApiError(HttpResponseStatus.SERVICE_UNAVAILABLE, "not_ready", "the index is not loaded"));
     }
+    if (eth != null && !eth.index().caughtUp()) {
+      return error(new ApiError(HttpResponseStatus.SERVICE_UNAVAILABLE, "not_ready", "the Ethereum index is catching up with the node"));
+    }
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("ready", true);
     body.put("tipHeight", backend.tipHeight());

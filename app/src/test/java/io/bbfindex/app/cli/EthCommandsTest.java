@@ -73,6 +73,11 @@ class EthCommandsTest {
         ApiClient api = new ApiClient(service.server().baseUrl());
         JsonNode btc = api.get("/v1/tx/" + EmbeddedDemo.PAYMENT_170).json();
         assertEquals(170, btc.get("height").asInt());
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (api.get("/readyz").status() != 200 && System.nanoTime() < deadline) {
+          Thread.sleep(20); // /readyz waits for the Ethereum index as well
+        }
+        assertEquals(200, api.get("/readyz").status());
         JsonNode tx = api.get("/v1/eth/tx/" + eth).json();
         assertEquals("confirmed", tx.get("status").asText(), tx.toString());
         tools.jackson.databind.JsonNode receipt = node.call("eth_getTransactionReceipt", eth);

@@ -153,7 +153,11 @@ class EthServeAcceptanceTest {
 
     Child second = Child.serve(node.url(), store);
     try {
+      // Until it has caught up, a hash it does not hold is "catching up", never absent.
+      Reply early = get(second.base + "/v1/eth/tx/" + hashes.getLast());
+      assertTrue(early.status == 200 || (early.status == 503 && early.text.contains("catching_up")), early.text);
       awaitCaughtUp(second.base, head);
+      assertEquals(200, get(second.base + "/readyz").status);
       assertExact(second.base, hashes);
     } finally {
       second.kill(); // while following
