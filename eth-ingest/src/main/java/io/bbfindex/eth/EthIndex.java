@@ -42,6 +42,10 @@ public final class EthIndex implements AutoCloseable {
   private volatile long head = -1;
   private volatile long finalized = -1;
   private volatile boolean caughtUp;
+  /** When the last poll succeeded (System.nanoTime()), or 0. */
+  private volatile long lastGoodPoll;
+  /** After this long without a good poll, "absent" is no longer claimed: a new block may hold the hash. */
+  static final long STALE_AFTER_NANOS = 30_000_000_000L;
   private volatile String lastError;
   private BigInteger pendingFilter;
   private boolean pendingUnsupported;
@@ -91,9 +95,9 @@ public final class EthIndex implements AutoCloseable {
    * node.
    *
    * @param key the 32 hash bytes at {@code key[offset .. offset + 32)}
-   * @throws CatchingUpException when the index does not hold the hash but is not complete yet (the
-   *     store is still being built or the tip has not reached the head once), so "absent" would
-   *     not be known
+   * @throws CatchingUpException when the index does not hold the hash but is not complete (the
+   *     store is still being built, the tip has not reached the head once, or no poll has
+   *     succeeded for 30 s), so "absent" would not be known
    */
   public Optional<EthAnswer> lookup(byte[] key, int offset) throws CatchingUpException {
     if (!pending.isEmpty() && pending.containsKey(TxHash.of(key, offset))) {
@@ -109,6 +113,10 @@ public final class EthIndex implements AutoCloseable {
     if (!caughtUp) {
       throw new CatchingUpException("the index is catching up with the node (" + history.rangeCount() + " ranges stored, block "
           + servedTip() + " of " + head + "); only hashes it already holds are answered");
+    }
+    if (System.nanoTime() - lastGoodPoll > STALE_AFTER_NANOS) {
+      throw new CatchingUpException("the node has not been reached for over " + STALE_AFTER_NANOS / 1_000_000_000L
+          + " s (last error: " + lastError + "); only hashes the index holds are answered");
     }
     return Optional.empty();
   }
@@ -128,12 +136,20 @@ public final class EthIndex implements AutoCloseable {
     return new EthAnswer(EthAnswer.Status.CONFIRMED, at, Math.max(1, tipNumber - at.blockNumber() + 1));
   }
 
+  /** Tests: as if the last good poll had been at {@code nanoTime}. */
+  void pretendLastGoodPollWas(long nanoTime) {
+    lastGoodPoll = nanoTime;
+  }
+
   /** The newest block answered from: the tip's, or the history's last. */
   public long servedTip() {
     return tip.last().map(BlockTxs::number).orElse(history.nextBlock() - 1);
   }
 
-  /** Whether the history holds every final range and the tip reached the head at least once. */
+  /**
+   * Whether the history holds every final range and the tip reached the head at least once (a
+   * node out of reach later does not clear it; lookups then refuse "absent" after 30 s).
+   */
   public boolean caughtUp() {
     return caughtUp;
   }
@@ -231,6 +247,7 @@ public final class EthIndex implements AutoCloseable {
       followTip();
       caughtUp = history.rangeCount() >= (finalized + 1) >> config.rangeBits();
       lastError = null;
+      lastGoodPoll = System.nanoTime();
     }
   }
 

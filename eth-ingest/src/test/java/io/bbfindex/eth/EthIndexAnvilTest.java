@@ -179,6 +179,26 @@ class EthIndexAnvilTest {
     }
   }
 
+  @Test
+  void aNodeOutOfReachStopsAbsentAnswersButNotTheOnesTheIndexHolds() throws Exception {
+    AnvilNode node = AnvilNode.start("--no-mining");
+    String hash = fill(node, 2, 3).getFirst();
+    try (EthIndex index = EthIndex.open(config(node, dir.resolve("eth"), 1))) {
+      index.poll();
+      byte[] absent = new byte[32];
+      new SplittableRandom(3).nextBytes(absent);
+      assertTrue(index.lookup(absent, 0).isEmpty());
+      node.close();
+      assertThrows(EthRpcException.class, index::poll);
+      index.pretendLastGoodPollWas(System.nanoTime() - EthIndex.STALE_AFTER_NANOS - 1);
+      EthIndex.CatchingUpException e = assertThrows(EthIndex.CatchingUpException.class, () -> index.lookup(absent, 0));
+      assertTrue(e.getMessage().contains("not been reached"), e.getMessage());
+      assertEquals(EthAnswer.Status.CONFIRMED, index.lookup(key(hash), 0).orElseThrow().status());
+    } finally {
+      node.close();
+    }
+  }
+
   private static Optional<EthAnswer> await(EthIndex index, String hash, EthAnswer.Status status, Duration limit) throws Exception {
     long deadline = System.nanoTime() + limit.toNanos();
     Optional<EthAnswer> a;
