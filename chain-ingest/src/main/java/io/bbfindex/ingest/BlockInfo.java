@@ -1,8 +1,8 @@
 package io.bbfindex.ingest;
 
-import io.bbfindex.ingest.encoding.Hashes;
+import io.bbfindex.ingest.encoding.HashKeys;
+import io.bbfindex.ingest.encoding.LittleEndian;
 import java.util.Arrays;
-import org.bitcoinj.base.internal.ByteUtils;
 
 /**
  * One block known to the node's block index ({@code 'b'} record), with its place relative to the
@@ -32,7 +32,7 @@ public record BlockInfo(
     int confirmations) {
 
   public int version() {
-    return (int) ByteUtils.readUint32(header, 0);
+    return LittleEndian.int32(header, 0);
   }
 
   /** Previous block's hash (internal order). */
@@ -47,21 +47,21 @@ public record BlockInfo(
 
   /** Block time, seconds since the epoch (uint32). */
   public long time() {
-    return ByteUtils.readUint32(header, 68);
+    return LittleEndian.uint32(header, 68);
   }
 
   /** Compact target (uint32). */
   public long bits() {
-    return ByteUtils.readUint32(header, 72);
+    return LittleEndian.uint32(header, 72);
   }
 
   public long nonce() {
-    return ByteUtils.readUint32(header, 76);
+    return LittleEndian.uint32(header, 76);
   }
 
   /** The hash as explorers show it (byte-reversed hex). */
   public String hashHex() {
-    return Hashes.displayHex(hash);
+    return HashKeys.toDisplayHex(hash);
   }
 
   @Override

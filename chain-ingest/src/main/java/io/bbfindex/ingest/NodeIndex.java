@@ -1,8 +1,9 @@
 package io.bbfindex.ingest;
 
-import static io.bbfindex.ingest.encoding.Hashes.displayHex;
+import static io.bbfindex.ingest.encoding.HashKeys.toDisplayHex;
 
 import io.bbfindex.ingest.blockfile.BlockFileReader;
+import io.bbfindex.ingest.blockfile.BlocksXorKey;
 import io.bbfindex.ingest.chain.ActiveChain;
 import io.bbfindex.ingest.encoding.CorruptRecordException;
 import io.bbfindex.ingest.leveldb.LevelDbReadException;
@@ -11,6 +12,9 @@ import io.bbfindex.ingest.leveldb.Obfuscation;
 import io.bbfindex.ingest.records.DbKeys;
 import io.bbfindex.ingest.records.DiskTxPos;
 import io.bbfindex.ingest.records.TxIndexScan;
+import io.bbfindex.ingest.records.TxRecordConsumer;
+import io.bbfindex.ingest.txindex.HashedTxLookup;
+import io.bbfindex.ingest.txindex.TxIndexLayout;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
@@ -20,6 +24,7 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
+import java.util.HexFormat;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -27,7 +32,6 @@ import java.util.OptionalInt;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.Stream;
-import org.bitcoinj.base.internal.ByteUtils;
 import org.bitcoinj.core.Transaction;
 
 /**
@@ -56,6 +60,9 @@ public final class NodeIndex implements AutoCloseable {
   private final LevelDbSnapshot txDb;
   private final Obfuscation txObfuscation;
   private final boolean legacyTxindex;
+  private final TxIndexLayout txindexLayout;
+  /** Null for a legacy-only txindex. */
+  private final HashedTxLookup hashedLookup;
   private final boolean reindexing;
   private final boolean prunedBlockFiles;
   private final OptionalInt lastBlockFile;
@@ -70,6 +77,7 @@ public final class NodeIndex implements AutoCloseable {
   private final OptionalInt txindexTipHeight;
   private final byte[] txindexTipHash;
   private final BlockFileReader blockFileReader;
+  private final BlocksXorKey blocksXorKey;
   private final LongAdder leveldbReads = new LongAdder();
   /** Readers hold it while touching native LevelDB handles, so close cannot free them underneath. */
   private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
@@ -82,6 +90,8 @@ public final class NodeIndex implements AutoCloseable {
     this.txDb = o.txDb;
     this.txObfuscation = o.txObfuscation;
     this.legacyTxindex = o.legacyTxindex;
+    this.txindexLayout = o.txindexLayout;
+    this.hashedLookup = o.hashedLookup;
     this.reindexing = o.reindexing;
     this.prunedBlockFiles = o.prunedBlockFiles;
     this.lastBlockFile = o.lastBlockFile;
@@ -96,6 +106,7 @@ public final class NodeIndex implements AutoCloseable {
     this.txindexTipHeight = o.txindexTipHeight;
     this.txindexTipHash = o.txindexTipHash;
     this.blockFileReader = o.blockFileReader;
+    this.blocksXorKey = o.xor;
   }
 
   /**
@@ -152,7 +163,9 @@ public final class NodeIndex implements AutoCloseable {
   // ---------------------------------------------------------------- lookups
 
   /**
-   * Where Core's txindex says {@code txidInternal} is. Exactly one LevelDB get (counted), except
+   * Where Core's txindex says {@code txidInternal} is. Exactly one LevelDB get (counted); in a
+   * hashed index (Core >= 32) one seek plus a blk read per candidate row ({@link HashedTxLookup}),
+   * and in a mixed one a {@code 't'} get too when the hashed rows miss. Except
    * for the genesis coinbase: Core never indexes it (getrawtransaction refuses it), but it is a
    * real transaction of block 0, so it is answered from the block index (block 0's file and
    * position, tx offset 1: after the one-byte tx count) without a read. Its txid is block 0's
@@ -167,6 +180,12 @@ public final class NodeIndex implements AutoCloseable {
     if (genesis.dataPos() >= 0 && Arrays.equals(txidInternal, 0, 32, genesis.header(), 36, 68)) {
       return Optional.of(new TxLocation(txidInternal.clone(), genesis.file(), genesis.dataPos(), 1, genesis));
     }
+    if (hashedLookup != null) {
+      Optional<TxLocation> hashed = findHashed(txidInternal);
+      if (hashed.isPresent() || !txindexLayout.hasLegacyRows()) {
+        return hashed;
+      }
+    }
     byte[] raw;
     lifecycle.readLock().lock();
     try {
@@ -174,7 +193,7 @@ public final class NodeIndex implements AutoCloseable {
       leveldbReads.increment();
       raw = txDb.get(DbKeys.txKey(txidInternal));
     } catch (LevelDbReadException e) {
-      throw new IndexReadException("txindex lookup of " + displayHex(txidInternal) + " failed: " + e.getMessage(), e);
+      throw new IndexReadException("txindex lookup of " + toDisplayHex(txidInternal) + " failed: " + e.getMessage(), e);
     } finally {
       lifecycle.readLock().unlock();
     }
@@ -184,7 +203,21 @@ public final class NodeIndex implements AutoCloseable {
     try {
       return Optional.of(resolve(txidInternal, raw));
     } catch (CorruptRecordException e) {
-      throw new IndexReadException("txindex lookup of " + displayHex(txidInternal) + " failed: " + e.getMessage(), e);
+      throw new IndexReadException("txindex lookup of " + toDisplayHex(txidInternal) + " failed: " + e.getMessage(), e);
+    }
+  }
+
+  /** The hashed rows' answer (Core >= 32): one seek, then a blk read per candidate. */
+  private Optional<TxLocation> findHashed(byte[] txidInternal) {
+    lifecycle.readLock().lock();
+    try {
+      checkOpen();
+      leveldbReads.increment();
+      return hashedLookup.find(txidInternal, blockFileReader);
+    } catch (IOException e) {
+      throw new IndexReadException("txindex lookup of " + toDisplayHex(txidInternal) + " failed: " + e.getMessage(), e);
+    } finally {
+      lifecycle.readLock().unlock();
     }
   }
 
@@ -194,7 +227,7 @@ public final class NodeIndex implements AutoCloseable {
     DiskTxPos p = DiskTxPos.decode(key, txObfuscation.plain(rawValue));
     BlockInfo b = blocksByPosition.get(positionKey(p.file(), p.dataPos()));
     if (b == null) {
-      throw new CorruptRecordException("'t' txindex record (key " + ByteUtils.formatHex(key) + "): points at "
+      throw new CorruptRecordException("'t' txindex record (key " + HexFormat.of().formatHex(key) + "): points at "
           + blockFileReader.blockFile(p.file()).getFileName() + " position " + p.dataPos()
           + ", where the block index has no block");
     }
@@ -230,7 +263,9 @@ public final class NodeIndex implements AutoCloseable {
   }
 
   /**
-   * Calls {@code consumer} for every {@code 't'} record of the txindex, in key (txid) order. No
+   * Calls {@code consumer} for every {@code 't'} record of the txindex, in key (txid) order.
+   * The hashed {@code 'x'} rows of Core >= 32 store no txid: for a hashed or mixed index, the
+   * txids come from the blk files ({@link io.bbfindex.ingest.txindex.BlockDataTxSource}). No
    * allocation per record beyond what leveldbjni's iterator makes: the txid array is reused (see
    * {@link TxRecordConsumer}). Does not count as {@link #leveldbReads()}.
    *
@@ -333,6 +368,24 @@ public final class NodeIndex implements AutoCloseable {
     return legacyTxindex;
   }
 
+  /** Which rows the txindex holds: legacy {@code 't'}, hashed {@code 'x'} (Core >= 32) or both. */
+  public TxIndexLayout txindexLayout() {
+    return txindexLayout;
+  }
+
+  /**
+   * Layout and location of the txindex for people: e.g. {@code "hashed, indexes/txindex"} or
+   * {@code "legacy, blocks/index"} (Core <= 0.16).
+   */
+  public String txindexDescription() {
+    return txindexLayout.label() + ", " + (legacyTxindex ? "blocks/index" : "indexes/txindex");
+  }
+
+  /** The hashed-row lookup (salt, block seqs), empty for a legacy-only txindex. */
+  public Optional<HashedTxLookup> hashedLookup() {
+    return Optional.ofNullable(hashedLookup);
+  }
+
   /** Whether the node was interrupted during a reindex ({@code 'R'} flag): the index is incomplete. */
   public boolean reindexing() {
     return reindexing;
@@ -351,6 +404,11 @@ public final class NodeIndex implements AutoCloseable {
   /** The block-file reader (for scanning blk files in file order). */
   public BlockFileReader blockFileReader() {
     return blockFileReader;
+  }
+
+  /** The key of {@code blocks/xor.dat} (all-zero, inactive, before Core 28). */
+  public BlocksXorKey blocksXorKey() {
+    return blocksXorKey;
   }
 
   /** Closes the snapshots and deletes them. Idempotent. */

@@ -1,12 +1,14 @@
 package io.bbfindex.ingest;
 
-import static io.bbfindex.ingest.encoding.Hashes.displayHex;
+import static io.bbfindex.ingest.encoding.HashKeys.toDisplayHex;
 
 import io.bbfindex.ingest.blockfile.BlockFileReader;
 import io.bbfindex.ingest.blockfile.BlocksXorKey;
 import io.bbfindex.ingest.chain.ActiveChain;
 import io.bbfindex.ingest.chain.ChainWork;
 import io.bbfindex.ingest.encoding.CorruptRecordException;
+import io.bbfindex.ingest.encoding.LittleEndian;
+import io.bbfindex.ingest.leveldb.LevelDbOpenException;
 import io.bbfindex.ingest.leveldb.LevelDbReadException;
 import io.bbfindex.ingest.leveldb.LevelDbSnapshot;
 import io.bbfindex.ingest.leveldb.NodeLockProbe;
@@ -15,6 +17,9 @@ import io.bbfindex.ingest.records.BlockLocator;
 import io.bbfindex.ingest.records.DbKeys;
 import io.bbfindex.ingest.records.DiskBlockIndex;
 import io.bbfindex.ingest.records.FlagRecords;
+import io.bbfindex.ingest.txindex.HashedKeys;
+import io.bbfindex.ingest.txindex.HashedTxLookup;
+import io.bbfindex.ingest.txindex.TxIndexLayout;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
@@ -27,7 +32,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.TreeMap;
-import org.bitcoinj.base.internal.ByteUtils;
 
 /**
  * Everything {@link NodeIndex#open} builds before the index can answer: the snapshots, the
@@ -46,6 +50,8 @@ final class NodeIndexLoader {
   Obfuscation blockObfuscation;
   Obfuscation txObfuscation;
   boolean legacyTxindex;
+  TxIndexLayout txindexLayout = TxIndexLayout.LEGACY;
+  HashedTxLookup hashedLookup;
   boolean reindexing;
   boolean prunedBlockFiles;
   OptionalInt lastBlockFile;
@@ -59,6 +65,7 @@ final class NodeIndexLoader {
   OptionalInt txindexTipHeight = OptionalInt.empty();
   byte[] txindexTipHash;
   BlockFileReader blockFileReader;
+  BlocksXorKey xor;
 
   NodeIndexLoader(DataDirLayout layout) {
     this.layout = layout;
@@ -95,7 +102,6 @@ final class NodeIndexLoader {
   }
 
   private void loadBlockFilesAndTxindex() throws IOException {
-    BlocksXorKey xor;
     try {
       xor = BlocksXorKey.read(layout.blocksDir());
     } catch (CorruptRecordException e) {
@@ -108,19 +114,18 @@ final class NodeIndexLoader {
     if (layout.txindexDir().isPresent()) {
       txDb = snapshot(layout.txindexDir().get(), snapshotRoot.resolve("txindex"));
       txObfuscation = Obfuscation.read(txDb);
-      for (byte[] marker : DbKeys.TXINDEX_V2_MARKERS) {
-        if (txDb.get(marker) != null) {
-          // a 't' lookup would miss every row written in the new layout: refuse, never answer "absent" wrongly
-          throw new DataDirException(layout.txindexDir().get(), "uses the hashed txindex layout of Bitcoin Core >= 32 "
-              + "(key '" + new String(marker, 1, marker.length - 1, java.nio.charset.StandardCharsets.US_ASCII)
-              + "' present), which this version cannot read; use a txindex written by Core <= 31");
-        }
+      // legacy 't' rows, hashed 'x' rows (Core >= 32) or both: see TxIndexLayout
+      txindexLayout = TxIndexLayout.detect(txDb);
+      byte[] locatorKey = {DbKeys.BEST_BLOCK};
+      if (txindexLayout.hasHashedRows()) {
+        hashedLookup = openHashed();
+        locatorKey = HashedKeys.BEST_BLOCK_V2; // 'B' stays frozen where the legacy rows end
       }
-      byte[] locator = txDb.get(new byte[] {DbKeys.BEST_BLOCK});
+      byte[] locator = txDb.get(locatorKey);
       if (locator != null) {
         BlockLocator decoded;
         try {
-          decoded = BlockLocator.decode(new byte[] {DbKeys.BEST_BLOCK}, txObfuscation.plain(locator));
+          decoded = BlockLocator.decode(locatorKey, txObfuscation.plain(locator));
         } catch (CorruptRecordException e) {
           throw new DataDirException(layout.txindexDir().get(), "corrupt txindex: " + e.getMessage()
               + "; restart bitcoind with -reindex to rebuild it", e);
@@ -145,10 +150,21 @@ final class NodeIndexLoader {
     }
   }
 
+  private HashedTxLookup openHashed() throws IOException {
+    try {
+      return HashedTxLookup.open(txDb, h -> blocksByHash.get(ByteBuffer.wrap(h)));
+    } catch (CorruptRecordException e) {
+      throw new DataDirException(layout.txindexDir().get(), "corrupt hashed txindex: " + e.getMessage()
+          + "; restart bitcoind with -reindex to rebuild it", e);
+    }
+  }
+
   private LevelDbSnapshot snapshot(Path source, Path target) throws IOException {
     for (int attempt = 1; ; attempt++) {
       try {
         return LevelDbSnapshot.open(source, target);
+      } catch (LevelDbOpenException e) {
+        throw new DataDirException(e.dir(), e.problem(), e);
       } catch (NoSuchFileException e) {
         // a running node compacted a table away while we linked: start this copy over
         NodeIndex.deleteTree(target);
@@ -164,8 +180,8 @@ final class NodeIndexLoader {
     List<DiskBlockIndex> out = new ArrayList<>();
     blockDb.scan(DbKeys.BLOCK_INDEX, (k, v) -> {
       DiskBlockIndex b = decodeOrReport(() -> DiskBlockIndex.decode(k, obf.plain(v)));
-      if (!ChainWork.meetsTarget(b.hash(), ByteUtils.readUint32(b.header(), 72))) {
-        throw new DataDirException(layout.blockIndexDir(), "corrupt block index: block " + displayHex(b.hash())
+      if (!ChainWork.meetsTarget(b.hash(), LittleEndian.uint32(b.header(), 72))) {
+        throw new DataDirException(layout.blockIndexDir(), "corrupt block index: block " + toDisplayHex(b.hash())
             + " does not meet its own proof-of-work target (CheckProofOfWork failed); restart bitcoind with "
             + "-reindex to rebuild it");
       }

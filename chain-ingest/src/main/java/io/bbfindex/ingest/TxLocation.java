@@ -1,6 +1,6 @@
 package io.bbfindex.ingest;
 
-import io.bbfindex.ingest.encoding.Hashes;
+import io.bbfindex.ingest.encoding.HashKeys;
 import java.util.Arrays;
 
 /**
@@ -23,7 +23,7 @@ public record TxLocation(byte[] txid, int file, long dataPos, long txOffset, Blo
 
   /** The txid as explorers show it. */
   public String txidHex() {
-    return Hashes.displayHex(txid);
+    return HashKeys.toDisplayHex(txid);
   }
 
   @Override

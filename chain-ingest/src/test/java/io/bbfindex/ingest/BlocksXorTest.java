@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.bbfindex.ingest.testsupport.Fixtures.Archive;
-import io.bbfindex.ingest.testsupport.Fixtures.TxRow;
-import io.bbfindex.ingest.testsupport.Fixtures;
+import io.bbfindex.ingest.testing.Fixtures.Archive;
+import io.bbfindex.ingest.testing.Fixtures.TxRow;
+import io.bbfindex.ingest.testing.Fixtures;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;

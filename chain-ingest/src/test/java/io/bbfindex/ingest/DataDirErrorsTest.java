@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bbfindex.ingest.records.DbKeys;
-import io.bbfindex.ingest.testsupport.CoreLevelDbWriter;
-import io.bbfindex.ingest.testsupport.Fixtures;
-import io.bbfindex.ingest.testsupport.Fixtures.Archive;
+import io.bbfindex.ingest.testing.CoreLevelDbWriter;
+import io.bbfindex.ingest.testing.Fixtures;
+import io.bbfindex.ingest.testing.Fixtures.Archive;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -123,11 +123,12 @@ class DataDirErrorsTest {
   }
 
   @Test
-  void hashedTxindexOfCore32IsRefusedRatherThanMisread() throws IOException {
+  void hashedTxindexWithAMalformedSaltIsRefusedRatherThanMisread() throws IOException {
+    // Core >= 32's hashed layout is read (see io.bbfindex.ingest.txindex); a salt it cannot use is refused
     Path dd = Fixtures.extract(Archive.MAINNET_LDB, tmp.resolve("x"));
     CoreLevelDbWriter.putAll(dd.resolve("indexes/txindex"),
-        Map.of(DbKeys.stringKey("txid_hash_salt"), new byte[16]));
-    assertMentions(refused(dd), "indexes/txindex", "hashed txindex layout", "txid_hash_salt");
+        Map.of(DbKeys.stringKey("txid_hash_salt"), new byte[15]));
+    assertMentions(refused(dd), "indexes/txindex", "corrupt hashed txindex", "txid_hash_salt", "-reindex");
   }
 
   @Test

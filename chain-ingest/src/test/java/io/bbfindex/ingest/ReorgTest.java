@@ -10,22 +10,23 @@ import io.bbfindex.ingest.chain.ChainWork;
 import io.bbfindex.ingest.encoding.CoreVarInt;
 import io.bbfindex.ingest.records.BlockStatus;
 import io.bbfindex.ingest.records.DbKeys;
-import io.bbfindex.ingest.testsupport.CoreLevelDbWriter;
-import io.bbfindex.ingest.testsupport.Fixtures.Archive;
-import io.bbfindex.ingest.testsupport.Fixtures.TxRow;
-import io.bbfindex.ingest.testsupport.Fixtures;
+import io.bbfindex.ingest.testing.CoreLevelDbWriter;
+import io.bbfindex.ingest.testing.Fixtures.Archive;
+import io.bbfindex.ingest.testing.Fixtures.TxRow;
+import io.bbfindex.ingest.testing.Fixtures;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.HexFormat;
 import java.util.Map;
 import org.bitcoinj.base.Coin;
 import org.bitcoinj.base.Sha256Hash;
-import org.bitcoinj.base.internal.ByteUtils;
 import org.bitcoinj.core.Transaction;
 import org.bitcoinj.script.ScriptBuilder;
 import org.junit.jupiter.api.BeforeEach;
@@ -41,7 +42,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ReorgTest {
 
   private static final long REGTEST_BITS = 0x207fffffL;
-  private static final byte[] REGTEST_MAGIC = ByteUtils.parseHex("fabfb5da");
+  private static final byte[] REGTEST_MAGIC = HexFormat.of().parseHex("fabfb5da");
 
   @TempDir
   Path tmp;
@@ -125,13 +126,14 @@ class ReorgTest {
     byte[] txBytes = cb.serialize();
 
     byte[] header = new byte[80];
-    ByteUtils.writeInt32LE(0x20000000L, header, 0);
+    ByteBuffer le = ByteBuffer.wrap(header).order(ByteOrder.LITTLE_ENDIAN);
+    le.putInt(0, 0x20000000);
     System.arraycopy(prev, 0, header, 4, 32);
     System.arraycopy(cb.getTxId().getReversedBytes(), 0, header, 36, 32); // merkle root of one tx
-    ByteUtils.writeInt32LE(time, header, 68);
-    ByteUtils.writeInt32LE(REGTEST_BITS, header, 72);
+    le.putInt(68, (int) time);
+    le.putInt(72, (int) REGTEST_BITS);
     for (long nonce = 0; ; nonce++) {
-      ByteUtils.writeInt32LE(nonce, header, 76);
+      le.putInt(76, (int) nonce);
       if (ChainWork.meetsTarget(Sha256Hash.hashTwice(header), REGTEST_BITS) == mined) {
         break;
       }
@@ -143,7 +145,7 @@ class ReorgTest {
     block.write(1); // tx count (CompactSize)
     block.write(txBytes);
     ByteBuffer record = ByteBuffer.allocate(8 + block.size());
-    record.put(REGTEST_MAGIC).put(ByteUtils.writeInt32LE(block.size(), ByteBuffer.allocate(4)).array())
+    record.put(REGTEST_MAGIC).order(ByteOrder.LITTLE_ENDIAN).putInt(block.size())
         .put(block.toByteArray()).flip();
     long dataPos = blkEnd + 8;
     try (FileChannel ch = FileChannel.open(dd.resolve("blocks/blk00000.dat"), StandardOpenOption.WRITE)) {

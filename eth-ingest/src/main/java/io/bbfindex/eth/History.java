@@ -3,6 +3,7 @@ package io.bbfindex.eth;
 import io.bbfindex.filters.BlockedBloomFilter;
 import io.bbfindex.filters.io.FilterFile;
 import io.bbfindex.filters.io.FilterFileException;
+import io.bbfindex.filters.io.FilterKind;
 import io.bbfindex.filters.io.FilterMetadata;
 import io.bbfindex.filters.io.LoadedFilter;
 import java.io.IOException;
@@ -146,7 +147,7 @@ final class History implements AutoCloseable {
       if (rec.firstBlock() != (long) r << rangeBits || rec.blockCount() != 1 << rangeBits) {
         throw new IOException(recordFile(r) + " covers blocks " + rec.firstBlock() + "+" + rec.blockCount() + ", not range " + r);
       }
-      if (f.metadata().kind() != FilterMetadata.KIND_TX_RANGE || f.metadata().blockFile() != r
+      if (f.metadata().kind() != FilterKind.TX_RANGE || f.metadata().blockFile() != r
           || !java.util.Arrays.equals(f.metadata().sourceTip(), rec.lastBlockHash().toBytes())) {
         throw new IOException(filterFile(r) + " is not the filter of " + recordFile(r));
       }
@@ -246,7 +247,7 @@ final class History implements AutoCloseable {
         filter.add(key, 0);
       }
     }
-    FilterFile.write(filterFile(r), filter, new FilterMetadata(FilterMetadata.KIND_TX_RANGE, r, blocks.size(),
+    FilterFile.write(filterFile(r), filter, new FilterMetadata(FilterKind.TX_RANGE, r, blocks.size(),
         blocks.getLast().hash().toBytes(), System.currentTimeMillis()));
     filter.close();
     RangeRecord.write(recordFile(r), blocks);
@@ -285,7 +286,7 @@ final class History implements AutoCloseable {
     }
     Snapshot s = snapshot;
     byte[] tip = lastBlockHash().map(TxHash::toBytes).orElse(new byte[32]);
-    FilterFile.write(dir.resolve(SUMMARY), s.summary(), new FilterMetadata(FilterMetadata.KIND_TX_SUMMARY,
+    FilterFile.write(dir.resolve(SUMMARY), s.summary(), new FilterMetadata(FilterKind.TX_SUMMARY,
         FilterMetadata.NO_BLOCK_FILE, s.ranges().size(), tip, System.currentTimeMillis()));
     Map<String, String> m = new LinkedHashMap<>();
     m.put("store", "bbf-eth " + STORE_VERSION);

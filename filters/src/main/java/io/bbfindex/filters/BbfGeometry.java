@@ -1,5 +1,7 @@
 package io.bbfindex.filters;
 
+import static io.bbfindex.filters.Arguments.requireArgument;
+
 /**
  * The shape of a blocked Bloom filter (BBF): {@code groups} groups (r, a power of two), each of
  * {@code k} words of {@code wordBits} bits (lw). One key sets exactly one bit in every word of one
@@ -31,10 +33,8 @@ public record BbfGeometry(long groups, int k, int wordBits) {
    * @throws IllegalArgumentException naming the bad field and its value
    */
   public BbfGeometry {
-    if (groups < 1 || groups > MAX_GROUPS || Long.bitCount(groups) != 1) {
-      throw new IllegalArgumentException(
-          "groups (r) must be a power of two in [1, 2^32]: " + groups);
-    }
+    requireArgument(groups >= 1 && groups <= MAX_GROUPS && Long.bitCount(groups) == 1,
+        "groups (r) must be a power of two in [1, 2^32]", groups);
     checkShape(k, wordBits);
   }
 
@@ -46,14 +46,10 @@ public record BbfGeometry(long groups, int k, int wordBits) {
   public static void checkShape(int k, int wordBits) {
     switch (wordBits) {
       case 32 -> {
-        if (k != 2 && k != 4 && k != 8 && k != 16) {
-          throw new IllegalArgumentException("k must be one of 2, 4, 8, 16 for lw = 32: " + k);
-        }
+        requireArgument(k == 2 || k == 4 || k == 8 || k == 16, "k must be one of 2, 4, 8, 16 for lw = 32", k);
       }
       case 64 -> {
-        if (k != 2 && k != 4 && k != 8) {
-          throw new IllegalArgumentException("k must be one of 2, 4, 8 for lw = 64: " + k);
-        }
+        requireArgument(k == 2 || k == 4 || k == 8, "k must be one of 2, 4, 8 for lw = 64", k);
       }
       default -> throw new IllegalArgumentException("wordBits (lw) must be 32 or 64: " + wordBits);
     }

@@ -1,5 +1,7 @@
 package io.bbfindex.filters;
 
+import static io.bbfindex.filters.Arguments.requireArgument;
+
 /**
  * False-positive models and sizing for the BBF and, for comparison, the standard Bloom filter.
  *
@@ -49,12 +51,8 @@ public final class BbfSizing {
    * @throws IllegalArgumentException if {@code n < 0}, {@code groups < 1} or the shape is invalid
    */
   public static double modelFpr(long n, double groups, int k, int wordBits) {
-    if (n < 0) {
-      throw new IllegalArgumentException("n must be >= 0: " + n);
-    }
-    if (!(groups >= 1) || Double.isInfinite(groups)) {
-      throw new IllegalArgumentException("groups must be a finite number >= 1: " + groups);
-    }
+    requireArgument(n >= 0, "n must be >= 0", n);
+    requireArgument(groups >= 1 && !Double.isInfinite(groups), "groups must be a finite number >= 1", groups);
     BbfGeometry.checkShape(k, wordBits);
     if (n == 0) {
       return 0;
@@ -113,10 +111,9 @@ public final class BbfSizing {
    * @throws IllegalArgumentException if {@code n < 0}, {@code mBits < 1} or {@code k < 1}
    */
   public static double bloomFpr(long n, long mBits, int k) {
-    if (n < 0 || mBits < 1 || k < 1) {
-      throw new IllegalArgumentException(
-          "need n >= 0, mBits >= 1, k >= 1: n=" + n + ", mBits=" + mBits + ", k=" + k);
-    }
+    requireArgument(n >= 0, "n must be >= 0", n);
+    requireArgument(mBits >= 1, "mBits must be >= 1", mBits);
+    requireArgument(k >= 1, "k must be >= 1", k);
     return Math.pow(-Math.expm1(-(double) k * n / mBits), k);
   }
 
@@ -127,10 +124,9 @@ public final class BbfSizing {
    * @throws IllegalArgumentException if {@code fpr} is not in (0, 1), {@code n < 1} or {@code k < 1}
    */
   public static long bloomBitsFor(long n, double fpr, int k) {
-    if (n < 1 || k < 1 || !(fpr > 0 && fpr < 1)) {
-      throw new IllegalArgumentException(
-          "need n >= 1, k >= 1, 0 < fpr < 1: n=" + n + ", k=" + k + ", fpr=" + fpr);
-    }
+    requireArgument(n >= 1, "n must be >= 1", n);
+    requireArgument(k >= 1, "k must be >= 1", k);
+    requireArgument(fpr > 0 && fpr < 1, "fpr must be in (0, 1)", fpr);
     return (long) Math.ceil(-(double) k * n / Math.log1p(-Math.pow(fpr, 1.0 / k)));
   }
 
@@ -142,9 +138,8 @@ public final class BbfSizing {
    * @throws IllegalArgumentException if {@code fpr} is not in (0, 1) or {@code n < 1}
    */
   public static long bloomBitsFor(long n, double fpr) {
-    if (n < 1 || !(fpr > 0 && fpr < 1)) {
-      throw new IllegalArgumentException("need n >= 1, 0 < fpr < 1: n=" + n + ", fpr=" + fpr);
-    }
+    requireArgument(n >= 1, "n must be >= 1", n);
+    requireArgument(fpr > 0 && fpr < 1, "fpr must be in (0, 1)", fpr);
     return (long) Math.ceil(-n * Math.log(fpr) / (Math.log(2) * Math.log(2)));
   }
 
@@ -241,11 +236,7 @@ public final class BbfSizing {
   }
 
   private static void checkTarget(long n, double targetFpr) {
-    if (n < 0) {
-      throw new IllegalArgumentException("n must be >= 0: " + n);
-    }
-    if (!(targetFpr > 0 && targetFpr < 1)) {
-      throw new IllegalArgumentException("targetFpr must be in (0, 1): " + targetFpr);
-    }
+    requireArgument(n >= 0, "n must be >= 0", n);
+    requireArgument(targetFpr > 0 && targetFpr < 1, "targetFpr must be in (0, 1)", targetFpr);
   }
 }

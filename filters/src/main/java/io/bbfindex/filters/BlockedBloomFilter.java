@@ -1,5 +1,7 @@
 package io.bbfindex.filters;
 
+import static io.bbfindex.filters.Arguments.requireArgument;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Objects;
@@ -181,18 +183,11 @@ public final class BlockedBloomFilter implements MembershipFilter, AutoCloseable
       BbfGeometry geometry, long salt, long keyCount, MemorySegment bits, AutoCloseable owner) {
     Objects.requireNonNull(geometry, "geometry");
     Objects.requireNonNull(bits, "bits");
-    if (bits.byteSize() != geometry.byteSize()) {
-      throw new IllegalArgumentException(
-          "bits must be exactly " + geometry.byteSize() + " bytes for " + geometry + ": "
-              + bits.byteSize());
-    }
-    if (bits.isNative() && bits.address() % BbfGeometry.CACHE_LINE_BYTES != 0) {
-      throw new IllegalArgumentException(
-          "bits must start at a 64-byte aligned address: 0x" + Long.toHexString(bits.address()));
-    }
-    if (keyCount < 0) {
-      throw new IllegalArgumentException("keyCount must be >= 0: " + keyCount);
-    }
+    requireArgument(bits.byteSize() == geometry.byteSize(),
+        "bits must be exactly " + geometry.byteSize() + " bytes for " + geometry, bits.byteSize());
+    requireArgument(!bits.isNative() || bits.address() % BbfGeometry.CACHE_LINE_BYTES == 0,
+        "bits must start at a 64-byte aligned address", "0x" + Long.toHexString(bits.address()));
+    requireArgument(keyCount >= 0, "keyCount must be >= 0", keyCount);
     GroupKernel groupKernel = KernelSelection.create(geometry, bestKernel());
     return new BlockedBloomFilter(
         geometry, salt, groupKernel, bits.asReadOnly(), keyCount, true, owner);

@@ -8,7 +8,7 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * The {@code bbf-index} command line: {@code serve}, {@code ingest}, {@code bench}, each with
+ * The {@code bbf-index} command line: {@code serve} and {@code ingest}, each with
  * {@code --help}. Exit codes: 0 success, 1 the work failed (one line on stderr saying why), 2 a bad
  * command line (one line on stderr).
  */
@@ -29,7 +29,7 @@ public final class Cli {
         serve    serve lookups over HTTP (no options: the embedded mainnet 0-599 demo on 127.0.0.1:8080;
                  --eth-rpc URL: Ethereum transaction lookups, alone or beside --datadir)
         ingest   build the filters of a Bitcoin Core data directory (or, with --eth-rpc, of an Ethereum node)
-        bench    benchmarks: bench http|store|scale (wrk against serve, filters vs LevelDB, mainnet scale)
+        bench    (launcher only) benchmarks: bench store|scale|http|ingest|filters|paper
         test     (launcher only) build and run every test
 
       'bbf-index <command> --help' describes each command.
@@ -75,8 +75,9 @@ public final class Cli {
             IngestCommand.run(rest, out, err, access);
           }
         }
-        case "bench" -> BenchCommand.run(rest, out);
-        default -> throw new UsageException("unknown command '" + command + "' (commands: serve, ingest, bench; see bbf-index --help)");
+        case "bench" -> throw new UsageException(
+            "the benchmarks are not part of the product: run ./bbf-index bench store|scale|http|ingest|filters|paper");
+        default -> throw new UsageException("unknown command '" + command + "' (commands: serve, ingest; see bbf-index --help)");
       }
       return OK;
     } catch (UsageException e) {
@@ -92,6 +93,6 @@ public final class Cli {
   }
 
   private static boolean isCommand(String c) {
-    return List.of("serve", "ingest", "bench").contains(c);
+    return List.of("serve", "ingest").contains(c);
   }
 }

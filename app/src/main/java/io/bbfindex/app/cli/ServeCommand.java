@@ -1,8 +1,8 @@
 package io.bbfindex.app.cli;
 
-import io.bbfindex.app.Service;
 import io.bbfindex.app.demo.EmbeddedDemo;
 import io.bbfindex.app.http.HttpInitializer;
+import io.bbfindex.app.http.Service;
 import io.bbfindex.app.lookup.ChainBackend;
 import java.io.IOException;
 import java.io.PrintStream;

@@ -1,5 +1,6 @@
 package io.bbfindex.app.demo;
 
+import io.bbfindex.ingest.archive.ArchiveExtractor;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.AtomicMoveNotSupportedException;

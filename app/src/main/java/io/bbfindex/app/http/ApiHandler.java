@@ -8,10 +8,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.bbfindex.app.eth.EthApi;
 import io.bbfindex.app.lookup.BlockAnswer;
 import io.bbfindex.app.lookup.ChainBackend;
-import io.bbfindex.app.lookup.HashKeys;
 import io.bbfindex.app.lookup.LookupService;
 import io.bbfindex.app.lookup.TxAnswer;
 import io.bbfindex.app.metrics.Metrics;
+import io.bbfindex.ingest.encoding.HashKeys;
 import io.micrometer.core.instrument.Timer;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufInputStream;
@@ -159,7 +159,7 @@ public final class ApiHandler extends ChannelInboundHandlerAdapter {
     if (route == Route.OTHER) {
       throw new ApiError.Exception(new ApiError(HttpResponseStatus.NOT_FOUND, "not_found",
           "no such route; routes: GET /v1/tx/{txid}, POST /v1/tx/lookup, GET /v1/block/{hash}, "
-              + "GET /v1/filters, GET /metrics, GET /livez, GET /readyz"));
+              + "GET /v1/filters, GET /v1/status, GET /metrics, GET /livez, GET /readyz"));
     }
     // A 405 keeps the connection: the aggregator has already consumed the whole body, so the
     // stream is at a clean request boundary and closing would only cost the client a reconnect.
@@ -174,6 +174,7 @@ public final class ApiHandler extends ChannelInboundHandlerAdapter {
       case TX_BATCH -> txBatch(ctx, request.content());
       case BLOCK -> block(ctx, path);
       case FILTERS -> json(HttpResponseStatus.OK, filtersBody());
+      case STATUS -> json(HttpResponseStatus.OK, statusBody());
       case METRICS -> response(HttpResponseStatus.OK, PROMETHEUS_TEXT,
           Unpooled.wrappedBuffer(metricsText.get().getBytes(StandardCharsets.UTF_8)));
       case LIVEZ -> response(HttpResponseStatus.OK, APPLICATION_JSON, Unpooled.wrappedBuffer(LIVE));
@@ -291,6 +292,19 @@ public final class ApiHandler extends ChannelInboundHandlerAdapter {
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("tipHeight", backend.tipHeight());
     body.put("filters", backend.filters());
+    return body;
+  }
+
+  /** {@code GET /v1/status}: the tip and the txindex's layout and location. */
+  private Object statusBody() {
+    ChainBackend backend = lookups.backend();
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("tipHeight", backend.tipHeight());
+    body.put("txindexLayout", backend.txindexLayout());
+    body.put("txindexLocation", backend.txindexLocation());
+    double lag = backend.txindexLagBlocks();
+    body.put("txindexLagBlocks", Double.isNaN(lag) ? null : (long) lag);
+    body.put("leveldbReads", backend.leveldbReads());
     return body;
   }
 

@@ -1,5 +1,7 @@
 package io.bbfindex.app.http;
 
+import static io.bbfindex.filters.Arguments.requireArgument;
+
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
@@ -23,9 +25,7 @@ public final class HttpInitializer extends ChannelInitializer<Channel> {
   private final int maxBodyBytes;
 
   public HttpInitializer(ApiHandler handler, int maxBodyBytes) {
-    if (maxBodyBytes <= 0) {
-      throw new IllegalArgumentException("maxBodyBytes : " + maxBodyBytes + " (expected: > 0)");
-    }
+    requireArgument(maxBodyBytes > 0, "maxBodyBytes must be positive", maxBodyBytes);
     this.handler = Objects.requireNonNull(handler, "handler");
     this.maxBodyBytes = maxBodyBytes;
   }

@@ -1,10 +1,11 @@
 package io.bbfindex.app.http;
 
 import io.bbfindex.app.lookup.BlockAnswer;
-import io.bbfindex.app.lookup.HashKeys;
 import io.bbfindex.app.lookup.TxAnswer;
+import io.bbfindex.ingest.encoding.HashKeys;
 import io.netty.buffer.ByteBuf;
 import java.nio.charset.StandardCharsets;
+import java.util.HexFormat;
 
 /**
  * Writes the API's small, fixed-shape JSON objects straight into a {@link ByteBuf}.
@@ -37,7 +38,6 @@ final class Json {
   private static final byte[] NONCE = ascii("\",\"nonce\":");
   private static final byte[] TRUE = ascii("true");
   private static final byte[] FALSE = ascii("false");
-  private static final byte[] HEX = ascii("0123456789abcdef");
 
   /** An upper bound of one tx answer's bytes, for sizing buffers: fixed text + 2 hashes + numbers. */
   static final int MAX_TX_ANSWER_BYTES = 300;
@@ -106,9 +106,7 @@ final class Json {
     writeLong(out, b.time());
     // Core's RPC shows bits as 8 hex digits (e.g. "1d00ffff"); explorers copy that.
     out.writeBytes(BITS);
-    for (int shift = 28; shift >= 0; shift -= 4) {
-      out.writeByte(HEX[(int) (b.bits() >>> shift) & 0xf]);
-    }
+    writeAscii(out, HexFormat.of().toHexDigits((int) b.bits()));
     out.writeBytes(NONCE);
     writeLong(out, b.nonce());
     out.writeByte('}');

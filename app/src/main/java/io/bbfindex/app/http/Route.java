@@ -12,6 +12,7 @@ enum Route {
   TX_BATCH("tx_batch", HttpMethod.POST),
   BLOCK("block", HttpMethod.GET),
   FILTERS("filters", HttpMethod.GET),
+  STATUS("status", HttpMethod.GET),
   METRICS("metrics", HttpMethod.GET),
   LIVEZ("livez", HttpMethod.GET),
   READYZ("readyz", HttpMethod.GET),
@@ -26,6 +27,7 @@ enum Route {
   static final String BLOCK_PREFIX = "/v1/block/";
 
   private final String tag;
+  @SuppressWarnings("ImmutableEnumChecker") // Netty's HttpMethod constants are never mutated
   private final HttpMethod method;
 
   Route(String tag, HttpMethod method) {
@@ -58,6 +60,7 @@ enum Route {
     }
     return switch (path) {
       case "/v1/filters" -> FILTERS;
+      case "/v1/status" -> STATUS;
       case "/metrics" -> METRICS;
       case "/livez" -> LIVEZ;
       case "/readyz" -> READYZ;

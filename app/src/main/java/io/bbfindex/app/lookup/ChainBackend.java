@@ -55,6 +55,19 @@ public interface ChainBackend extends AutoCloseable {
     return 0;
   }
 
+  /**
+   * Which rows the node's txindex holds: {@code legacy} ({@code 't'} rows), {@code hashed}
+   * ({@code 'x'} rows of Core >= 32, no txids stored) or {@code mixed} (both).
+   */
+  default String txindexLayout() {
+    return "legacy";
+  }
+
+  /** Where the txindex lives: {@code indexes/txindex} (Core >= 0.17) or {@code blocks/index} (<= 0.16). */
+  default String txindexLocation() {
+    return "indexes/txindex";
+  }
+
   /** LevelDB reads performed so far (monotonic); the metric that proves negatives stay off disk. */
   long leveldbReads();
 

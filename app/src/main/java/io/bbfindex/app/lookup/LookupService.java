@@ -1,6 +1,8 @@
 package io.bbfindex.app.lookup;
 
-import io.bbfindex.app.metrics.Metrics;
+import static io.bbfindex.filters.Arguments.requireArgument;
+
+import io.bbfindex.ingest.encoding.HashKeys;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -14,9 +16,9 @@ import java.util.Optional;
  */
 public final class LookupService {
   private final ChainBackend backend;
-  private final Metrics metrics;
+  private final LookupCounter metrics;
 
-  public LookupService(ChainBackend backend, Metrics metrics) {
+  public LookupService(ChainBackend backend, LookupCounter metrics) {
     this.backend = Objects.requireNonNull(backend, "backend");
     this.metrics = Objects.requireNonNull(metrics, "metrics");
   }
@@ -42,9 +44,8 @@ public final class LookupService {
    * @return one answer per key, in order; {@code null} where the txid is unknown
    */
   public TxAnswer[] txBatch(byte[] keys, int count) {
-    if (count < 0 || (long) count * HashKeys.KEY_BYTES > keys.length) {
-      throw new IllegalArgumentException("count must be in [0, keys.length / 32]: " + count);
-    }
+    requireArgument(count >= 0 && (long) count * HashKeys.KEY_BYTES <= keys.length,
+        "count must be in [0, keys.length / 32]", count);
     long[] maybe = new long[(count + 63) >>> 6]; // a bit a txid
     int maybes = backend.txMaybeBatch(keys, count, maybe);
     TxAnswer[] answers = new TxAnswer[count];

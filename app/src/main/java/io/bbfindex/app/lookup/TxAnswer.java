@@ -1,5 +1,9 @@
 package io.bbfindex.app.lookup;
 
+import static io.bbfindex.filters.Arguments.requireArgument;
+
+import io.bbfindex.ingest.encoding.HashKeys;
+
 /**
  * Where Bitcoin Core stored a transaction, as confirmed by its txindex.
  *
@@ -17,9 +21,7 @@ public record TxAnswer(
     byte[] blockHash, int height, int confirmations, int file, long dataPos, long txOffset, boolean onActiveChain) {
 
   public TxAnswer {
-    if (blockHash.length != HashKeys.KEY_BYTES) {
-      throw new IllegalArgumentException("blockHash must be 32 bytes: " + blockHash.length);
-    }
+    requireArgument(blockHash.length == HashKeys.KEY_BYTES, "blockHash must be 32 bytes", blockHash.length);
   }
 
   /** {@code confirmed} or {@code stale}, as the API reports it. */

@@ -2,6 +2,7 @@ package io.bbfindex.app.metrics;
 
 import io.bbfindex.app.lookup.ChainBackend;
 import io.bbfindex.app.lookup.FilterSummary;
+import io.bbfindex.app.lookup.LookupCounter;
 import io.bbfindex.app.lookup.LookupKind;
 import io.bbfindex.app.lookup.LookupOutcome;
 import io.micrometer.core.instrument.Counter;
@@ -36,7 +37,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>Hot-path meters (lookup counters, route timers) are created once here and handed out from
  * arrays/maps, so a request never goes through Micrometer's meter lookup.
  */
-public final class Metrics {
+public final class Metrics implements LookupCounter {
   /** Counter {@code bbf_lookups_total{kind, outcome}}. */
   public static final String LOOKUPS = "bbf.lookups";
   /** Function counter {@code bbf_leveldb_reads_total}: LevelDB gets done by the backend. */
@@ -55,6 +56,10 @@ public final class Metrics {
   public static final String INDEX_TIP_HEIGHT = "bbf.index.tip.height";
   /** Gauge {@code bbf_index_txindex_lag_blocks}: blocks the txindex trails the active tip by. */
   public static final String TXINDEX_LAG = "bbf.index.txindex.lag.blocks";
+  /** Gauge {@code bbf_index_txindex_layout{layout,location}}: 1 for the node's txindex layout. */
+  public static final String TXINDEX_LAYOUT = "bbf.index.txindex.layout";
+  public static final String TAG_LAYOUT = "layout";
+  public static final String TAG_LOCATION = "location";
   /**
    * {@code bbf_build_info{version} 1}. Prometheus reserves the {@code _info} suffix for its Info
    * type, which Micrometer cannot create, so on a Prometheus registry this is a native Info metric;
@@ -125,6 +130,12 @@ public final class Metrics {
     Gauge.builder(TXINDEX_LAG, backend, ChainBackend::txindexLagBlocks)
         .description("Blocks the txindex trails the active chain tip by (NaN: unknown)")
         .register(registry);
+    Gauge.builder(TXINDEX_LAYOUT, () -> 1)
+        .description("1, tagged with the txindex's layout (legacy, hashed, mixed) and location")
+        .tag(TAG_LAYOUT, backend.txindexLayout())
+        .tag(TAG_LOCATION, backend.txindexLocation())
+        .strongReference(true)
+        .register(registry);
     for (FilterSummary f : backend.lookupFilters()) {
       Gauge.builder(FILTER_FILL_RATIO, f, FilterSummary::fillRatio)
           .description("Share of the filter's bits that are set")
@@ -149,10 +160,12 @@ public final class Metrics {
     new NettyEventExecutorMetrics(loops).bindTo(registry);
   }
 
+  @Override
   public void countLookup(LookupKind kind, LookupOutcome outcome) {
     lookups.get(kind)[outcome.ordinal()].increment();
   }
 
+  @Override
   public void countLookups(LookupKind kind, LookupOutcome outcome, long n) {
     if (n > 0) {
       lookups.get(kind)[outcome.ordinal()].increment(n);

@@ -51,7 +51,7 @@ class CliTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"serve", "ingest", "bench"})
+  @ValueSource(strings = {"serve", "ingest"})
   void everyCommandHasHelp(String command) {
     Run r = run(command, "--help");
     assertEquals(0, r.code(), r.err());

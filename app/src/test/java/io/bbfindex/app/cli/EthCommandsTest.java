@@ -3,10 +3,10 @@ package io.bbfindex.app.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.bbfindex.app.core.CoreChainAccess;
+import io.bbfindex.app.bitcoincore.CoreChainAccess;
 import io.bbfindex.app.demo.EmbeddedDemo;
 import io.bbfindex.app.testing.ApiClient;
-import io.bbfindex.app.testing.Fixtures;
+import io.bbfindex.ingest.testing.Fixtures;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.List;
 import io.bbfindex.eth.testing.AnvilNode;
@@ -60,7 +60,7 @@ class EthCommandsTest {
 
   @Test
   void oneServerAnswersBitcoinFromADatadirAndEthereumFromANode() throws Exception {
-    Path datadir = Fixtures.extract(Fixtures.MAINNET, dir);
+    Path datadir = Fixtures.extract(Fixtures.Archive.MAINNET_LDB, dir);
     try (AnvilNode node = AnvilNode.start("--no-mining")) {
       String eth = node.sendTransfers(3).getFirst();
       node.mine(40);

@@ -3,9 +3,10 @@ package io.bbfindex.app.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.bbfindex.app.core.CoreChainAccess;
+import io.bbfindex.app.bitcoincore.CoreChainAccess;
 import io.bbfindex.app.testing.ApiClient;
-import io.bbfindex.app.testing.Fixtures;
+import io.bbfindex.ingest.testing.Fixtures;
+import io.bbfindex.ingest.testing.Fixtures.Archive;
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -32,7 +33,7 @@ class IngestCommandTest {
 
   @Test
   void ingestBuildsTheStoreARerunKeepsItAndServeUsesIt() throws Exception {
-    Path datadir = Fixtures.extract(Fixtures.REGTEST_B, tmp);
+    Path datadir = Fixtures.extract(Archive.REGTEST_B, tmp);
     Path filters = tmp.resolve("filters");
     Run first = run("ingest", "--datadir", datadir.toString(), "--out", filters.toString(), "--fpr", "0.001");
     assertEquals(0, first.code(), first.err());

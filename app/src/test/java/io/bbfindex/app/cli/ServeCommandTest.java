@@ -4,11 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.bbfindex.app.core.CoreChainAccess;
+import io.bbfindex.app.bitcoincore.CoreChainAccess;
 import io.bbfindex.app.demo.EmbeddedDemo;
 import io.bbfindex.app.lookup.ChainBackend;
 import io.bbfindex.app.testing.ApiClient;
-import io.bbfindex.app.testing.Fixtures;
+import io.bbfindex.ingest.testing.Fixtures;
+import io.bbfindex.ingest.testing.Fixtures.Archive;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -48,7 +49,7 @@ class ServeCommandTest {
   @Test
   void theEmbeddedDemoIsExtractedOnFirstRunServedAndPrintsWorkingCurlCommands() throws Exception {
     Files.createDirectories(home.resolve("fixtures"));
-    Files.createSymbolicLink(home.resolve(EmbeddedDemo.ARCHIVE), Fixtures.dir().resolve(Fixtures.MAINNET + ".tar.gz"));
+    Files.createSymbolicLink(home.resolve(EmbeddedDemo.ARCHIVE), Fixtures.archive(Archive.MAINNET_LDB));
     RecordingAccess access = new RecordingAccess();
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
@@ -83,7 +84,7 @@ class ServeCommandTest {
 
   @Test
   void anExplicitDatadirIsServedOnTheAskedAddress() throws Exception {
-    Path datadir = Fixtures.extract(Fixtures.MAINNET, home);
+    Path datadir = Fixtures.extract(Archive.MAINNET_LDB, home);
     RecordingAccess access = new RecordingAccess();
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ServeCommand.Started started = ServeCommand.start(

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.bbfindex.app.Service;
+import io.bbfindex.app.http.Service;
 import io.bbfindex.app.http.HttpInitializer;
 import io.bbfindex.eth.EthConfig;
 import io.bbfindex.eth.EthIndex;

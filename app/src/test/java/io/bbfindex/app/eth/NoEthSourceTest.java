@@ -3,7 +3,7 @@ package io.bbfindex.app.eth;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.bbfindex.app.Service;
+import io.bbfindex.app.http.Service;
 import io.bbfindex.app.http.HttpInitializer;
 import io.bbfindex.app.testing.ApiClient;
 import java.net.InetSocketAddress;

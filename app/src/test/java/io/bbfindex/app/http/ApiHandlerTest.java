@@ -11,7 +11,7 @@ import io.bbfindex.app.lookup.LookupService;
 import io.bbfindex.app.metrics.Metrics;
 import io.bbfindex.app.testing.ApiClient;
 import io.bbfindex.app.testing.CoreBackends;
-import io.bbfindex.app.testing.Fixtures;
+import io.bbfindex.ingest.testing.Fixtures.Archive;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.buffer.ByteBuf;
@@ -54,7 +54,7 @@ class ApiHandlerTest {
 
   @BeforeAll
   static void openBackend() throws IOException {
-    backend = CoreBackends.open(Fixtures.MAINNET, tmp);
+    backend = CoreBackends.open(Archive.MAINNET_LDB, tmp);
   }
 
   @AfterAll

@@ -7,16 +7,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import io.bbfindex.app.Service;
 import io.bbfindex.app.lookup.ChainBackend;
-import io.bbfindex.app.lookup.HashKeys;
 import io.bbfindex.app.testing.ApiClient.Answer;
 import io.bbfindex.app.testing.ApiClient;
 import io.bbfindex.app.testing.CoreBackends;
-import io.bbfindex.app.testing.Fixtures;
-import io.bbfindex.app.testing.GroundTruth;
+import io.bbfindex.ingest.testing.Fixtures;
+import io.bbfindex.ingest.testing.Fixtures.Archive;
+import io.bbfindex.ingest.testing.GroundTruth;
 import io.bbfindex.app.testing.InMemoryChainBackend;
-import io.bbfindex.app.testing.RealTxids;
+import io.bbfindex.ingest.encoding.HashKeys;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -27,7 +26,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -59,12 +57,12 @@ class HttpApiTest {
 
   @BeforeAll
   static void start() throws IOException {
-    Path datadir = Fixtures.extract(Fixtures.MAINNET, tmp);
-    truth = GroundTruth.load(Fixtures.groundTruth(Fixtures.MAINNET), datadir);
+    Path datadir = Fixtures.extract(Archive.MAINNET_LDB, tmp);
+    truth = GroundTruth.load(Archive.MAINNET_LDB, datadir);
     ChainBackend backend = CoreBackends.open(datadir, tmp.resolve("filters"));
     Set<String> known = truth.txs().stream().map(GroundTruth.Tx::txidHex).collect(Collectors.toSet());
     // Real later txids that the real filter rejects: the negatives that must stay off LevelDB.
-    negatives = RealTxids.absentFrom(known, 400).stream().filter(id -> !backend.txMaybe(key(id), 0)).limit(300).toList();
+    negatives = Fixtures.realTxidsAbsentFrom(known, 400).stream().filter(id -> !backend.txMaybe(key(id), 0)).limit(300).toList();
     // Random keys the real filter says "maybe" to (about 1 in 100 at the 1% target): false positives.
     Random random = new Random(SEED);
     falsePositives = new ArrayList<>();
@@ -93,7 +91,7 @@ class HttpApiTest {
   @Test
   void theBlock170PaymentIsConfirmedAtHeight170AndCaseDoesNotMatter() {
     JsonNode lower = api.get("/v1/tx/" + PAYMENT_170).json();
-    Answer upper = api.get("/v1/tx/" + PAYMENT_170.toUpperCase());
+    Answer upper = api.get("/v1/tx/" + PAYMENT_170.toUpperCase(java.util.Locale.ROOT));
     assertEquals(200, upper.status());
     assertEquals(lower, upper.json(), "the answer echoes the normalised lower-case txid");
     assertEquals(170, lower.get("height").asInt());
@@ -219,7 +217,7 @@ class HttpApiTest {
       assertEquals(b.file(), j.get("file").asInt());
       assertTrue(j.get("onActiveChain").asBoolean());
       assertEquals("confirmed", j.get("status").asText());
-      assertEquals(b.hashHex(), HexFormat.of().formatHex(reverse(GroundTruth.sha256d(b.header()))));
+      assertEquals(b.hashHex(), HashKeys.toDisplayHex(GroundTruth.sha256d(b.header())));
       if (b.height() > 0) {
         assertEquals(truth.blockAt(b.height() - 1).hashHex(), j.get("prevHash").asText());
       }
@@ -299,7 +297,7 @@ class HttpApiTest {
       s.getOutputStream().write("GET /livez HTTP/1.0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
       String all = new String(s.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
       assertTrue(all.startsWith("HTTP/1.0 200 OK"), all);
-      assertTrue(all.toLowerCase().contains("connection: close"), all);
+      assertTrue(all.toLowerCase(java.util.Locale.ROOT).contains("connection: close"), all);
     }
   }
 
@@ -385,19 +383,11 @@ class HttpApiTest {
       head.write(b);
     }
     String headers = head.toString(StandardCharsets.US_ASCII);
-    int length = Integer.parseInt(headers.toLowerCase().split("content-length: ")[1].split("\r\n")[0].trim());
+    int length = Integer.parseInt(headers.toLowerCase(java.util.Locale.ROOT).split("content-length: ")[1].split("\r\n")[0].trim());
     return headers + new String(in.readNBytes(length), StandardCharsets.US_ASCII);
   }
 
   private static void assertNoStackTrace(Answer a) {
     assertFalse(a.body().contains("Exception") || a.body().contains("\tat "), a.body());
-  }
-
-  private static byte[] reverse(byte[] b) {
-    byte[] r = new byte[b.length];
-    for (int i = 0; i < b.length; i++) {
-      r[i] = b[b.length - 1 - i];
-    }
-    return r;
   }
 }

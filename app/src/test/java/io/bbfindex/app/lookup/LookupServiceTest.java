@@ -6,9 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bbfindex.app.metrics.Metrics;
 import io.bbfindex.app.testing.CoreBackends;
-import io.bbfindex.app.testing.Fixtures;
-import io.bbfindex.app.testing.GroundTruth;
-import io.bbfindex.app.testing.RealTxids;
+import io.bbfindex.ingest.testing.Fixtures;
+import io.bbfindex.ingest.testing.Fixtures.Archive;
+import io.bbfindex.ingest.testing.GroundTruth;
+import io.bbfindex.ingest.encoding.HashKeys;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -36,12 +37,12 @@ class LookupServiceTest {
 
   @BeforeAll
   static void open() throws IOException {
-    Path datadir = Fixtures.extract(Fixtures.MAINNET, tmp);
-    GroundTruth truth = GroundTruth.load(Fixtures.groundTruth(Fixtures.MAINNET), datadir);
+    Path datadir = Fixtures.extract(Archive.MAINNET_LDB, tmp);
+    GroundTruth truth = GroundTruth.load(Archive.MAINNET_LDB, datadir);
     backend = CoreBackends.open(datadir, tmp.resolve("filters"));
     Set<String> known = truth.txs().stream().map(GroundTruth.Tx::txidHex).collect(Collectors.toSet());
     ids = new ArrayList<>(known);
-    ids.addAll(RealTxids.absentFrom(known, 3_000));
+    ids.addAll(Fixtures.realTxidsAbsentFrom(known, 3_000));
     Random random = new Random(SEED);
     for (int i = 0; i < 2_000; i++) { // random keys: some are filter false positives
       byte[] k = new byte[32];

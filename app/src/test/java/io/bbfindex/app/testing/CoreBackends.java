@@ -1,7 +1,9 @@
 package io.bbfindex.app.testing;
 
-import io.bbfindex.app.core.CoreChainAccess;
+import io.bbfindex.app.bitcoincore.CoreChainAccess;
 import io.bbfindex.app.lookup.ChainBackend;
+import io.bbfindex.ingest.testing.Fixtures;
+import io.bbfindex.ingest.testing.Fixtures.Archive;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -12,9 +14,9 @@ public final class CoreBackends {
   private CoreBackends() {}
 
   /** Extracts the fixture under {@code tmp} and opens the production backend over it. */
-  public static ChainBackend open(String fixture, Path tmp) throws IOException {
+  public static ChainBackend open(Archive fixture, Path tmp) throws IOException {
     Path datadir = Fixtures.extract(fixture, tmp);
-    return open(datadir, tmp.resolve(fixture + "-filters"));
+    return open(datadir, tmp.resolve(fixture.baseName + "-filters"));
   }
 
   public static ChainBackend open(Path datadir, Path filters) throws IOException {

@@ -1,10 +1,11 @@
 package io.bbfindex.app.testing;
 
+import io.bbfindex.ingest.testing.GroundTruth;
 import io.bbfindex.app.lookup.BlockAnswer;
 import io.bbfindex.app.lookup.ChainBackend;
 import io.bbfindex.app.lookup.FilterSummary;
-import io.bbfindex.app.lookup.HashKeys;
 import io.bbfindex.app.lookup.TxAnswer;
+import io.bbfindex.ingest.encoding.HashKeys;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;

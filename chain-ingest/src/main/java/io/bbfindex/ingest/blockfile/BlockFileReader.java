@@ -1,8 +1,9 @@
 package io.bbfindex.ingest.blockfile;
 
-import static io.bbfindex.ingest.encoding.Hashes.displayHex;
+import static io.bbfindex.ingest.encoding.HashKeys.toDisplayHex;
 
 import io.bbfindex.ingest.encoding.CorruptRecordException;
+import io.bbfindex.ingest.encoding.LittleEndian;
 import java.io.IOException;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
@@ -11,12 +12,12 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.bitcoinj.base.Sha256Hash;
-import org.bitcoinj.base.internal.ByteUtils;
 import org.bitcoinj.core.Transaction;
 
 /**
@@ -46,9 +47,9 @@ public final class BlockFileReader implements AutoCloseable {
   static final int TX_FIRST_READ = 4096;
 
   /** Message starts of the networks Core ships (mainnet, testnet3, testnet4, regtest, default signet). */
-  public static final List<byte[]> KNOWN_MAGICS = List.of(
-      ByteUtils.parseHex("f9beb4d9"), ByteUtils.parseHex("0b110907"), ByteUtils.parseHex("1c163f28"),
-      ByteUtils.parseHex("fabfb5da"), ByteUtils.parseHex("0a03cf40"));
+  static final List<byte[]> KNOWN_MAGICS = List.of(
+      HexFormat.of().parseHex("f9beb4d9"), HexFormat.of().parseHex("0b110907"), HexFormat.of().parseHex("1c163f28"),
+      HexFormat.of().parseHex("fabfb5da"), HexFormat.of().parseHex("0a03cf40"));
 
   private final Path blocksDir;
   private final BlocksXorKey xor;
@@ -87,7 +88,8 @@ public final class BlockFileReader implements AutoCloseable {
   /**
    * Reads the transaction at {@code dataPos + 80 + txOffset} of blk{file}.dat and checks that the
    * block header there hashes to {@code expectedBlockHash} (if not null) and that the
-   * transaction's txid is {@code expectedTxid}.
+   * transaction's txid is {@code expectedTxid} (if not null: a hashed txindex row only names a
+   * candidate, whose txid its caller compares).
    *
    * @throws CorruptRecordException on any framing, bound, parse, header-hash or txid mismatch
    * @throws NoSuchFileException if the block file is missing (pruned, or wrong blocks dir)
@@ -98,8 +100,8 @@ public final class BlockFileReader implements AutoCloseable {
     String where = where(file, dataPos);
     if (expectedBlockHash != null && !Arrays.equals(Sha256Hash.hashTwice(block.header), expectedBlockHash)) {
       throw new CorruptRecordException(where + ": the header there hashes to "
-          + displayHex(Sha256Hash.hashTwice(block.header)) + ", not to the expected block "
-          + displayHex(expectedBlockHash));
+          + toDisplayHex(Sha256Hash.hashTwice(block.header)) + ", not to the expected block "
+          + toDisplayHex(expectedBlockHash));
     }
     long blockEnd = dataPos + block.size;
     long txStart = dataPos + HEADER_BYTES + txOffset;
@@ -115,9 +117,9 @@ public final class BlockFileReader implements AutoCloseable {
       tx = parse(block.channel, txStart, (int) left, where, txOffset, true);
     }
     byte[] txid = tx.getTxId().getReversedBytes();
-    if (!Arrays.equals(txid, expectedTxid)) {
+    if (expectedTxid != null && !Arrays.equals(txid, expectedTxid)) {
       throw new CorruptRecordException(where + " tx offset " + txOffset + ": txid mismatch, the bytes there hash to "
-          + displayHex(txid) + ", expected " + displayHex(expectedTxid));
+          + toDisplayHex(txid) + ", expected " + toDisplayHex(expectedTxid));
     }
     return tx;
   }
@@ -189,15 +191,15 @@ public final class BlockFileReader implements AutoCloseable {
     byte[] expected = magic;
     if (expected == null) {
       if (KNOWN_MAGICS.stream().noneMatch(k -> Arrays.equals(k, m))) {
-        throw new CorruptRecordException(where + ": magic " + ByteUtils.formatHex(m) + " is no known network's"
+        throw new CorruptRecordException(where + ": magic " + HexFormat.of().formatHex(m) + " is no known network's"
             + xorHint());
       }
       magic = m;
     } else if (!Arrays.equals(expected, m)) {
-      throw new CorruptRecordException(where + ": magic " + ByteUtils.formatHex(m) + " differs from the network's "
-          + ByteUtils.formatHex(expected) + xorHint());
+      throw new CorruptRecordException(where + ": magic " + HexFormat.of().formatHex(m) + " differs from the network's "
+          + HexFormat.of().formatHex(expected) + xorHint());
     }
-    long size = ByteUtils.readUint32(prefix, 4);
+    long size = LittleEndian.uint32(prefix, 4);
     if (size < HEADER_BYTES + 1 || size > MAX_BLOCK_RECORD) {
       throw new CorruptRecordException(where + ": block record size " + size + " is out of bounds [81, "
           + MAX_BLOCK_RECORD + "]");

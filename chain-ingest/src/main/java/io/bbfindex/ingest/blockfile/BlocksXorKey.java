@@ -1,5 +1,7 @@
 package io.bbfindex.ingest.blockfile;
 
+import static io.bbfindex.filters.Arguments.requireArgument;
+
 import io.bbfindex.ingest.encoding.CorruptRecordException;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -44,9 +46,7 @@ public final class BlocksXorKey {
 
   /** A key from its 8 bytes (all zero = none). */
   public static BlocksXorKey of(byte[] key) {
-    if (key.length != 8) {
-      throw new IllegalArgumentException("XOR key must be 8 bytes: " + key.length);
-    }
+    requireArgument(key.length == 8, "XOR key must be 8 bytes", key.length);
     for (byte b : key) {
       if (b != 0) {
         return new BlocksXorKey(key.clone(), true);

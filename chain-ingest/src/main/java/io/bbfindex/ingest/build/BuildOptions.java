@@ -1,5 +1,7 @@
 package io.bbfindex.ingest.build;
 
+import static io.bbfindex.filters.Arguments.requireArgument;
+
 /**
  * How filters are built.
  *
@@ -28,21 +30,11 @@ public record BuildOptions(
   public static final long DEFAULT_MEMORY_BUDGET = 4L << 30;
 
   public BuildOptions {
-    if (!(targetFpr > 0 && targetFpr < 1)) {
-      throw new IllegalArgumentException("targetFpr must be in (0, 1): " + targetFpr);
-    }
-    if (!(summaryFpr > 0 && summaryFpr < 1)) {
-      throw new IllegalArgumentException("summaryFpr must be in (0, 1): " + summaryFpr);
-    }
-    if (!(summaryHeadroom >= 1 && summaryHeadroom <= 16)) {
-      throw new IllegalArgumentException("summaryHeadroom must be in [1, 16]: " + summaryHeadroom);
-    }
-    if (parallelism < 1) {
-      throw new IllegalArgumentException("parallelism must be >= 1: " + parallelism);
-    }
-    if (memoryBudgetBytes < 1) {
-      throw new IllegalArgumentException("memoryBudgetBytes must be >= 1: " + memoryBudgetBytes);
-    }
+    requireArgument(targetFpr > 0 && targetFpr < 1, "targetFpr must be in (0, 1)", targetFpr);
+    requireArgument(summaryFpr > 0 && summaryFpr < 1, "summaryFpr must be in (0, 1)", summaryFpr);
+    requireArgument(summaryHeadroom >= 1 && summaryHeadroom <= 16, "summaryHeadroom must be in [1, 16]", summaryHeadroom);
+    requireArgument(parallelism >= 1, "parallelism must be >= 1", parallelism);
+    requireArgument(memoryBudgetBytes >= 1, "memoryBudgetBytes must be >= 1", memoryBudgetBytes);
   }
 
   /** 1 % everywhere, 25 % summary headroom, unsalted, all cores, 4 GiB of per-file filters per scan. */

@@ -3,6 +3,7 @@ package io.bbfindex.ingest.build;
 import io.bbfindex.ingest.BlockFileInfo;
 import io.bbfindex.ingest.BlockInfo;
 import io.bbfindex.ingest.NodeIndex;
+import io.bbfindex.ingest.txindex.BlockDataTxSource;
 import java.nio.file.Path;
 import java.util.Collection;
 import java.util.Map;
@@ -32,9 +33,20 @@ public interface ChainSource extends TxRangeSource {
 
   Optional<BlockInfo> activeBlockAt(int height);
 
+  /**
+   * Whether {@link #forEachTx} may be split into txid ranges scanned at once (a {@code 't'}-row
+   * scan); false for txids computed from block data, which read every blk file per call.
+   */
+  default boolean splitsByTxidRange() {
+    return true;
+  }
+
   /** The node's index as a source (no copy; the index must stay open during the build). */
   static ChainSource of(NodeIndex index) {
     Objects.requireNonNull(index, "index");
+    // the txid source: 't' rows when the txindex stores every txid, else the blk files (hashed/mixed)
+    BlockDataTxSource blockData = index.txindexLayout().storesEveryTxid() ? null : new BlockDataTxSource(
+        index.blocks(), index.blockFileReader(), index.blocksXorKey(), Runtime.getRuntime().availableProcessors());
     return new ChainSource() {
       @Override
       public Path datadir() {
@@ -72,8 +84,17 @@ public interface ChainSource extends TxRangeSource {
       }
 
       @Override
-      public void forEachTx(int fromFirstByte, int toFirstByte, io.bbfindex.ingest.TxRecordConsumer consumer) {
-        index.forEachTx(fromFirstByte, toFirstByte, consumer);
+      public void forEachTx(int fromFirstByte, int toFirstByte, io.bbfindex.ingest.records.TxRecordConsumer consumer) {
+        if (blockData != null) {
+          blockData.forEachTx(fromFirstByte, toFirstByte, consumer);
+        } else {
+          index.forEachTx(fromFirstByte, toFirstByte, consumer);
+        }
+      }
+
+      @Override
+      public boolean splitsByTxidRange() {
+        return blockData == null;
       }
     };
   }

@@ -1,7 +1,8 @@
 package io.bbfindex.ingest.build;
 
 import io.bbfindex.filters.BlockedBloomFilter;
-import io.bbfindex.ingest.TxRecordConsumer;
+import io.bbfindex.ingest.records.TxRecordConsumer;
+import io.bbfindex.ingest.txindex.BlockFileSelection;
 import java.util.Objects;
 
 /**
@@ -15,7 +16,7 @@ import java.util.Objects;
  * into the summary when it takes every file (so the summary never has a false negative), but no
  * per-file filter has room for them.
  */
-public final class TxFilterPass implements TxRecordConsumer {
+public final class TxFilterPass implements TxRecordConsumer, BlockFileSelection {
 
   private static final int PROGRESS_EVERY = 1 << 16;
 
@@ -78,6 +79,19 @@ public final class TxFilterPass implements TxRecordConsumer {
     if ((++records & (PROGRESS_EVERY - 1)) == 0) {
       progress.progress(phase, records, expected);
     }
+  }
+
+  /** Whether any filter of this pass takes the txids of {@code file} (a blk-data source skips the others). */
+  @Override
+  public boolean wantsTxids(int file) {
+    return file >= counts.length || byFile[file] != null || summaryTakesAll || (summary != null && summaryTakes[file]);
+  }
+
+  /** Counts {@code txCount} rows of a file no filter of this pass takes, without their txids. */
+  @Override
+  public void skipFile(int file, long txCount) {
+    counts[file] += txCount;
+    records += txCount;
   }
 
   /** Rows seen. */

@@ -1,6 +1,6 @@
 package io.bbfindex.ingest.build;
 
-import io.bbfindex.ingest.TxRecordConsumer;
+import io.bbfindex.ingest.records.TxRecordConsumer;
 
 /**
  * A txindex that can be scanned by ranges of the txid's first byte ({@code NodeIndex::forEachTx},

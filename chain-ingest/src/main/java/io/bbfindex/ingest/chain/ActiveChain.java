@@ -1,8 +1,9 @@
 package io.bbfindex.ingest.chain;
 
-import static io.bbfindex.ingest.encoding.Hashes.displayHex;
+import static io.bbfindex.ingest.encoding.HashKeys.toDisplayHex;
 
 import io.bbfindex.ingest.encoding.CorruptRecordException;
+import io.bbfindex.ingest.encoding.LittleEndian;
 import io.bbfindex.ingest.records.BlockStatus;
 import io.bbfindex.ingest.records.DiskBlockIndex;
 import java.math.BigInteger;
@@ -15,7 +16,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.bitcoinj.base.internal.ByteUtils;
 
 /**
  * The chain Bitcoin Core considers active, derived from the block index alone (there is no tip
@@ -60,11 +60,11 @@ public final class ActiveChain {
       DiskBlockIndex b = n.block;
       Node parent = byHash.get(ByteBuffer.wrap(b.header(), 4, 32));
       if (parent != null && parent.block.height() != b.height() - 1) {
-        throw new CorruptRecordException("'b' block index record " + displayHex(b.hash()) + ": height " + b.height()
-            + " but its parent " + displayHex(parent.block.hash()) + " has height " + parent.block.height());
+        throw new CorruptRecordException("'b' block index record " + toDisplayHex(b.hash()) + ": height " + b.height()
+            + " but its parent " + toDisplayHex(parent.block.hash()) + " has height " + parent.block.height());
       }
       n.parent = parent;
-      BigInteger own = ChainWork.blockProof(ByteUtils.readUint32(b.header(), 72)); // nBits
+      BigInteger own = ChainWork.blockProof(LittleEndian.uint32(b.header(), 72)); // nBits
       n.work = parent == null ? own : parent.work.add(own);
       boolean rooted = parent == null ? b.height() == 0 : parent.candidate;
       n.candidate = rooted && BlockStatus.chainCandidate(b.status(), b.txCount());

@@ -1,7 +1,7 @@
 package io.bbfindex.ingest.chain;
 
 import java.math.BigInteger;
-import org.bitcoinj.base.internal.ByteUtils;
+import org.bitcoinj.base.Sha256Hash;
 
 /** Core's GetBlockProof: the expected number of hashes for a block of a given compact target. */
 public final class ChainWork {
@@ -16,7 +16,7 @@ public final class ChainWork {
    * them and GetBlockProof then returns 0.
    */
   public static BigInteger blockProof(long nBits) {
-    BigInteger target = ByteUtils.decodeCompactBits(nBits & 0xFFFF_FFFFL);
+    BigInteger target = compactTarget(nBits);
     if (target.signum() <= 0 || target.bitLength() > 256) {
       return BigInteger.ZERO;
     }
@@ -31,10 +31,25 @@ public final class ChainWork {
    * @param hashInternal the block hash in internal byte order (little-endian number)
    */
   public static boolean meetsTarget(byte[] hashInternal, long nBits) {
-    BigInteger target = ByteUtils.decodeCompactBits(nBits & 0xFFFF_FFFFL);
+    BigInteger target = compactTarget(nBits);
     if (target.signum() <= 0 || target.bitLength() > 256) {
       return false;
     }
-    return new BigInteger(1, ByteUtils.reverseBytes(hashInternal)).compareTo(target) <= 0;
+    return Sha256Hash.wrapReversed(hashInternal).toBigInteger().compareTo(target) <= 0;
+  }
+
+  /**
+   * The target that compact {@code nBits} encodes, as Core's {@code arith_uint256::SetCompact}:
+   * the top byte is the size in bytes, the low 23 bits the mantissa, bit 23 the sign. A negative
+   * target comes back negative (a set sign bit on a zero mantissa is zero); an overflowing one
+   * comes back longer than 256 bits. bitcoinj's public API has no such decoder.
+   */
+  static BigInteger compactTarget(long nBits) {
+    int size = (int) (nBits >>> 24) & 0xFF;
+    long mantissa = nBits & 0x007F_FFFFL;
+    BigInteger target = size <= 3
+        ? BigInteger.valueOf(mantissa >>> (8 * (3 - size)))
+        : BigInteger.valueOf(mantissa).shiftLeft(8 * (size - 3));
+    return (nBits & 0x0080_0000L) != 0 ? target.negate() : target;
   }
 }

@@ -2,8 +2,8 @@ package io.bbfindex.ingest.encoding;
 
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
+import java.util.HexFormat;
 import org.bitcoinj.base.VarInt;
-import org.bitcoinj.base.internal.ByteUtils;
 
 /**
  * A bounded reader over {@code buf[start .. limit)} for one record. Every read checks the bound
@@ -72,13 +72,13 @@ public final class ByteCursor {
   /** Little-endian int32, as Core's {@code ser_readdata32}. */
   public int readInt32LE(String field) throws CorruptRecordException {
     need(4, field);
-    int v = (int) ByteUtils.readUint32(buf, pos);
+    int v = LittleEndian.int32(buf, pos);
     pos += 4;
     return v;
   }
 
   /** Little-endian uint32 into a non-negative long. */
-  public long readUint32LE(String field) throws CorruptRecordException {
+  long readUint32LE(String field) throws CorruptRecordException {
     return readInt32LE(field) & 0xFFFF_FFFFL;
   }
 
@@ -95,7 +95,7 @@ public final class ByteCursor {
   }
 
   /** Copies the next {@code n} bytes into {@code dst[dstOffset ..]}. */
-  public void readInto(byte[] dst, int dstOffset, int n, String field) throws CorruptRecordException {
+  void readInto(byte[] dst, int dstOffset, int n, String field) throws CorruptRecordException {
     need(n, field);
     System.arraycopy(buf, pos, dst, dstOffset, n);
     pos += n;
@@ -126,7 +126,9 @@ public final class ByteCursor {
     try {
       v = VarInt.read(view);
     } catch (BufferUnderflowException e) {
-      throw corrupt(field, "truncated CompactSize");
+      CorruptRecordException truncated = corrupt(field, "truncated CompactSize");
+      truncated.initCause(e);
+      throw truncated;
     }
     long n = v.longValue();
     if (v.getOriginalSizeInBytes() != VarInt.sizeOf(n)) {
@@ -156,7 +158,7 @@ public final class ByteCursor {
   public CorruptRecordException corrupt(String field, String problem) {
     StringBuilder sb = new StringBuilder(recordKind);
     if (key != null) {
-      sb.append(" (key ").append(ByteUtils.formatHex(key)).append(')');
+      sb.append(" (key ").append(HexFormat.of().formatHex(key)).append(')');
     }
     sb.append(": field ").append(field).append(" at byte ").append(pos - start)
         .append(" of ").append(limit - start).append(": ").append(problem);

@@ -1,5 +1,7 @@
 package io.bbfindex.ingest.encoding;
 
+import static io.bbfindex.filters.Arguments.requireArgument;
+
 /**
  * Bitcoin Core's VARINT ({@code src/serialize.h}): the MSB base-128 encoding used inside LevelDB
  * values (block index, txindex), not the CompactSize of the wire protocol.
@@ -16,7 +18,7 @@ package io.bbfindex.ingest.encoding;
 public final class CoreVarInt {
 
   /** Largest value of a C++ {@code int} field ({@code VarIntMode::NONNEGATIVE_SIGNED}). */
-  public static final long MAX_INT32 = Integer.MAX_VALUE;
+  static final long MAX_INT32 = Integer.MAX_VALUE;
   /** Largest value of a C++ {@code uint32_t} field. */
   public static final long MAX_UINT32 = 0xFFFF_FFFFL;
   /** Largest value decodable into a Java {@code long} ({@code uint64_t} fields above it are refused). */
@@ -71,9 +73,7 @@ public final class CoreVarInt {
    * @throws IllegalArgumentException if {@code n} is negative (Core never writes negatives here)
    */
   public static byte[] encode(long n) {
-    if (n < 0) {
-      throw new IllegalArgumentException("VARINT value must be non-negative: " + n);
-    }
+    requireArgument(n >= 0, "VARINT value must be non-negative", n);
     byte[] tmp = new byte[MAX_BYTES];
     int len = 0;
     while (true) {
@@ -92,7 +92,7 @@ public final class CoreVarInt {
   }
 
   /** Bytes {@link #encode} produces for {@code n}. */
-  public static int encodedLength(long n) {
+  static int encodedLength(long n) {
     return encode(n).length;
   }
 }

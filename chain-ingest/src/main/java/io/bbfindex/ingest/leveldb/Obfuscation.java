@@ -2,7 +2,7 @@ package io.bbfindex.ingest.leveldb;
 
 import io.bbfindex.ingest.encoding.ByteCursor;
 import io.bbfindex.ingest.encoding.CorruptRecordException;
-import io.bbfindex.ingest.records.DbKeys;
+import java.nio.charset.StandardCharsets;
 
 /**
  * CDBWrapper's value obfuscation: when a database holds the record {@code 0e 00 "obfuscate_key"}
@@ -12,6 +12,12 @@ import io.bbfindex.ingest.records.DbKeys;
  * one), but honouring the record costs nothing and keeps a rewritten DB readable.
  */
 public final class Obfuscation {
+
+  /**
+   * The LevelDB key of the obfuscation-key record: the serialized std::string {@code
+   * "\0obfuscate_key"} (CompactSize 14 first).
+   */
+  public static final byte[] RECORD_KEY = "\u000e\u0000obfuscate_key".getBytes(StandardCharsets.US_ASCII);
 
   /** The no-op obfuscation (no key record, or an all-zero key). */
   public static final Obfuscation NONE = new Obfuscation(new byte[0]);
@@ -29,13 +35,13 @@ public final class Obfuscation {
    * @throws LevelDbReadException if LevelDB fails
    */
   public static Obfuscation read(LevelDbSnapshot db) throws CorruptRecordException, LevelDbReadException {
-    byte[] raw = db.get(DbKeys.OBFUSCATE_KEY);
+    byte[] raw = db.get(RECORD_KEY);
     return raw == null ? NONE : decode(raw);
   }
 
   /** Decodes the key record's value (CompactSize length + key bytes). */
   public static Obfuscation decode(byte[] raw) throws CorruptRecordException {
-    ByteCursor c = new ByteCursor("obfuscation key record", DbKeys.OBFUSCATE_KEY).reset(raw, 0, raw.length);
+    ByteCursor c = new ByteCursor("obfuscation key record", RECORD_KEY).reset(raw, 0, raw.length);
     long n = c.readCompactSize(8, "key length");
     if (n != 0 && n != 8) {
       throw c.corrupt("key length", "obfuscation key must be 8 bytes, is " + n);

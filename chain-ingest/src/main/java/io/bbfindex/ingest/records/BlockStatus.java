@@ -4,10 +4,10 @@ package io.bbfindex.ingest.records;
 public final class BlockStatus {
 
   /** Validity level in the low three bits (BLOCK_VALID_MASK = 1|2|3|4|5). */
-  public static final int VALID_MASK = 7;
+  static final int VALID_MASK = 7;
   public static final int VALID_TREE = 2;
-  public static final int VALID_TRANSACTIONS = 3;
-  public static final int VALID_CHAIN = 4;
+  static final int VALID_TRANSACTIONS = 3;
+  static final int VALID_CHAIN = 4;
   public static final int VALID_SCRIPTS = 5;
   /** Full block available in blk*.dat. */
   public static final int HAVE_DATA = 8;
@@ -15,9 +15,9 @@ public final class BlockStatus {
   public static final int HAVE_UNDO = 16;
   public static final int FAILED_VALID = 32;
   /** No longer set by Core, but still found in old databases. */
-  public static final int FAILED_CHILD = 64;
-  public static final int FAILED_MASK = FAILED_VALID | FAILED_CHILD;
-  public static final int OPT_WITNESS = 128;
+  static final int FAILED_CHILD = 64;
+  static final int FAILED_MASK = FAILED_VALID | FAILED_CHILD;
+  static final int OPT_WITNESS = 128;
 
   private BlockStatus() {}
 
@@ -29,7 +29,7 @@ public final class BlockStatus {
     return (status & HAVE_DATA) != 0;
   }
 
-  public static boolean hasUndo(int status) {
+  static boolean hasUndo(int status) {
     return (status & HAVE_UNDO) != 0;
   }
 

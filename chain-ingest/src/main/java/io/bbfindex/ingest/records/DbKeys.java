@@ -1,5 +1,8 @@
 package io.bbfindex.ingest.records;
 
+import static io.bbfindex.filters.Arguments.requireArgument;
+
+import io.bbfindex.ingest.leveldb.Obfuscation;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
@@ -19,16 +22,19 @@ public final class DbKeys {
   /** {@code 'R'} → '1' while a reindex is in progress. */
   public static final byte REINDEX = 'R';
   /** {@code 'F' + CompactSize(len) + name} → '1' / '0'. */
-  public static final byte FLAG = 'F';
+  static final byte FLAG = 'F';
   /** {@code 't' + txid(32)} → CDiskTxPos. */
   public static final byte TX_INDEX = 't';
   /** {@code 'B'} (txindex) → CBlockLocator of the block the index is committed to. */
   public static final byte BEST_BLOCK = 'B';
   /** {@code 'T'} (blocks/index, 0.17-22.x) → locator of an unfinished legacy txindex migration. */
-  public static final byte TXINDEX_MIGRATION = 'T';
+  static final byte TXINDEX_MIGRATION = 'T';
 
-  /** The obfuscation-key record: serialized std::string "\0obfuscate_key" (CompactSize 14 first). */
-  public static final byte[] OBFUSCATE_KEY = stringKey("\0obfuscate_key");
+  /**
+   * The obfuscation-key record: serialized std::string "\0obfuscate_key" (CompactSize 14 first).
+   * Defined by {@link Obfuscation}, which reads it; listed here with Core's other keys.
+   */
+  public static final byte[] OBFUSCATE_KEY = Obfuscation.RECORD_KEY;
 
   private DbKeys() {}
 
@@ -58,16 +64,12 @@ public final class DbKeys {
   /** A serialized short std::string used as a key: CompactSize(len) + ASCII. */
   public static byte[] stringKey(String name) {
     byte[] n = ascii(name);
-    if (n.length >= 253) {
-      throw new IllegalArgumentException("key name too long: " + name);
-    }
+    requireArgument(n.length < 253, "key name must be shorter than 253 characters", name);
     return concat(new byte[] {(byte) n.length}, n);
   }
 
   private static byte[] prefixed(byte prefix, byte[] hash) {
-    if (hash.length != 32) {
-      throw new IllegalArgumentException("hash must be 32 bytes (internal order): " + hash.length);
-    }
+    requireArgument(hash.length == 32, "hash must be 32 bytes (internal order)", hash.length);
     byte[] k = new byte[33];
     k[0] = prefix;
     System.arraycopy(hash, 0, k, 1, 32);

@@ -1,6 +1,7 @@
 package io.bbfindex.ingest.records;
 
-import io.bbfindex.ingest.TxRecordConsumer;
+import static io.bbfindex.filters.Arguments.requireArgument;
+
 import io.bbfindex.ingest.encoding.ByteCursor;
 import io.bbfindex.ingest.encoding.CorruptRecordException;
 import io.bbfindex.ingest.leveldb.LevelDbSnapshot;
@@ -9,7 +10,7 @@ import java.io.IOException;
 
 /**
  * The full scan of a txindex's {@code 't'} rows, shared by {@link io.bbfindex.ingest.NodeIndex}
- * and {@link io.bbfindex.ingest.TxIndexOnly}: one reused cursor, txid array and value buffer, so a
+ * and the tests' bare-txindex reader ({@code io.bbfindex.ingest.testing.TxIndexOnly}): one reused cursor, txid array and value buffer, so a
  * record costs no allocation beyond leveldbjni's own key/value arrays (this loop is the ingest hot
  * path: millions of records per second, {@code ./bbf-index bench ingest}).
  */
@@ -40,9 +41,8 @@ public final class TxIndexScan {
    */
   public static void scan(LevelDbSnapshot db, Obfuscation obfuscation, int fromFirstByte, int toFirstByte,
       TxRecordConsumer consumer) throws IOException {
-    if (fromFirstByte < 0 || fromFirstByte > toFirstByte || toFirstByte > FIRST_BYTES) {
-      throw new IllegalArgumentException("need 0 <= from <= to <= 256: [" + fromFirstByte + ", " + toFirstByte + ")");
-    }
+    requireArgument(0 <= fromFirstByte && fromFirstByte <= toFirstByte && toFirstByte <= FIRST_BYTES,
+        "[from, to) must satisfy 0 <= from <= to <= 256", "[" + fromFirstByte + ", " + toFirstByte + ")");
     if (fromFirstByte == toFirstByte) {
       return;
     }

@@ -1,10 +1,13 @@
 package io.bbfindex.ingest.store;
 
+import io.bbfindex.filters.io.FilterKind;
+
 /**
  * One filter of a store, as reported by {@code GET /v1/filters}.
  *
  * @param name file name inside the store directory
- * @param kind {@code "tx-file"}, {@code "tx-summary"} or {@code "block-hashes"}
+ * @param kind {@link FilterKind#TX_BLOCK_FILE}, {@link FilterKind#TX_SUMMARY} or {@link
+ *     FilterKind#BLOCK_HASHES} (the API shows its {@link FilterKind#label()})
  * @param blockFile Core's blk file number, or -1 for filters over several files
  * @param keys exact number of keys (from the manifest)
  * @param bits size of the bit array
@@ -15,7 +18,7 @@ package io.bbfindex.ingest.store;
  */
 public record FilterInfo(
     String name,
-    String kind,
+    FilterKind kind,
     int blockFile,
     long keys,
     long bits,

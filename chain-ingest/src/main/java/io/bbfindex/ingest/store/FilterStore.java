@@ -1,6 +1,7 @@
 package io.bbfindex.ingest.store;
 
 import io.bbfindex.filters.BlockedBloomFilter;
+import io.bbfindex.filters.io.FilterKind;
 import io.bbfindex.filters.io.FilterMetadata;
 import io.bbfindex.filters.io.LoadedFilter;
 import io.bbfindex.ingest.store.Manifest.FileEntry;
@@ -29,10 +30,6 @@ import java.util.Map;
  */
 public final class FilterStore implements AutoCloseable {
 
-  public static final String KIND_TX_FILE = "tx-file";
-  public static final String KIND_TX_SUMMARY = "tx-summary";
-  public static final String KIND_BLOCK_HASHES = "block-hashes";
-
   private final Path dir;
   private final Manifest manifest;
   private final LoadedFilter summary;
@@ -60,16 +57,16 @@ public final class FilterStore implements AutoCloseable {
    */
   public static FilterStore open(Path dir) throws FilterStoreException {
     Objects.requireNonNull(dir, "dir");
-    Manifest m = Manifest.read(dir);
+    Manifest m = ManifestFile.read(dir);
     List<LoadedFilter> loaded = Collections.synchronizedList(new ArrayList<>());
     List<FilterStoreException> problems = Collections.synchronizedList(new ArrayList<>());
     List<Check> checks = new ArrayList<>();
-    checks.add(new Check(m.summary().name(), m.summary().headerCrc(), FilterMetadata.KIND_TX_SUMMARY,
+    checks.add(new Check(m.summary().name(), m.summary().headerCrc(), FilterKind.TX_SUMMARY,
         FilterMetadata.NO_BLOCK_FILE, -m.summary().keys() - 1));
-    checks.add(new Check(m.blocks().name(), m.blocks().headerCrc(), FilterMetadata.KIND_BLOCK_HASHES,
+    checks.add(new Check(m.blocks().name(), m.blocks().headerCrc(), FilterKind.BLOCK_HASHES,
         FilterMetadata.NO_BLOCK_FILE, m.blocks().keys()));
     for (FileEntry f : m.files()) {
-      checks.add(new Check(f.name(), f.headerCrc(), FilterMetadata.KIND_TX_BLOCK_FILE, f.file(), f.keys()));
+      checks.add(new Check(f.name(), f.headerCrc(), FilterKind.TX_BLOCK_FILE, f.file(), f.keys()));
     }
     LoadedFilter[] slots = new LoadedFilter[checks.size()];
     // CRC32C of every byte dominates opening a large store: spread it over the cores
@@ -102,14 +99,14 @@ public final class FilterStore implements AutoCloseable {
    * What the manifest says a filter file must be: exactly {@code keys} keys, or, encoded as
    * {@code -(n + 1)}, at least n (the summary, whose header count may be an upper bound).
    */
-  private record Check(String name, int headerCrc, int kind, int blockFile, long keys) {
+  private record Check(String name, int headerCrc, FilterKind kind, int blockFile, long keys) {
     LoadedFilter load(Path dir, long salt) throws FilterStoreException {
       Path file = dir.resolve(name);
       LoadedFilter l = FilterFiles.loadExpected(file, headerCrc);
       String problem = null;
       FilterMetadata meta = l.metadata();
       if (meta.kind() != kind) {
-        problem = "holds filter kind " + meta.kind() + ", the manifest lists it as kind " + kind;
+        problem = "holds filter kind " + meta.kind().label() + ", the manifest lists it as kind " + kind.label();
       } else if (meta.blockFile() != blockFile) {
         problem = "is the filter of block file " + meta.blockFile() + ", the manifest lists it for " + blockFile;
       } else if (keys >= 0 && l.filter().count() != keys) {
@@ -188,7 +185,7 @@ public final class FilterStore implements AutoCloseable {
     out.addAll(lookupFilters());
     for (int i = 0; i < perFile.size(); i++) {
       FileEntry e = perFileEntries.get(i);
-      out.add(info(perFile.get(i), KIND_TX_FILE, e.file(), e.keys()));
+      out.add(info(perFile.get(i), FilterKind.TX_BLOCK_FILE, e.file(), e.keys()));
     }
     return out;
   }
@@ -199,11 +196,11 @@ public final class FilterStore implements AutoCloseable {
    * a second, which start-up should not pay for gauges that only cover these two.
    */
   public List<FilterInfo> lookupFilters() {
-    return List.of(info(summary, KIND_TX_SUMMARY, -1, manifest.summary().keys()),
-        info(blocks, KIND_BLOCK_HASHES, -1, manifest.blocks().keys()));
+    return List.of(info(summary, FilterKind.TX_SUMMARY, -1, manifest.summary().keys()),
+        info(blocks, FilterKind.BLOCK_HASHES, -1, manifest.blocks().keys()));
   }
 
-  private FilterInfo info(LoadedFilter l, String kind, int blockFile, long keys) {
+  private FilterInfo info(LoadedFilter l, FilterKind kind, int blockFile, long keys) {
     BlockedBloomFilter f = l.filter();
     String name = l.path().getFileName().toString();
     double fill = fillRatios.computeIfAbsent(name, n -> f.fillRatio());

@@ -1,62 +1,21 @@
 package io.bbfindex.ingest.store;
 
-import static io.bbfindex.ingest.encoding.Hashes.displayHex;
+import static io.bbfindex.ingest.encoding.HashKeys.toDisplayHex;
 
-import java.io.IOException;
-import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
-import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
-import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HexFormat;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.zip.CRC32C;
-import org.bitcoinj.base.internal.ByteUtils;
 
 /**
- * The store's table of contents, {@value #FILE_NAME}: where the filters came from (datadir, tips),
- * how they were derived (derivation id, salt, target FPRs) and, per filter, its exact key count and
- * the CRC32C of its file header. The header CRC binds the manifest to one exact filter file: the
- * header holds the data CRC, the geometry, the key count and the build time, so a stale, swapped or
- * rewritten file no longer matches even when it is itself valid.
+ * The store's table of contents: where the filters came from (datadir, tips), how they were
+ * derived (derivation id, salt, target FPRs) and, per filter, its exact key count and the CRC32C of
+ * its file header. The header CRC binds the manifest to one exact filter file: the header holds the
+ * data CRC, the geometry, the key count and the build time, so a stale, swapped or rewritten file
+ * no longer matches even when it is itself valid.
  *
- * <h2>Format (version 1)</h2>
- * UTF-8 text, one {@code key=value} per line, in this order:
- * <pre>
- *   format=bbf-index-manifest
- *   version=1
- *   filterFormatVersion=1              filters module's FilterFile version
- *   createdMillis=1763700000000
- *   datadir=/home/u/.bitcoin           rest of the line, verbatim (no CR/LF allowed)
- *   tipHash=00000000...                display hex of the active tip at build time
- *   tipHeight=599
- *   txindexTipHeight=599               -1 when the txindex never committed
- *   derivation=1                       1 unsalted, 2 salted
- *   salt=0000000000000000              16 hex digits
- *   targetFpr=0.01                     per-file and block-hash filters
- *   summaryFpr=0.01
- *   summaryHeadroom=1.25
- *   records=615                        't' rows scanned (sum of the per-file keys + stray rows)
- *   summary=name:tx-summary.bbf keys:615 capacity:2048 crc:1a2b3c4d
- *   blocks=name:block-hashes.bbf keys:600 digest:&lt;64 hex&gt; crc:...
- *   file.00000=name:tx-blk00000.bbf keys:615 capacity:616 fBlocks:600 fSize:123 heightLast:599 crc:...
- *   ... one file.NNNNN line per block file, ascending
- *   crc32c=89abcdef                    CRC32C of every byte before this line
- * </pre>
- * Written atomically (temporary file, fsync, rename, fsync of the directory). {@link #read}
- * refuses, naming the file and the line, a missing file, a bad or missing checksum line (which is
- * also what a truncated file looks like), an unknown version, and any missing, repeated, unknown or
- * out-of-range field.
+ * <p>This record is the data only: {@link ManifestCodec} renders and parses its text form, {@link
+ * ManifestFile} stores it as {@value ManifestFile#FILE_NAME} in the store's directory.
  */
 public record Manifest(
     int filterFormatVersion,
@@ -74,13 +33,6 @@ public record Manifest(
     SummaryEntry summary,
     BlockHashEntry blocks,
     List<FileEntry> files) {
-
-  public static final String FILE_NAME = "bbf-manifest.txt";
-  public static final int VERSION = 1;
-  private static final String FORMAT = "bbf-index-manifest";
-  /** A manifest of a mainnet store is about 5,600 lines of ~120 bytes; refuse absurd sizes first. */
-  private static final long MAX_BYTES = 64L << 20;
-  private static final HexFormat HEX = HexFormat.of();
 
   /** The summary filter over every txid. {@code capacity}: keys it takes before its FPR exceeds the target. */
   public record SummaryEntry(String name, long keys, long capacity, int headerCrc) {}
@@ -122,7 +74,7 @@ public record Manifest(
 
   /** The active tip's hash as explorers show it. */
   public String tipHashHex() {
-    return displayHex(tipHash);
+    return toDisplayHex(tipHash);
   }
 
   /** The entry of block file {@code file}, if it has one. */
@@ -147,375 +99,15 @@ public record Manifest(
     return files.stream().mapToLong(FileEntry::keys).sum();
   }
 
-  // ------------------------------------------------------------------ writing
-
-  /** The text {@link #write} stores, checksum line included. */
-  public String render() {
-    StringBuilder sb = new StringBuilder(256 + files.size() * 128);
-    line(sb, "format", FORMAT);
-    line(sb, "version", Integer.toString(VERSION));
-    line(sb, "filterFormatVersion", Integer.toString(filterFormatVersion));
-    line(sb, "createdMillis", Long.toString(createdMillis));
-    line(sb, "datadir", datadir);
-    line(sb, "tipHash", displayHex(tipHash));
-    line(sb, "tipHeight", Integer.toString(tipHeight));
-    line(sb, "txindexTipHeight", Integer.toString(txindexTipHeight));
-    line(sb, "derivation", Integer.toString(derivationId));
-    line(sb, "salt", HEX.toHexDigits(salt));
-    line(sb, "targetFpr", Double.toString(targetFpr));
-    line(sb, "summaryFpr", Double.toString(summaryFpr));
-    line(sb, "summaryHeadroom", Double.toString(summaryHeadroom));
-    line(sb, "records", Long.toString(records));
-    line(sb, "summary", fields("name", summary.name(), "keys", summary.keys(), "capacity", summary.capacity(),
-        "crc", crcHex(summary.headerCrc())));
-    line(sb, "blocks", fields("name", blocks.name(), "keys", blocks.keys(), "digest", blocks.digest(),
-        "crc", crcHex(blocks.headerCrc())));
-    for (FileEntry f : files) {
-      line(sb, fileKey(f.file()), fields("name", f.name(), "keys", f.keys(), "capacity", f.capacity(),
-          "fBlocks", f.fBlocks(), "fSize", f.fSize(), "heightLast", f.heightLast(), "crc", crcHex(f.headerCrc())));
-    }
-    byte[] body = sb.toString().getBytes(StandardCharsets.UTF_8);
-    line(sb, "crc32c", crcHex(crc32c(body, body.length)));
-    return sb.toString();
-  }
-
-  /** Writes {@code dir/}{@value #FILE_NAME} atomically. */
-  public void write(Path dir) throws IOException {
-    Path target = dir.resolve(FILE_NAME);
-    Path tmp = dir.resolve("." + FILE_NAME + ".tmp");
-    try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-        StandardOpenOption.TRUNCATE_EXISTING)) {
-      java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(render().getBytes(StandardCharsets.UTF_8));
-      while (b.hasRemaining()) {
-        ch.write(b);
-      }
-      ch.force(true);
-    }
-    try {
-      Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-    } catch (AtomicMoveNotSupportedException e) {
-      Files.deleteIfExists(tmp);
-      throw new IOException("cannot replace " + target + " atomically: " + e.getMessage(), e);
-    }
-    try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
-      d.force(true);
-    } catch (IOException ignored) {
-      // some filesystems cannot fsync a directory; the rename stands
-    }
-  }
-
-  private static void line(StringBuilder sb, String key, String value) {
-    sb.append(key).append('=').append(value).append('\n');
-  }
-
-  private static String fields(Object... kv) {
-    StringBuilder sb = new StringBuilder();
-    for (int i = 0; i < kv.length; i += 2) {
-      if (i > 0) {
-        sb.append(' ');
-      }
-      sb.append(kv[i]).append(':').append(kv[i + 1]);
-    }
-    return sb.toString();
-  }
-
-  static String fileKey(int file) {
-    return String.format(Locale.ROOT, "file.%05d", file);
-  }
-
-  // ------------------------------------------------------------------ reading
-
-  /**
-   * Reads and validates {@code dir/}{@value #FILE_NAME}.
-   *
-   * @throws FilterStoreException naming the manifest (and the line) when it is missing,
-   *     truncated, corrupt or of an unknown version
-   */
-  public static Manifest read(Path dir) throws FilterStoreException {
-    Path file = dir.resolve(FILE_NAME);
-    byte[] bytes;
-    try {
-      long size = Files.size(file);
-      if (size > MAX_BYTES) {
-        throw new FilterStoreException(file, "manifest is " + size + " bytes, more than any store needs ("
-            + MAX_BYTES + "); not a bbf-index manifest");
-      }
-      bytes = Files.readAllBytes(file);
-    } catch (NoSuchFileException e) {
-      throw new FilterStoreException(file, "no manifest: this directory holds no filter store "
-          + "(build one with the ingest command)", e);
-    } catch (FilterStoreException e) {
-      throw e;
-    } catch (IOException e) {
-      throw new FilterStoreException(file, "manifest cannot be read: " + e, e);
-    }
-    return parse(file, bytes);
-  }
-
-  /** Parses {@code bytes} as the content of {@code file} (named in every exception). */
-  static Manifest parse(Path file, byte[] bytes) throws FilterStoreException {
-    return new Parser(file, bytes).parse();
-  }
-
-  /** Strict line parser; every problem names the manifest file and the 1-based line. */
-  private static final class Parser {
-    private final Path file;
-    private final byte[] bytes;
-    private final Map<String, String> values = new LinkedHashMap<>();
-    private final Map<String, Integer> lineOf = new LinkedHashMap<>();
-
-    Parser(Path file, byte[] bytes) {
-      this.file = file;
-      this.bytes = bytes;
-    }
-
-    Manifest parse() throws FilterStoreException {
-      int lastLineStart = findChecksumLine();
-      String body = new String(bytes, 0, lastLineStart, StandardCharsets.UTF_8);
-      String[] lines = body.split("\n", -1);
-      // body ends with '\n', so the split's last element is empty
-      for (int i = 0; i < lines.length - 1; i++) {
-        String l = lines[i];
-        int eq = l.indexOf('=');
-        if (eq <= 0) {
-          throw bad(i + 1, "not a key=value line: '" + abbreviate(l) + "'");
-        }
-        String key = l.substring(0, eq);
-        if (values.putIfAbsent(key, l.substring(eq + 1)) != null) {
-          throw bad(i + 1, "field '" + key + "' appears twice");
-        }
-        lineOf.put(key, i + 1);
-      }
-      if (!FORMAT.equals(values.get("format"))) {
-        throw bad(1, "not a bbf-index manifest (first line must be format=" + FORMAT + ")");
-      }
-      int version = intField("version", 1, Integer.MAX_VALUE);
-      if (version != VERSION) {
-        throw bad(lineOf.get("version"), "manifest version " + version + " is not supported (this build reads "
-            + VERSION + "); rebuild the store");
-      }
-      List<FileEntry> files = new ArrayList<>();
-      for (String key : List.copyOf(values.keySet())) {
-        if (key.startsWith("file.")) {
-          files.add(fileEntry(key));
-        }
-      }
-      Manifest m = new Manifest(
-          intField("filterFormatVersion", 1, Integer.MAX_VALUE),
-          longField("createdMillis", 0, Long.MAX_VALUE),
-          take("datadir"),
-          hashField("tipHash"),
-          intField("tipHeight", 0, Integer.MAX_VALUE),
-          intField("txindexTipHeight", -1, Integer.MAX_VALUE),
-          intField("derivation", 1, 2),
-          saltField(),
-          fprField("targetFpr"),
-          fprField("summaryFpr"),
-          headroomField(),
-          longField("records", 0, Long.MAX_VALUE),
-          summaryEntry(),
-          blockEntry(),
-          files);
-      take("format");
-      if ((m.derivationId() == 1) != (m.salt() == 0)) {
-        throw bad(lineOf.get("salt"), "derivation " + m.derivationId() + " does not fit the salt (derivation 1 "
-            + "is unsalted, 2 salted)");
-      }
-      if (!values.isEmpty()) {
-        String unknown = values.keySet().iterator().next();
-        throw bad(lineOf.get(unknown), "unknown field '" + unknown + "'");
-      }
-      return m;
-    }
-
-    /** Checks the last line is {@code crc32c=XXXXXXXX\n} matching the bytes before it. */
-    private int findChecksumLine() throws FilterStoreException {
-      if (bytes.length == 0) {
-        throw new FilterStoreException(file, "manifest is empty (truncated?)");
-      }
-      if (bytes[bytes.length - 1] != '\n') {
-        throw new FilterStoreException(file, "manifest does not end with a line break: truncated");
-      }
-      int start = bytes.length - 1;
-      while (start > 0 && bytes[start - 1] != '\n') {
-        start--;
-      }
-      String last = new String(bytes, start, bytes.length - 1 - start, StandardCharsets.UTF_8);
-      if (!last.matches("crc32c=[0-9a-f]{8}")) {
-        throw new FilterStoreException(file, "manifest's last line is not its checksum (crc32c=XXXXXXXX) but '"
-            + abbreviate(last) + "': truncated or edited");
-      }
-      int stored = Integer.parseUnsignedInt(last.substring(7), 16);
-      int computed = crc32c(bytes, start);
-      if (stored != computed) {
-        throw new FilterStoreException(file, "manifest checksum mismatch (stored " + crcHex(stored) + ", computed "
-            + crcHex(computed) + "): the manifest is corrupt");
-      }
-      return start;
-    }
-
-    private String take(String key) throws FilterStoreException {
-      String v = values.remove(key);
-      if (v == null) {
-        throw new FilterStoreException(file, "manifest lacks field '" + key + "'");
-      }
-      return v;
-    }
-
-    private long longField(String key, long min, long max) throws FilterStoreException {
-      Integer line = lineOf.get(key);
-      return parseLong(line, key, take(key), min, max);
-    }
-
-    private int intField(String key, int min, int max) throws FilterStoreException {
-      return (int) longField(key, min, max);
-    }
-
-    private long parseLong(Integer line, String field, String text, long min, long max) throws FilterStoreException {
-      long v;
-      try {
-        v = Long.parseLong(text);
-      } catch (NumberFormatException e) {
-        throw bad(line, "field '" + field + "' is not an integer: '" + abbreviate(text) + "'");
-      }
-      if (v < min || v > max) {
-        throw bad(line, "field '" + field + "' = " + v + " is outside [" + min + ", " + max + "]");
-      }
-      return v;
-    }
-
-    private byte[] hashField(String key) throws FilterStoreException {
-      Integer line = lineOf.get(key);
-      String v = take(key);
-      if (!v.matches("[0-9a-f]{64}")) {
-        throw bad(line, "field '" + key + "' is not 64 lowercase hex digits");
-      }
-      return ByteUtils.reverseBytes(HEX.parseHex(v));
-    }
-
-    private long saltField() throws FilterStoreException {
-      Integer line = lineOf.get("salt");
-      String v = take("salt");
-      if (!v.matches("[0-9a-f]{16}")) {
-        throw bad(line, "field 'salt' is not 16 lowercase hex digits");
-      }
-      return HEX.fromHexDigitsToLong(v);
-    }
-
-    private double fprField(String key) throws FilterStoreException {
-      Integer line = lineOf.get(key);
-      double v = parseDouble(line, key, take(key));
-      if (!(v > 0 && v < 1)) {
-        throw bad(line, "field '" + key + "' = " + v + " is not in (0, 1)");
-      }
-      return v;
-    }
-
-    private double headroomField() throws FilterStoreException {
-      Integer line = lineOf.get("summaryHeadroom");
-      double v = parseDouble(line, "summaryHeadroom", take("summaryHeadroom"));
-      if (!(v >= 1 && v <= 16)) {
-        throw bad(line, "field 'summaryHeadroom' = " + v + " is not in [1, 16]");
-      }
-      return v;
-    }
-
-    private double parseDouble(Integer line, String key, String text) throws FilterStoreException {
-      try {
-        return Double.parseDouble(text);
-      } catch (NumberFormatException e) {
-        throw bad(line, "field '" + key + "' is not a number: '" + abbreviate(text) + "'");
-      }
-    }
-
-    private Map<String, String> subfields(String key, List<String> names) throws FilterStoreException {
-      Integer line = lineOf.get(key);
-      String v = take(key);
-      Map<String, String> out = new LinkedHashMap<>();
-      for (String part : v.split(" ")) {
-        int c = part.indexOf(':');
-        if (c <= 0 || out.putIfAbsent(part.substring(0, c), part.substring(c + 1)) != null) {
-          throw bad(line, "field '" + key + "' has a malformed or repeated part '" + abbreviate(part) + "'");
-        }
-      }
-      if (!out.keySet().equals(new java.util.LinkedHashSet<>(names))) {
-        throw bad(line, "field '" + key + "' must have exactly the parts " + names + ", has " + out.keySet());
-      }
-      String name = out.get("name");
-      if (!name.matches("[A-Za-z0-9._-]{1,64}") || name.startsWith(".")) {
-        throw bad(line, "field '" + key + "' names an invalid filter file '" + abbreviate(name) + "'");
-      }
-      if (!out.get("crc").matches("[0-9a-f]{8}")) {
-        throw bad(line, "field '" + key + "' has a crc that is not 8 hex digits");
-      }
-      return out;
-    }
-
-    private SummaryEntry summaryEntry() throws FilterStoreException {
-      Integer line = lineOf.get("summary");
-      Map<String, String> p = subfields("summary", List.of("name", "keys", "capacity", "crc"));
-      return new SummaryEntry(p.get("name"), parseLong(line, "summary.keys", p.get("keys"), 0, Long.MAX_VALUE),
-          parseLong(line, "summary.capacity", p.get("capacity"), 0, Long.MAX_VALUE), parseCrc(p.get("crc")));
-    }
-
-    private BlockHashEntry blockEntry() throws FilterStoreException {
-      Integer line = lineOf.get("blocks");
-      Map<String, String> p = subfields("blocks", List.of("name", "keys", "digest", "crc"));
-      if (!p.get("digest").matches("[0-9a-f]{64}")) {
-        throw bad(line, "field 'blocks' has a digest that is not 64 hex digits");
-      }
-      return new BlockHashEntry(p.get("name"), parseLong(line, "blocks.keys", p.get("keys"), 0, Long.MAX_VALUE),
-          p.get("digest"), parseCrc(p.get("crc")));
-    }
-
-    private FileEntry fileEntry(String key) throws FilterStoreException {
-      Integer line = lineOf.get(key);
-      if (!key.matches("file\\.\\d{5,10}")) {
-        throw bad(line, "malformed block file field '" + abbreviate(key) + "'");
-      }
-      int number = (int) parseLong(line, key, key.substring(5), 0, Integer.MAX_VALUE);
-      Map<String, String> p = subfields(key,
-          List.of("name", "keys", "capacity", "fBlocks", "fSize", "heightLast", "crc"));
-      return new FileEntry(number, p.get("name"),
-          parseLong(line, key + ".keys", p.get("keys"), 0, Long.MAX_VALUE),
-          parseLong(line, key + ".capacity", p.get("capacity"), 0, Long.MAX_VALUE),
-          parseLong(line, key + ".fBlocks", p.get("fBlocks"), 0, 0xFFFF_FFFFL),
-          parseLong(line, key + ".fSize", p.get("fSize"), 0, 0xFFFF_FFFFL),
-          parseLong(line, key + ".heightLast", p.get("heightLast"), 0, 0xFFFF_FFFFL),
-          parseCrc(p.get("crc")));
-    }
-
-    private FilterStoreException bad(Integer line, String problem) {
-      return new FilterStoreException(file, "manifest line " + (line == null ? "?" : line) + ": " + problem);
-    }
-  }
-
-  private static int parseCrc(String hex) {
-    return Integer.parseUnsignedInt(hex, 16);
-  }
-
-  static String crcHex(int crc) {
-    return String.format(Locale.ROOT, "%08x", crc);
-  }
-
-  private static int crc32c(byte[] b, int length) {
-    CRC32C c = new CRC32C();
-    c.update(b, 0, length);
-    return (int) c.getValue();
-  }
-
-  private static String abbreviate(String s) {
-    return s.length() <= 60 ? s : s.substring(0, 60) + "...";
-  }
-
+  /** Equal when every field is: the two render the same text (tip hash included). */
   @Override
   public boolean equals(Object o) {
-    return o instanceof Manifest m && render().equals(m.render());
+    return o instanceof Manifest m && ManifestCodec.render(this).equals(ManifestCodec.render(m));
   }
 
   @Override
   public int hashCode() {
-    return render().hashCode();
+    return ManifestCodec.render(this).hashCode();
   }
 
   @Override

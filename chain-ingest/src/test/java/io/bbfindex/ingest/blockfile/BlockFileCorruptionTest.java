@@ -7,9 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.bbfindex.ingest.encoding.CorruptRecordException;
-import io.bbfindex.ingest.testsupport.Fixtures.Archive;
-import io.bbfindex.ingest.testsupport.Fixtures.TxRow;
-import io.bbfindex.ingest.testsupport.Fixtures;
+import io.bbfindex.ingest.testing.Fixtures.Archive;
+import io.bbfindex.ingest.testing.Fixtures.TxRow;
+import io.bbfindex.ingest.testing.Fixtures;
+import io.bbfindex.ingest.encoding.LittleEndian;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -18,10 +19,10 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
 import org.bitcoinj.base.Sha256Hash;
-import org.bitcoinj.base.internal.ByteUtils;
 import org.bitcoinj.core.Transaction;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -45,7 +46,7 @@ class BlockFileCorruptionTest {
   /** A ground-truth row with its block's hash and record size and the tx length, from the pristine file. */
   private record Target(TxRow row, byte[] blockHash, long recordSize, int txLength) {}
 
-  private static final byte[] REGTEST_MAGIC = ByteUtils.parseHex("fabfb5da");
+  private static final byte[] REGTEST_MAGIC = HexFormat.of().parseHex("fabfb5da");
 
   private Path pristineBlk;
   private BlockFileReader pristine;
@@ -79,7 +80,7 @@ class BlockFileCorruptionTest {
     try (FileChannel ch = FileChannel.open(blk)) {
       ByteBuffer b = ByteBuffer.allocate(4);
       ch.read(b, dataPos - 4);
-      return ByteUtils.readUint32(b.array(), 0);
+      return LittleEndian.uint32(b.array(), 0);
     }
   }
 

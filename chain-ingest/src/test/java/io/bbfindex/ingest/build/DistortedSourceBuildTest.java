@@ -6,13 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.bbfindex.ingest.BlockFileInfo;
 import io.bbfindex.ingest.BlockInfo;
 import io.bbfindex.ingest.NodeIndex;
-import io.bbfindex.ingest.TxRecordConsumer;
+import io.bbfindex.ingest.records.TxRecordConsumer;
 import io.bbfindex.ingest.store.FilterInfo;
 import io.bbfindex.ingest.store.FilterStore;
 import io.bbfindex.ingest.store.Manifest;
-import io.bbfindex.ingest.testsupport.Fixtures;
-import io.bbfindex.ingest.testsupport.Fixtures.Archive;
-import io.bbfindex.ingest.testsupport.Fixtures.TxRow;
+import io.bbfindex.ingest.store.ManifestFile;
+import io.bbfindex.ingest.testing.Fixtures;
+import io.bbfindex.ingest.testing.Fixtures.Archive;
+import io.bbfindex.ingest.testing.Fixtures.TxRow;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Collection;
@@ -187,7 +188,7 @@ class DistortedSourceBuildTest {
     };
     Path dir = tmp.resolve("lagging");
     FilterBuilder.build(lagging, dir, BuildOptions.defaults(), ProgressListener.NONE);
-    long before = Manifest.read(dir).file(1).orElseThrow().keys();
+    long before = ManifestFile.read(dir).file(1).orElseThrow().keys();
     assertTrue(before < 15_015 && before > 5_000, "blk00001 rows while lagging: " + before);
 
     BuildReport r = FilterBuilder.build(real, dir, BuildOptions.defaults(), ProgressListener.NONE);

@@ -5,14 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bbfindex.filters.BlockedBloomFilter;
 import io.bbfindex.filters.MembershipFilter;
+import io.bbfindex.filters.io.FilterKind;
 import io.bbfindex.ingest.BlockInfo;
 import io.bbfindex.ingest.NodeIndex;
 import io.bbfindex.ingest.records.BlockStatus;
 import io.bbfindex.ingest.store.FilterInfo;
 import io.bbfindex.ingest.store.FilterStore;
-import io.bbfindex.ingest.testsupport.Fixtures;
-import io.bbfindex.ingest.testsupport.Fixtures.Archive;
-import io.bbfindex.ingest.testsupport.Fixtures.TxRow;
+import io.bbfindex.ingest.testing.Fixtures;
+import io.bbfindex.ingest.testing.Fixtures.Archive;
+import io.bbfindex.ingest.testing.Fixtures.TxRow;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -171,13 +172,13 @@ class FilterBuildFixtureTest {
     List<FilterInfo> infos = s.filters();
     assertEquals(List.of("tx-summary.bbf", "block-hashes.bbf", "tx-blk00000.bbf", "tx-blk00001.bbf"),
         infos.stream().map(FilterInfo::name).toList());
-    assertEquals(List.of(FilterStore.KIND_TX_SUMMARY, FilterStore.KIND_BLOCK_HASHES, FilterStore.KIND_TX_FILE,
-        FilterStore.KIND_TX_FILE), infos.stream().map(FilterInfo::kind).toList());
+    assertEquals(List.of(FilterKind.TX_SUMMARY, FilterKind.BLOCK_HASHES, FilterKind.TX_BLOCK_FILE,
+        FilterKind.TX_BLOCK_FILE), infos.stream().map(FilterInfo::kind).toList());
     assertEquals(List.of(-1, -1, 0, 1), infos.stream().map(FilterInfo::blockFile).toList());
     assertEquals(150_401, infos.get(2).keys() + infos.get(3).keys());
     for (FilterInfo i : infos) {
-      BlockedBloomFilter f = i.kind().equals(FilterStore.KIND_TX_FILE) ? s.fileFilter(i.blockFile()).orElseThrow()
-          : i.kind().equals(FilterStore.KIND_TX_SUMMARY) ? s.summaryFilter() : null;
+      BlockedBloomFilter f = i.kind().equals(FilterKind.TX_BLOCK_FILE) ? s.fileFilter(i.blockFile()).orElseThrow()
+          : i.kind().equals(FilterKind.TX_SUMMARY) ? s.summaryFilter() : null;
       if (f != null) {
         assertEquals(f.bitSize(), i.bits());
         assertEquals(f.geometry().k(), i.k());
@@ -225,7 +226,7 @@ class FilterBuildFixtureTest {
     for (Archive a : Archive.values()) {
       FilterStore s = stores.get(a);
       for (FilterInfo info : s.filters()) {
-        boolean blocks = info.kind().equals(FilterStore.KIND_BLOCK_HASHES);
+        boolean blocks = info.kind().equals(FilterKind.BLOCK_HASHES);
         // few distinct real block hashes exist in the workload: probe the block filter with them and
         // with the txids (uniform 32-byte keys, as the filter only reads bytes 0..23)
         List<byte[]> probes = foreignTxids;
@@ -234,8 +235,8 @@ class FilterBuildFixtureTest {
           probes.addAll(foreignTxids);
         }
         BlockedBloomFilter f = switch (info.kind()) {
-          case FilterStore.KIND_TX_SUMMARY -> s.summaryFilter();
-          case FilterStore.KIND_TX_FILE -> s.fileFilter(info.blockFile()).orElseThrow();
+          case FilterKind.TX_SUMMARY -> s.summaryFilter();
+          case FilterKind.TX_BLOCK_FILE -> s.fileFilter(info.blockFile()).orElseThrow();
           default -> null;
         };
         long hits = 0;

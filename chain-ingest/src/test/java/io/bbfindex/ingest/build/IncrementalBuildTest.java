@@ -5,14 +5,16 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bbfindex.filters.BlockedBloomFilter;
+import io.bbfindex.filters.io.FilterFile;
 import io.bbfindex.ingest.NodeIndex;
 import io.bbfindex.ingest.store.FilterStore;
 import io.bbfindex.ingest.store.FilterStoreException;
 import io.bbfindex.ingest.store.Manifest;
 import io.bbfindex.ingest.store.Manifest.FileEntry;
-import io.bbfindex.ingest.testsupport.Fixtures;
-import io.bbfindex.ingest.testsupport.Fixtures.Archive;
-import io.bbfindex.ingest.testsupport.Fixtures.TxRow;
+import io.bbfindex.ingest.store.ManifestFile;
+import io.bbfindex.ingest.testing.Fixtures;
+import io.bbfindex.ingest.testing.Fixtures.Archive;
+import io.bbfindex.ingest.testing.Fixtures.TxRow;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -88,8 +90,8 @@ class IncrementalBuildTest {
 
   /** Rewrites the manifest (with a valid checksum) with file {@code file}'s entry changed. */
   static void editFileEntry(Path dir, int file, UnaryOperator<FileEntry> edit) throws IOException {
-    Manifest m = Manifest.read(dir);
-    m.withFiles(m.files().stream().map(f -> f.file() == file ? edit.apply(f) : f).toList()).write(dir);
+    Manifest m = ManifestFile.read(dir);
+    ManifestFile.write(dir, m.withFiles(m.files().stream().map(f -> f.file() == file ? edit.apply(f) : f).toList()));
   }
 
   private static void flipByte(Path file, long offset) throws IOException {
@@ -115,7 +117,7 @@ class IncrementalBuildTest {
   void aChangedBlockFileRecordRebuildsOnlyThatFilterAndUpdatesTheSummary() throws IOException {
     Path dir = freshStore();
     Map<String, String> before = filterHashes(dir);
-    long realSize = Manifest.read(dir).file(1).orElseThrow().fSize();
+    long realSize = ManifestFile.read(dir).file(1).orElseThrow().fSize();
     // as if blk00001.dat had been shorter when the store was built: the node has grown since
     editFileEntry(dir, 1, f -> new FileEntry(f.file(), f.name(), f.keys(), f.capacity(), f.fBlocks() - 1,
         f.fSize() - 1000, f.heightLast() - 1, f.headerCrc()));
@@ -150,7 +152,7 @@ class IncrementalBuildTest {
   void aFlippedByteIsDetectedByChecksumNamedAtOpenAndEnsureBuiltRebuildsIt() throws IOException {
     Path dir = freshStore();
     Path victim = dir.resolve(BLK1);
-    flipByte(victim, 128 + 4242);
+    flipByte(victim, FilterFile.DATA_OFFSET + 4242); // a bit of the filter: refused by the data checksum
     FilterStoreException e = assertThrows(FilterStoreException.class, () -> FilterStore.open(dir));
     assertEquals(List.of(victim), e.badFiles());
     assertTrue(e.getMessage().startsWith(victim.toString()) && e.getMessage().contains("checksum"), e.getMessage());
@@ -159,7 +161,7 @@ class IncrementalBuildTest {
     }
     assertNoFalseNegatives(dir);
 
-    flipByte(victim, 40); // the header's k field: refused by the header checksum
+    flipByte(victim, FilterFile.DATA_OFFSET / 3); // a header byte: refused by the header checksum
     e = assertThrows(FilterStoreException.class, () -> FilterStore.open(dir));
     assertEquals(List.of(victim), e.badFiles());
     BuildReport r = again(dir);
@@ -196,8 +198,8 @@ class IncrementalBuildTest {
   @Test
   void aMovedTxindexWithUnchangedFilesIsCountedOnceAndNothingRebuilt() throws IOException {
     Path dir = freshStore();
-    Manifest m = Manifest.read(dir);
-    m.withTxindexTipHeight(m.txindexTipHeight() - 1).write(dir);
+    Manifest m = ManifestFile.read(dir);
+    ManifestFile.write(dir, m.withTxindexTipHeight(m.txindexTipHeight() - 1));
     BuildReport r = again(dir);
     assertEquals(1, r.scans(), "rows are counted per file");
     assertTrue(r.nothingRebuilt(), r.describe());
@@ -207,7 +209,7 @@ class IncrementalBuildTest {
   @Test
   void aGarbledManifestRebuildsEverythingAndChangedOptionsToo() throws IOException {
     Path dir = freshStore();
-    flipByte(dir.resolve(Manifest.FILE_NAME), 30);
+    flipByte(dir.resolve(ManifestFile.FILE_NAME), 30);
     BuildReport r = again(dir);
     assertEquals(4, r.rebuilt().size());
     assertTrue(r.reasons().get(BLK0).contains("manifest unusable"), r.reasons().toString());
@@ -243,7 +245,7 @@ class IncrementalBuildTest {
   void aSaltedStoreHasNoFalseNegativesEither() throws IOException {
     Path dir = tmp.resolve("salted");
     FilterBuilder.build(index, dir, BuildOptions.defaults().withSalt(0x5A17_5A17L), ProgressListener.NONE);
-    assertEquals(2, Manifest.read(dir).derivationId());
+    assertEquals(2, ManifestFile.read(dir).derivationId());
     assertNoFalseNegatives(dir);
   }
 }

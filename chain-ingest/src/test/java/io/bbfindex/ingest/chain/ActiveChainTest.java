@@ -10,12 +10,13 @@ import io.bbfindex.ingest.encoding.CorruptRecordException;
 import io.bbfindex.ingest.records.BlockStatus;
 import io.bbfindex.ingest.records.DiskBlockIndex;
 import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Random;
 import org.bitcoinj.base.Sha256Hash;
-import org.bitcoinj.base.internal.ByteUtils;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -34,13 +35,14 @@ class ActiveChainTest {
 
   private DiskBlockIndex add(DiskBlockIndex parent, long bits, int status, int nTx) {
     byte[] header = new byte[80];
-    ByteUtils.writeInt32LE(1, header, 0);
+    ByteBuffer le = ByteBuffer.wrap(header).order(ByteOrder.LITTLE_ENDIAN);
+    le.putInt(0, 1);
     if (parent != null) {
       System.arraycopy(parent.hash(), 0, header, 4, 32);
     }
-    ByteUtils.writeInt32LE(1_600_000_000L + nonce, header, 68);
-    ByteUtils.writeInt32LE(bits, header, 72);
-    ByteUtils.writeInt32LE(nonce++, header, 76);
+    le.putInt(68, 1_600_000_000 + nonce);
+    le.putInt(72, (int) bits);
+    le.putInt(76, nonce++);
     DiskBlockIndex b = new DiskBlockIndex(Sha256Hash.hashTwice(header), 259900, parent == null ? 0 : parent.height() + 1,
         status, nTx, 0, nextPos, -1, header);
     nextPos += 1000;

@@ -11,8 +11,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.bbfindex.ingest.NodeIndex;
 import io.bbfindex.ingest.encoding.CorruptRecordException;
 import io.bbfindex.ingest.records.DbKeys;
-import io.bbfindex.ingest.testsupport.Fixtures.Archive;
-import io.bbfindex.ingest.testsupport.Fixtures;
+import io.bbfindex.ingest.testing.Fixtures.Archive;
+import io.bbfindex.ingest.testing.Fixtures;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -47,7 +47,7 @@ class LevelDbSnapshotTest {
       // the genesis 'b' key of BITCOIN-FORMATS.md section 2
       byte[] genesisKey = HexFormat.of().parseHex("626fe28c0ab6f1b372c1a6a246ae63f74f931e8365e15a089c68d6190000000000");
       assertNotNull(db.get(genesisKey));
-      assertNull(db.get(DbKeys.OBFUSCATE_KEY), "Core does not obfuscate blocks/index");
+      assertNull(db.get(Obfuscation.RECORD_KEY), "Core does not obfuscate blocks/index");
       assertFalse(names(snap).contains("000005.ldb"));
     }
     assertEquals(before, Fixtures.hashTree(index));
@@ -82,7 +82,8 @@ class LevelDbSnapshotTest {
     assertFalse(Obfuscation.decode(HexFormat.of().parseHex("080000000000000000")).active());
     assertFalse(Obfuscation.decode(HexFormat.of().parseHex("00")).active());
     Obfuscation o = Obfuscation.decode(HexFormat.of().parseHex("080102030405060708"));
-    assertArrayEquals(new byte[] {1 ^ 9, 2 ^ 9, 3 ^ 9, 4 ^ 9, 5 ^ 9, 6 ^ 9, 7 ^ 9, 8 ^ 9, 1 ^ 9},
+    // Each byte is 9 XOR the key byte at its index modulo 8 (key 01..08).
+    assertArrayEquals(new byte[] {0x08, 0x0b, 0x0a, 0x0d, 0x0c, 0x0f, 0x0e, 0x01, 0x08},
         o.plain(new byte[] {9, 9, 9, 9, 9, 9, 9, 9, 9}));
     assertThrows(CorruptRecordException.class, () -> Obfuscation.decode(HexFormat.of().parseHex("0701020304050607")));
     assertThrows(CorruptRecordException.class, () -> Obfuscation.decode(HexFormat.of().parseHex("08010203")));

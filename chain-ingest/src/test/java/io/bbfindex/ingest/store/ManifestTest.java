@@ -50,36 +50,36 @@ class ManifestTest {
   @Test
   void roundTripsEveryField() throws IOException {
     Manifest m = sample();
-    m.write(dir);
-    Manifest back = Manifest.read(dir);
+    ManifestFile.write(dir, m);
+    Manifest back = ManifestFile.read(dir);
     assertEquals(m, back);
-    assertEquals(m.render(), back.render());
+    assertEquals(ManifestCodec.render(m), ManifestCodec.render(back));
     assertArrayEquals(m.tipHash(), back.tipHash());
     assertEquals("/data/bitcoin dir/with spaces=and:colons", back.datadir());
     assertEquals(0x0123_4567_89AB_CDEFL, back.salt());
     assertEquals(0.005, back.summaryFpr());
     assertEquals(1001, back.file(1).orElseThrow().keys());
     assertEquals(3003, back.txKeys());
-    assertTrue(Files.readString(dir.resolve(Manifest.FILE_NAME)).endsWith("\n"));
+    assertTrue(Files.readString(dir.resolve(ManifestFile.FILE_NAME)).endsWith("\n"));
   }
 
   @Test
   void aTruncatedFileOnDiskIsRefusedNamingIt() throws IOException {
-    byte[] full = sample().render().getBytes(StandardCharsets.UTF_8);
-    Path file = dir.resolve(Manifest.FILE_NAME);
+    byte[] full = ManifestCodec.render(sample()).getBytes(StandardCharsets.UTF_8);
+    Path file = dir.resolve(ManifestFile.FILE_NAME);
     Files.write(file, Arrays.copyOf(full, full.length / 2));
-    FilterStoreException e = assertThrows(FilterStoreException.class, () -> Manifest.read(dir));
+    FilterStoreException e = assertThrows(FilterStoreException.class, () -> ManifestFile.read(dir));
     assertEquals(file, e.file());
     assertTrue(e.getMessage().contains("truncated"), e.getMessage());
   }
 
   @Test
   void everyTruncationIsRefusedNamingTheFile() throws IOException {
-    byte[] full = sample().render().getBytes(StandardCharsets.UTF_8);
-    Path file = dir.resolve(Manifest.FILE_NAME);
+    byte[] full = ManifestCodec.render(sample()).getBytes(StandardCharsets.UTF_8);
+    Path file = dir.resolve(ManifestFile.FILE_NAME);
     for (int len = 0; len < full.length; len++) {
       byte[] cut = Arrays.copyOf(full, len);
-      FilterStoreException e = assertThrows(FilterStoreException.class, () -> Manifest.parse(file, cut),
+      FilterStoreException e = assertThrows(FilterStoreException.class, () -> ManifestCodec.parse(file, cut),
           "length " + len);
       assertTrue(e.getMessage().startsWith(file.toString() + ": "), e.getMessage());
       assertEquals(file, e.file());
@@ -88,15 +88,15 @@ class ManifestTest {
 
   @Test
   void seededGarblingIsRefusedNamingTheFile() throws IOException {
-    byte[] full = sample().render().getBytes(StandardCharsets.UTF_8);
-    Path file = dir.resolve(Manifest.FILE_NAME);
+    byte[] full = ManifestCodec.render(sample()).getBytes(StandardCharsets.UTF_8);
+    Path file = dir.resolve(ManifestFile.FILE_NAME);
     SplittableRandom rnd = new SplittableRandom(SEED);
     for (int trial = 0; trial < 20_000; trial++) {
       byte[] b = full.clone();
       int at = rnd.nextInt(b.length);
       byte was = b[at];
       b[at] = (byte) (was ^ (1 + rnd.nextInt(255)));
-      FilterStoreException e = assertThrows(FilterStoreException.class, () -> Manifest.parse(file, b),
+      FilterStoreException e = assertThrows(FilterStoreException.class, () -> ManifestCodec.parse(file, b),
           "seed " + SEED + " trial " + trial + " byte " + at);
       assertEquals(file, e.file());
     }
@@ -107,12 +107,12 @@ class ManifestTest {
     byte[] b = body.getBytes(StandardCharsets.UTF_8);
     CRC32C c = new CRC32C();
     c.update(b);
-    Files.writeString(dir.resolve(Manifest.FILE_NAME), body + String.format("crc32c=%08x%n", c.getValue()));
-    return assertThrows(FilterStoreException.class, () -> Manifest.read(dir));
+    Files.writeString(dir.resolve(ManifestFile.FILE_NAME), body + String.format("crc32c=%08x%n", c.getValue()));
+    return assertThrows(FilterStoreException.class, () -> ManifestFile.read(dir));
   }
 
   private static String body() {
-    String r = sample().render();
+    String r = ManifestCodec.render(sample());
     return r.substring(0, r.lastIndexOf("crc32c="));
   }
 
@@ -135,9 +135,9 @@ class ManifestTest {
 
   @Test
   void aMissingManifestSaysThereIsNoStore() {
-    FilterStoreException e = assertThrows(FilterStoreException.class, () -> Manifest.read(dir));
+    FilterStoreException e = assertThrows(FilterStoreException.class, () -> ManifestFile.read(dir));
     assertTrue(e.getMessage().contains("no manifest"), e.getMessage());
-    assertEquals(dir.resolve(Manifest.FILE_NAME), e.file());
+    assertEquals(dir.resolve(ManifestFile.FILE_NAME), e.file());
   }
 
   @Test

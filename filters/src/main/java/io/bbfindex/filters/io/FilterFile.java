@@ -6,21 +6,16 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.util.HexFormat;
 import java.util.Objects;
-import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Writes and memory-maps BBF filter files (format: filters/FORMAT.md).
  *
- * <p>A file is written completely to a temporary file beside the target, forced to disk, then
- * renamed over the target and the directory forced, so a reader sees the old file or the new one,
- * never a half-written one, even after a crash. Loading maps the file read-only and validates
+ * <p>A file is written through {@link AtomicFileWriter}: completely to a temporary file beside the
+ * target, forced to disk, then renamed over the target and the directory forced, so a reader sees
+ * the old file or the new one, never a half-written one, even after a crash. Loading maps the file read-only and validates
  * every header field, the lengths and both CRC32C checksums before the filter answers anything;
  * the filter's bits are the mapping itself (no copy).
  */
@@ -50,33 +45,33 @@ public final class FilterFile {
     Objects.requireNonNull(meta, "meta");
     MemorySegment data = filter.bits();
     byte[] header = FilterFileHeader.encode(filter, meta, FilterFileHeader.crc32c(data));
-    Path target = file.toAbsolutePath();
-    Path dir = target.getParent();
-    Path tmp =
-        dir.resolve(
-            "." + target.getFileName() + "." + HexFormat.of().toHexDigits(
-                ThreadLocalRandom.current().nextLong()) + ".tmp");
-    boolean moved = false;
-    try {
-      try (FileChannel ch =
-          FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-        writeFully(ch, ByteBuffer.wrap(header));
-        for (long at = 0; at < data.byteSize(); at += WRITE_SLICE) {
-          writeFully(ch, data.asSlice(at, Math.min(WRITE_SLICE, data.byteSize() - at)).asByteBuffer());
-        }
-        ch.force(true);
-      }
-      try {
-        Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-      } catch (AtomicMoveNotSupportedException e) {
-        throw new IOException("cannot replace " + target + " atomically: " + e.getMessage(), e);
-      }
-      moved = true;
-      forceDirectory(dir);
-    } finally {
-      if (!moved) {
-        Files.deleteIfExists(tmp);
-      }
+    AtomicFileWriter.write(
+        file,
+        ch -> {
+          AtomicFileWriter.writeFully(ch, ByteBuffer.wrap(header));
+          for (long at = 0; at < data.byteSize(); at += WRITE_SLICE) {
+            AtomicFileWriter.writeFully(
+                ch, data.asSlice(at, Math.min(WRITE_SLICE, data.byteSize() - at)).asByteBuffer());
+          }
+        });
+  }
+
+  /**
+   * The CRC32C of {@code file}'s header as stored in it, after validating the header (not the
+   * data: {@link #load} checks that). It identifies one exact file, see {@link
+   * LoadedFilter#headerCrc()}.
+   *
+   * @throws FilterFileException (naming the file and the problem) if the file is missing,
+   *     unreadable, or its header is invalid or does not fit the file's length
+   */
+  public static int headerCrc(Path file) throws FilterFileException {
+    Objects.requireNonNull(file, "file");
+    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+      return readHeader(file, ch).headerCrc();
+    } catch (FilterFileException e) {
+      throw e;
+    } catch (IOException e) {
+      throw new FilterFileException(file, "cannot read: " + e, e);
     }
   }
 
@@ -91,25 +86,29 @@ public final class FilterFile {
   public static LoadedFilter load(Path file) throws FilterFileException {
     Objects.requireNonNull(file, "file");
     try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
-      long size = ch.size();
-      // The header is read into a fixed 128-byte buffer and validated before anything is mapped,
-      // so a bad file costs one small read and no mapping.
-      ByteBuffer head = ByteBuffer.allocate((int) Math.min(size, FilterFileHeader.HEADER_BYTES));
-      while (head.hasRemaining() && ch.read(head, head.position()) > 0) {
-        // read until full; a file that shrinks meanwhile fails the checks below
-      }
-      if (head.hasRemaining()) {
-        throw new FilterFileException(file, "the file shrank while being read (was " + size + " bytes)");
-      }
-      head.flip();
-      FilterFileHeader header =
-          FilterFileHeader.decode(file, MemorySegment.ofBuffer(head), size);
-      return map(file, ch, header);
+      return map(file, ch, readHeader(file, ch));
     } catch (FilterFileException e) {
       throw e;
     } catch (IOException e) {
       throw new FilterFileException(file, "cannot read: " + e, e);
     }
+  }
+
+  /**
+   * Reads the header into a fixed 128-byte buffer and validates it before anything is mapped, so
+   * a bad file costs one small read and no mapping.
+   */
+  private static FilterFileHeader readHeader(Path file, FileChannel ch) throws IOException {
+    long size = ch.size();
+    ByteBuffer head = ByteBuffer.allocate((int) Math.min(size, FilterFileHeader.HEADER_BYTES));
+    while (head.hasRemaining() && ch.read(head, head.position()) > 0) {
+      // read until full; a file that shrinks meanwhile fails the checks below
+    }
+    if (head.hasRemaining()) {
+      throw new FilterFileException(file, "the file shrank while being read (was " + size + " bytes)");
+    }
+    head.flip();
+    return FilterFileHeader.decode(file, MemorySegment.ofBuffer(head), size);
   }
 
   private static LoadedFilter map(Path file, FileChannel ch, FilterFileHeader header)
@@ -132,7 +131,8 @@ public final class FilterFile {
           BlockedBloomFilter.wrapReadOnly(
               header.geometry(), header.salt(), header.keyCount(), data, arena);
       ok = true;
-      return new LoadedFilter(file, filter, header.metadata(), header.formatVersion());
+      return new LoadedFilter(
+          file, filter, header.metadata(), header.formatVersion(), header.headerCrc());
     } finally {
       if (!ok) {
         arena.close();
@@ -140,21 +140,4 @@ public final class FilterFile {
     }
   }
 
-  private static void writeFully(FileChannel ch, ByteBuffer buffer) throws IOException {
-    while (buffer.hasRemaining()) {
-      ch.write(buffer);
-    }
-  }
-
-  /** Makes the rename durable. Some platforms cannot open a directory; the rename still stands. */
-  private static void forceDirectory(Path dir) throws IOException {
-    try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
-      ch.force(true);
-    } catch (IOException e) {
-      if (System.getProperty("os.name", "").startsWith("Windows")) {
-        return;
-      }
-      throw e;
-    }
-  }
 }

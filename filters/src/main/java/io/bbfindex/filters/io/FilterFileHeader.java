@@ -27,7 +27,7 @@ import java.util.zip.CRC32C;
  *    44  4   derivationId     1 (salt = 0) or 2 (salt != 0)
  *    48  8   keyCount         >= 0
  *    56  8   salt
- *    64  4   kind             0 .. 4 (FilterMetadata.KIND_*)
+ *    64  4   kind             0 .. 4 (FilterKind.code())
  *    68  4   blockFile        >= -1
  *    72  8   bytesCovered     >= 0
  *    80 32   sourceTip
@@ -42,7 +42,8 @@ record FilterFileHeader(
     long keyCount,
     long salt,
     FilterMetadata metadata,
-    int dataCrc) {
+    int dataCrc,
+    int headerCrc) {
 
   static final byte[] MAGIC = {'B', 'B', 'F', 'I', 'D', 'X', 0, 1};
   static final int FORMAT_VERSION = 1;
@@ -89,7 +90,7 @@ record FilterFileHeader(
         .putInt(filter.derivationId())
         .putLong(filter.count())
         .putLong(filter.salt())
-        .putInt(meta.kind())
+        .putInt(meta.kind().code())
         .putInt(meta.blockFile())
         .putLong(meta.bytesCovered())
         .put(meta.sourceTip())
@@ -197,12 +198,17 @@ record FilterFileHeader(
     if (keyCount < 0) {
       throw new FilterFileException(file, "keyCount must be >= 0: " + keyCount);
     }
-    int kind = head.get(LE_INT, OFF_KIND);
+    FilterKind kind;
+    try {
+      kind = FilterKind.fromCode(head.get(LE_INT, OFF_KIND));
+    } catch (IllegalArgumentException e) {
+      throw new FilterFileException(file, "invalid metadata: " + e.getMessage(), e);
+    }
     int blockFile = head.get(LE_INT, OFF_BLOCK_FILE);
     long bytesCovered = head.get(LE_LONG, OFF_BYTES_COVERED);
     long buildTime = head.get(LE_LONG, OFF_BUILD_TIME);
     String metaProblem =
-        FilterMetadata.problem(kind, blockFile, bytesCovered, FilterMetadata.TIP_BYTES, buildTime);
+        FilterMetadata.problem(blockFile, bytesCovered, FilterMetadata.TIP_BYTES, buildTime);
     if (metaProblem != null) {
       throw new FilterFileException(file, "invalid metadata: " + metaProblem);
     }
@@ -210,7 +216,7 @@ record FilterFileHeader(
     System.arraycopy(header, OFF_SOURCE_TIP, tip, 0, tip.length);
     FilterMetadata meta = new FilterMetadata(kind, blockFile, bytesCovered, tip, buildTime);
     return new FilterFileHeader(
-        version, geometry, keyCount, salt, meta, head.get(LE_INT, OFF_DATA_CRC));
+        version, geometry, keyCount, salt, meta, head.get(LE_INT, OFF_DATA_CRC), storedHeaderCrc);
   }
 
   private static FilterFileException truncated(Path file, long size, String what) {

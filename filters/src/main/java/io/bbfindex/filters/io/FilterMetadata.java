@@ -8,7 +8,7 @@ import java.util.Objects;
  * What a filter file says about where its keys came from (stored in its header, see
  * filters/FORMAT.md).
  *
- * @param kind what the keys are: one of the {@code KIND_*} constants
+ * @param kind what the keys are
  * @param blockFile the Bitcoin Core block file number (blk{@code NNNNN}.dat) the keys come from,
  *     or {@link #NO_BLOCK_FILE} for a filter over several files
  * @param bytesCovered how many bytes of the source (the block file) the filter covers, so a
@@ -18,25 +18,7 @@ import java.util.Objects;
  * @param buildTimeMillis when the filter was built, epoch milliseconds
  */
 public record FilterMetadata(
-    int kind, int blockFile, long bytesCovered, byte[] sourceTip, long buildTimeMillis) {
-
-  /** Keys of no particular kind (tests, ad-hoc filters). */
-  public static final int KIND_GENERIC = 0;
-
-  /** Txids of the transactions in one block file. */
-  public static final int KIND_TX_BLOCK_FILE = 1;
-
-  /** Txids of every block file (the summary filter). */
-  public static final int KIND_TX_SUMMARY = 2;
-
-  /** Block hashes. */
-  public static final int KIND_BLOCK_HASHES = 3;
-
-  /** Txids of a range of block files. */
-  public static final int KIND_TX_RANGE = 4;
-
-  /** The largest kind this format version defines. */
-  public static final int MAX_KIND = KIND_TX_RANGE;
+    FilterKind kind, int blockFile, long bytesCovered, byte[] sourceTip, long buildTimeMillis) {
 
   /** {@link #blockFile()} of a filter not tied to a single block file. */
   public static final int NO_BLOCK_FILE = -1;
@@ -50,8 +32,9 @@ public record FilterMetadata(
    * @throws IllegalArgumentException naming the first field out of bounds
    */
   public FilterMetadata {
+    Objects.requireNonNull(kind, "kind");
     Objects.requireNonNull(sourceTip, "sourceTip");
-    String problem = problem(kind, blockFile, bytesCovered, sourceTip.length, buildTimeMillis);
+    String problem = problem(blockFile, bytesCovered, sourceTip.length, buildTimeMillis);
     if (problem != null) {
       throw new IllegalArgumentException(problem);
     }
@@ -59,17 +42,13 @@ public record FilterMetadata(
   }
 
   /** Metadata with only a kind (no block file, nothing covered, zero tip, build time now). */
-  public static FilterMetadata of(int kind) {
+  public static FilterMetadata of(FilterKind kind) {
     return new FilterMetadata(
         kind, NO_BLOCK_FILE, 0, new byte[TIP_BYTES], System.currentTimeMillis());
   }
 
   /** The first field out of bounds, as a message, or {@code null} when all are valid. */
-  static String problem(
-      int kind, int blockFile, long bytesCovered, int tipLength, long buildTimeMillis) {
-    if (kind < 0 || kind > MAX_KIND) {
-      return "kind must be in [0, " + MAX_KIND + "]: " + kind;
-    }
+  static String problem(int blockFile, long bytesCovered, int tipLength, long buildTimeMillis) {
     if (blockFile < NO_BLOCK_FILE) {
       return "blockFile must be >= 0, or -1 for none: " + blockFile;
     }

@@ -14,12 +14,16 @@ public final class LoadedFilter implements AutoCloseable {
   private final BlockedBloomFilter filter;
   private final FilterMetadata metadata;
   private final int formatVersion;
+  private final int headerCrc;
 
-  LoadedFilter(Path path, BlockedBloomFilter filter, FilterMetadata metadata, int formatVersion) {
+  LoadedFilter(
+      Path path, BlockedBloomFilter filter, FilterMetadata metadata, int formatVersion,
+      int headerCrc) {
     this.path = path;
     this.filter = filter;
     this.metadata = metadata;
     this.formatVersion = formatVersion;
+    this.headerCrc = headerCrc;
   }
 
   /** The file this was loaded from. */
@@ -39,6 +43,15 @@ public final class LoadedFilter implements AutoCloseable {
   /** The file's format version. */
   public int formatVersion() {
     return formatVersion;
+  }
+
+  /**
+   * The CRC32C of the file's header, as stored and verified at load. The header holds the data
+   * CRC, the geometry, the key count and the build time, so this one number identifies the exact
+   * file: a store's manifest records it to tell its own files from stale or swapped ones.
+   */
+  public int headerCrc() {
+    return headerCrc;
   }
 
   /** Unmaps the file. */

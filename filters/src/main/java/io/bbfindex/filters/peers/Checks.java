@@ -1,15 +1,11 @@
 package io.bbfindex.filters.peers;
 
-/** Argument checks with one message style: {@code "<what> must <rule>: <value>"}. */
+import static io.bbfindex.filters.Arguments.requireArgument;
+
+/** Sizing checks the peers share; they fail through {@link io.bbfindex.filters.Arguments#requireArgument}. */
 final class Checks {
 
   private Checks() {}
-
-  static void requireArgument(boolean ok, String message, Object value) {
-    if (!ok) {
-      throw new IllegalArgumentException(message + ": " + value);
-    }
-  }
 
   /** {@code ceil(bits / 64)} as an array length, refusing sizes a {@code long[]} cannot hold. */
   static int longsForBits(long bits, String what) {

@@ -1,5 +1,7 @@
 package io.bbfindex.filters.peers;
 
+import static io.bbfindex.filters.Arguments.requireArgument;
+
 import io.bbfindex.filters.MembershipFilter;
 import java.util.Objects;
 
@@ -75,15 +77,15 @@ public final class CuckooFilter implements MembershipFilter {
    * @throws IllegalArgumentException if an argument is out of range
    */
   public CuckooFilter(int bucketCount, int fingerprintBits, int maxKicks, int seed) {
-    Checks.requireArgument(
+    requireArgument(
         bucketCount >= 1 && bucketCount <= MAX_BUCKETS && Integer.bitCount(bucketCount) == 1,
         "bucketCount must be a power of two in [1, 2^30]",
         bucketCount);
-    Checks.requireArgument(
+    requireArgument(
         fingerprintBits >= 4 && fingerprintBits <= 32,
         "fingerprintBits must be in [4, 32]",
         fingerprintBits);
-    Checks.requireArgument(maxKicks >= 0, "maxKicks must not be negative", maxKicks);
+    requireArgument(maxKicks >= 0, "maxKicks must not be negative", maxKicks);
     this.slots = new PackedFingerprints((long) bucketCount * SLOTS_PER_BUCKET, fingerprintBits);
     this.bucketMask = bucketCount - 1;
     this.fingerprintBits = fingerprintBits;
@@ -111,9 +113,9 @@ public final class CuckooFilter implements MembershipFilter {
 
   /** Power-of-two bucket count for {@code expectedKeys} at load at most {@value #TARGET_LOAD}. */
   public static int bucketsFor(long expectedKeys) {
-    Checks.requireArgument(expectedKeys > 0, "expectedKeys must be positive", expectedKeys);
+    requireArgument(expectedKeys > 0, "expectedKeys must be positive", expectedKeys);
     long needed = (long) Math.ceil(expectedKeys / (SLOTS_PER_BUCKET * TARGET_LOAD));
-    Checks.requireArgument(
+    requireArgument(
         needed <= MAX_BUCKETS, "expectedKeys needs more than 2^30 buckets", expectedKeys);
     return Math.toIntExact(Math.max(1, Long.highestOneBit(needed - 1) << 1));
   }

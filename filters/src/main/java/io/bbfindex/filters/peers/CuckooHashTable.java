@@ -1,5 +1,7 @@
 package io.bbfindex.filters.peers;
 
+import static io.bbfindex.filters.Arguments.requireArgument;
+
 import java.util.Objects;
 import java.util.OptionalLong;
 
@@ -102,11 +104,11 @@ public final class CuckooHashTable {
 
   /** For tests: any hash (including a degenerate one) and a low bucket bound. */
   CuckooHashTable(int initialCapacity, int seed, KeyHasher hasher, int maxBuckets) {
-    Checks.requireArgument(
+    requireArgument(
         maxBuckets >= 1 && maxBuckets <= MAX_BUCKETS && Integer.bitCount(maxBuckets) == 1,
         "maxBuckets must be a power of two in [1, 2^26]",
         maxBuckets);
-    Checks.requireArgument(
+    requireArgument(
         initialCapacity >= 0 && Math.ceilDiv(initialCapacity, SLOTS_PER_BUCKET) <= maxBuckets,
         "initialCapacity must be in [0, 4 * maxBuckets]",
         initialCapacity);

@@ -1,5 +1,7 @@
 package io.bbfindex.filters.peers;
 
+import static io.bbfindex.filters.Arguments.requireArgument;
+
 import java.util.function.IntToDoubleFunction;
 
 /**
@@ -74,9 +76,7 @@ public final class FprModels {
    * occupancyPass(32, 2, 2J)]} with {@code J ~ Poisson(lambda)}, and {@code FPR = p1^k}.
    */
   public static double twoBitBloomFromFill(double fillRatio, int k) {
-    if (!(fillRatio >= 0 && fillRatio <= 1)) {
-      throw new IllegalArgumentException("fillRatio must be in [0, 1]: " + fillRatio);
-    }
+    requireArgument(fillRatio >= 0 && fillRatio <= 1, "fillRatio must be in [0, 1]", fillRatio);
     if (fillRatio == 1) {
       return 1; // saturated: every probe passes
     }

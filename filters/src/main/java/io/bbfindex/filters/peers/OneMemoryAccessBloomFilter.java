@@ -1,5 +1,7 @@
 package io.bbfindex.filters.peers;
 
+import static io.bbfindex.filters.Arguments.requireArgument;
+
 import io.bbfindex.filters.MembershipFilter;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -64,9 +66,9 @@ public final class OneMemoryAccessBloomFilter implements MembershipFilter {
    * @throws IllegalArgumentException if {@code blocks} or {@code k} is out of range
    */
   public OneMemoryAccessBloomFilter(long blocks, int k, int seed) {
-    Checks.requireArgument(
+    requireArgument(
         blocks >= 1 && blocks <= Long.MAX_VALUE / BLOCK_BYTES, "blocks must be positive", blocks);
-    Checks.requireArgument(k >= 1 && k <= MAX_K, "k must be in [1, " + MAX_K + "]", k);
+    requireArgument(k >= 1 && k <= MAX_K, "k must be in [1, " + MAX_K + "]", k);
     this.table = Arena.ofAuto().allocate(blocks * BLOCK_BYTES, BLOCK_BYTES);
     this.blocks = blocks;
     this.k = k;

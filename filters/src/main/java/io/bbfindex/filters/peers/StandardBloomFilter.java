@@ -1,5 +1,7 @@
 package io.bbfindex.filters.peers;
 
+import static io.bbfindex.filters.Arguments.requireArgument;
+
 import io.bbfindex.filters.MembershipFilter;
 import java.util.Objects;
 
@@ -38,7 +40,7 @@ public final class StandardBloomFilter implements MembershipFilter {
    * @throws IllegalArgumentException if {@code bitCount} or {@code k} is out of range
    */
   public StandardBloomFilter(long bitCount, int k, int seed) {
-    Checks.requireArgument(k >= 1 && k <= MAX_K, "k must be in [1, " + MAX_K + "]", k);
+    requireArgument(k >= 1 && k <= MAX_K, "k must be in [1, " + MAX_K + "]", k);
     this.bits = new long[Checks.longsForBits(bitCount, "bitCount")];
     this.bitCount = bitCount;
     this.k = k;

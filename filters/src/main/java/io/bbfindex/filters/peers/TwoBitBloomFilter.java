@@ -1,5 +1,7 @@
 package io.bbfindex.filters.peers;
 
+import static io.bbfindex.filters.Arguments.requireArgument;
+
 import io.bbfindex.filters.MembershipFilter;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -63,11 +65,11 @@ public final class TwoBitBloomFilter implements MembershipFilter {
    * @throws IllegalArgumentException if {@code wordCount} or {@code k} is out of range
    */
   public TwoBitBloomFilter(int wordCount, int k, int seed) {
-    Checks.requireArgument(
+    requireArgument(
         wordCount >= 1 && wordCount <= Integer.MAX_VALUE - 8,
         "wordCount must be in [1, " + (Integer.MAX_VALUE - 8) + "]",
         wordCount);
-    Checks.requireArgument(k >= 1 && k <= MAX_K, "k must be in [1, " + MAX_K + "]", k);
+    requireArgument(k >= 1 && k <= MAX_K, "k must be in [1, " + MAX_K + "]", k);
     this.words = new int[wordCount];
     this.k = k;
     this.seed = seed;
@@ -81,7 +83,7 @@ public final class TwoBitBloomFilter implements MembershipFilter {
    */
   public static TwoBitBloomFilter forKeys(long expectedKeys, double bitsPerKey) {
     long wordCount = Math.ceilDiv(Checks.totalBits(expectedKeys, bitsPerKey), 32);
-    Checks.requireArgument(
+    requireArgument(
         wordCount <= Integer.MAX_VALUE - 8, "expectedKeys * bitsPerKey / 32 too large", wordCount);
     return new TwoBitBloomFilter((int) wordCount, optimalK(expectedKeys, wordCount), 0);
   }

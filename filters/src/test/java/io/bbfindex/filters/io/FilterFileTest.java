@@ -16,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
+import java.util.List;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -118,6 +119,50 @@ class FilterFileTest {
     }
   }
 
+  /**
+   * The header CRC a store records is the one in bytes 124..127 (FORMAT.md), computed here from
+   * the spec, and the same whether read alone or at load; a file another write replaced has
+   * another one.
+   */
+  @Test
+  void headerCrcIsTheStoredChecksumOfBytes0To123() throws IOException {
+    Path file = dir.resolve("crc.bbf");
+    BbfGeometry g = new BbfGeometry(8, 4, 64);
+    byte[] bytes = FilterFiles.write(file, g, 0, TestKeys.random(21, 30), FilterFiles.META);
+    java.util.zip.CRC32C spec = new java.util.zip.CRC32C();
+    spec.update(bytes, 0, 124);
+    int expected = (int) spec.getValue();
+    assertEquals(expected, FilterFile.headerCrc(file));
+    try (LoadedFilter loaded = FilterFile.load(file)) {
+      assertEquals(expected, loaded.headerCrc());
+    }
+    FilterFiles.write(file, g, 0, TestKeys.random(22, 31), FilterFiles.META);
+    assertTrue(FilterFile.headerCrc(file) != expected, "another file, another header CRC");
+    Path shortFile = dir.resolve("short.bbf");
+    Files.write(shortFile, Arrays.copyOf(bytes, 100));
+    FilterFileException e = assertThrows(FilterFileException.class, () -> FilterFile.headerCrc(shortFile));
+    assertEquals(shortFile, e.file());
+    assertThrows(FilterFileException.class, () -> FilterFile.headerCrc(dir.resolve("missing.bbf")));
+  }
+
+  /** The header stores each kind's code; codes and labels are on disk and on the wire already. */
+  @Test
+  void everyKindRoundTripsThroughTheHeaderAndKeepsItsCodeAndLabel() throws IOException {
+    assertEquals(
+        List.of("0 generic", "1 tx-file", "2 tx-summary", "3 block-hashes", "4 tx-range"),
+        Arrays.stream(FilterKind.values()).map(k -> k.code() + " " + k.label()).toList());
+    for (FilterKind k : FilterKind.values()) {
+      assertEquals(k, FilterKind.fromCode(k.code()));
+      assertEquals(k, FilterKind.fromLabel(k.label()));
+      Path file = dir.resolve("kind-" + k.code() + ".bbf");
+      FilterFiles.write(file, new BbfGeometry(2, 2, 32), 0, TestKeys.random(23, 2), FilterMetadata.of(k));
+      try (LoadedFilter loaded = FilterFile.load(file)) {
+        assertEquals(k, loaded.metadata().kind());
+      }
+    }
+    assertThrows(IllegalArgumentException.class, () -> FilterKind.fromLabel("tx-files"));
+  }
+
   /** Every single-bit flip of a small filter file is detected. */
   @Test
   void everySingleBitFlipIsRejected() throws IOException {
@@ -159,7 +204,7 @@ class FilterFileTest {
 
   @Test
   void foreignFilesAreRejectedByName() throws IOException {
-    assertRejected("hello, I am not a filter\n".repeat(10).getBytes(), "not a BBF filter file");
+    assertRejected("hello, I am not a filter\n".repeat(10).getBytes(java.nio.charset.StandardCharsets.UTF_8), "not a BBF filter file");
     assertRejected(new byte[0], "not a BBF filter file");
     assertRejected(new byte[] {'B', 'B', 'F'}, "not a BBF filter file");
     byte[] png = {(byte) 0x89, 'P', 'N', 'G', 13, 10, 26, 10, 0, 0, 0, 13};
@@ -221,7 +266,7 @@ class FilterFileTest {
       assertEquals(77, loaded.filter().salt());
       assertEquals(2, loaded.filter().derivationId());
       assertEquals(9, loaded.filter().count());
-      assertEquals(FilterMetadata.KIND_BLOCK_HASHES, loaded.metadata().kind());
+      assertEquals(FilterKind.BLOCK_HASHES, loaded.metadata().kind());
       assertEquals(FilterMetadata.NO_BLOCK_FILE, loaded.metadata().blockFile());
     }
   }
@@ -257,16 +302,18 @@ class FilterFileTest {
 
   @Test
   void metadataIsValidatedWhenBuilt() {
-    assertThrows(IllegalArgumentException.class, () -> new FilterMetadata(9, 0, 0, new byte[32], 0));
-    assertThrows(IllegalArgumentException.class, () -> new FilterMetadata(1, 0, 0, new byte[31], 0));
-    assertThrows(IllegalArgumentException.class, () -> new FilterMetadata(1, -3, 0, new byte[32], 0));
+    assertThrows(IllegalArgumentException.class, () -> FilterKind.fromCode(5));
+    assertThrows(NullPointerException.class, () -> new FilterMetadata(null, 0, 0, new byte[32], 0));
+    FilterKind tx = FilterKind.TX_BLOCK_FILE;
+    assertThrows(IllegalArgumentException.class, () -> new FilterMetadata(tx, 0, 0, new byte[31], 0));
+    assertThrows(IllegalArgumentException.class, () -> new FilterMetadata(tx, -3, 0, new byte[32], 0));
     byte[] tip = new byte[32];
-    FilterMetadata m = new FilterMetadata(1, 0, 0, tip, 0);
+    FilterMetadata m = new FilterMetadata(tx, 0, 0, tip, 0);
     tip[0] = 1;
     assertEquals(0, m.sourceTip()[0], "the tip must be copied");
     m.sourceTip()[1] = 1;
     assertEquals(0, m.sourceTip()[1], "the accessor must return a copy");
-    if (m.equals(FilterMetadata.of(1))) {
+    if (m.equals(FilterMetadata.of(tx))) {
       fail("build times differ");
     }
   }

@@ -16,7 +16,7 @@ final class FilterFiles {
 
   static final byte[] TIP = TestKeys.sha256d("tip", 1);
   static final FilterMetadata META =
-      new FilterMetadata(FilterMetadata.KIND_TX_BLOCK_FILE, 123, 134_217_728L, TIP, 1_700_000_000_000L);
+      new FilterMetadata(FilterKind.TX_BLOCK_FILE, 123, 134_217_728L, TIP, 1_700_000_000_000L);
 
   private FilterFiles() {}
 

@@ -34,7 +34,7 @@ class GoldenFileTest {
 
   static final FilterMetadata META =
       new FilterMetadata(
-          FilterMetadata.KIND_TX_BLOCK_FILE, 7, 1_048_576, TestKeys.sha256d("golden-tip", 1),
+          FilterKind.TX_BLOCK_FILE, 7, 1_048_576, TestKeys.sha256d("golden-tip", 1),
           1_700_000_000_000L);
 
   static byte[] keys() {

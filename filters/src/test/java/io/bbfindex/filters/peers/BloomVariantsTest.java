@@ -18,7 +18,7 @@ class BloomVariantsTest {
   @ValueSource(ints = {1, 4, 7, 8, 14, 15, 21})
   void ombfPutsAllBitsOfAKeyInOneBlock(int k) {
     long seed = 0x0B_0000L + k;
-    byte[] keys = TestKeys.random(seed, 200);
+    byte[] keys = PeerTestKeys.random(seed, 200);
     for (int i = 0; i < 200; i++) {
       OneMemoryAccessBloomFilter filter = new OneMemoryAccessBloomFilter(64, k, 9);
       filter.add(keys, i * 32);
@@ -32,7 +32,7 @@ class BloomVariantsTest {
         blocksTouched += inBlock > 0 ? 1 : 0;
         bits += inBlock;
       }
-      assertEquals(1, blocksTouched, "key " + i + TestKeys.seedNote(seed));
+      assertEquals(1, blocksTouched, "key " + i + PeerTestKeys.seedNote(seed));
       assertTrue(bits >= 1 && bits <= k, bits + " bits for k=" + k);
       assertTrue(filter.mightContain(keys, i * 32));
     }
@@ -42,7 +42,7 @@ class BloomVariantsTest {
   @Test
   void ombfPositionsCoverTheWholeBlock() {
     OneMemoryAccessBloomFilter filter = new OneMemoryAccessBloomFilter(1, 21, 0);
-    byte[] keys = TestKeys.random(0x0B_1000L, 200);
+    byte[] keys = PeerTestKeys.random(0x0B_1000L, 200);
     for (int i = 0; i < 200; i++) {
       filter.add(keys, i * 32);
     }
@@ -54,7 +54,7 @@ class BloomVariantsTest {
   @Test
   void twoBitProbeSetsOneOrTwoBitsOfOneWord() {
     long seed = 0x2B_0000L;
-    byte[] keys = TestKeys.random(seed, 2000);
+    byte[] keys = PeerTestKeys.random(seed, 2000);
     int oneBit = 0;
     for (int i = 0; i < 2000; i++) {
       TwoBitBloomFilter filter = new TwoBitBloomFilter(100, 1, 3);
@@ -65,7 +65,7 @@ class BloomVariantsTest {
         words += word != 0 ? 1 : 0;
         bits += Integer.bitCount(word);
       }
-      assertEquals(1, words, TestKeys.seedNote(seed));
+      assertEquals(1, words, PeerTestKeys.seedNote(seed));
       assertTrue(bits == 1 || bits == 2);
       oneBit += bits == 1 ? 1 : 0;
     }
@@ -76,7 +76,7 @@ class BloomVariantsTest {
   @Test
   void standardBloomSetsAtMostKBitsAKey() {
     StandardBloomFilter filter = new StandardBloomFilter(1 << 20, 11, 0);
-    byte[] keys = TestKeys.random(0x5B_0000L, 1);
+    byte[] keys = PeerTestKeys.random(0x5B_0000L, 1);
     filter.add(keys, 0);
     long set = Math.round(filter.fillRatio() * filter.bitSize());
     assertTrue(set >= 1 && set <= 11, "set bits " + set);
@@ -87,7 +87,7 @@ class BloomVariantsTest {
   void fillRatiosMatchTheirExpectation() {
     int n = 100_000;
     long seed = 0xF111_0000L;
-    byte[] keys = TestKeys.random(seed, n);
+    byte[] keys = PeerTestKeys.random(seed, n);
     StandardBloomFilter bloom = new StandardBloomFilter(800_000, 6, 0);
     OneMemoryAccessBloomFilter ombf = new OneMemoryAccessBloomFilter(1563, 6, 0);
     TwoBitBloomFilter twoBit = new TwoBitBloomFilter(25_000, 3, 0);
@@ -138,7 +138,7 @@ class BloomVariantsTest {
   void filtersWithDifferentSeedsDisagreeOnForeignKeys() {
     StandardBloomFilter a = new StandardBloomFilter(10_000, 3, 0);
     StandardBloomFilter b = new StandardBloomFilter(10_000, 3, 1000);
-    byte[] keys = TestKeys.random(0x5EED_5EEDL, 3000);
+    byte[] keys = PeerTestKeys.random(0x5EED_5EEDL, 3000);
     for (int i = 0; i < 1000; i++) {
       a.add(keys, i * 32);
       b.add(keys, i * 32);

@@ -38,7 +38,7 @@ class CuckooFilterTest {
       int buckets, int fingerprintBits, int keyCount) {
     long seed = 0xDE1E_0000L + buckets + fingerprintBits;
     CuckooFilter filter = new CuckooFilter(buckets, fingerprintBits, 500, 11);
-    byte[] keys = TestKeys.random(seed, keyCount);
+    byte[] keys = PeerTestKeys.random(seed, keyCount);
     List<Integer> accepted = new ArrayList<>();
     for (int i = 0; i < keyCount; i++) {
       if (filter.add(keys, i * 32)) {
@@ -51,17 +51,17 @@ class CuckooFilterTest {
     List<Integer> kept = new ArrayList<>();
     for (int i : accepted) {
       if (random.nextBoolean()) {
-        assertTrue(filter.remove(keys, i * 32), "remove of an added key" + TestKeys.seedNote(seed));
+        assertTrue(filter.remove(keys, i * 32), "remove of an added key" + PeerTestKeys.seedNote(seed));
         deleted.add(i);
       } else {
         kept.add(i);
         keptPerSignature.merge(Signature.of(filter, keys, i * 32), 1, Integer::sum);
       }
     }
-    assertEquals(kept.size(), filter.count(), TestKeys.seedNote(seed));
+    assertEquals(kept.size(), filter.count(), PeerTestKeys.seedNote(seed));
     for (int i : kept) {
       if (!filter.mightContain(keys, i * 32)) {
-        fail("kept key " + i + " lost after deletions" + TestKeys.seedNote(seed));
+        fail("kept key " + i + " lost after deletions" + PeerTestKeys.seedNote(seed));
       }
     }
     int stillPresent = 0;
@@ -69,11 +69,11 @@ class CuckooFilterTest {
       boolean shared = keptPerSignature.containsKey(Signature.of(filter, keys, i * 32));
       assertEquals(shared, filter.mightContain(keys, i * 32),
           "deleted key " + i + (shared ? " shares" : " shares no") + " fingerprint and buckets"
-              + TestKeys.seedNote(seed));
+              + PeerTestKeys.seedNote(seed));
       stillPresent += shared ? 1 : 0;
     }
     assertTrue(stillPresent > 0 && stillPresent < deleted.size(),
-        "both cases must occur: " + stillPresent + " of " + deleted.size() + TestKeys.seedNote(seed));
+        "both cases must occur: " + stillPresent + " of " + deleted.size() + PeerTestKeys.seedNote(seed));
   }
 
   /** A pair of keys built on purpose to collide: one deletion leaves the key "present". */
@@ -102,11 +102,11 @@ class CuckooFilterTest {
   void aDeletedKeyWithoutACollidingKeyIsAbsent() {
     long seed = 0xC011_1DE1L;
     CuckooFilter filter = new CuckooFilter(1 << 12, 12, 500, 3);
-    byte[] keys = TestKeys.random(seed, 2);
+    byte[] keys = PeerTestKeys.random(seed, 2);
     assertTrue(filter.add(keys, 0));
     assertTrue(filter.add(keys, 32));
     assertTrue(filter.remove(keys, 0));
-    assertFalse(filter.mightContain(keys, 0), TestKeys.seedNote(seed));
+    assertFalse(filter.mightContain(keys, 0), PeerTestKeys.seedNote(seed));
     assertTrue(filter.mightContain(keys, 32));
   }
 
@@ -121,7 +121,7 @@ class CuckooFilterTest {
         return new byte[][] {earlier, key};
       }
     }
-    throw new AssertionError("no colliding pair found" + TestKeys.seedNote(seed));
+    throw new AssertionError("no colliding pair found" + PeerTestKeys.seedNote(seed));
   }
 
   /**
@@ -134,7 +134,7 @@ class CuckooFilterTest {
     long seed = 0xF0_11L * buckets + fingerprintBits + maxKicks;
     CuckooFilter filter = new CuckooFilter(buckets, fingerprintBits, maxKicks, 5);
     int capacity = buckets * CuckooFilter.SLOTS_PER_BUCKET;
-    byte[] keys = TestKeys.random(seed, 4 * capacity);
+    byte[] keys = PeerTestKeys.random(seed, 4 * capacity);
     List<Integer> accepted = new ArrayList<>();
     int refusals = 0;
     double loadAtFirstRefusal = -1;
@@ -147,18 +147,18 @@ class CuckooFilterTest {
         if (refusals++ == 0) {
           loadAtFirstRefusal = filter.load();
         }
-        assertTrue(filter.sameSlots(before), "refused insert " + i + " changed the table" + TestKeys.seedNote(seed));
-        assertEquals(countBefore, filter.count(), TestKeys.seedNote(seed));
+        assertTrue(filter.sameSlots(before), "refused insert " + i + " changed the table" + PeerTestKeys.seedNote(seed));
+        assertEquals(countBefore, filter.count(), PeerTestKeys.seedNote(seed));
       }
     }
-    assertTrue(refusals > 0, "the table never filled up" + TestKeys.seedNote(seed));
+    assertTrue(refusals > 0, "the table never filled up" + PeerTestKeys.seedNote(seed));
     System.out.printf("cuckoo filter B=%d f=%d maxKicks=%d: first refusal at load %.3f, %d refusals,"
         + " final load %.3f%n", buckets, fingerprintBits, maxKicks, loadAtFirstRefusal, refusals,
         filter.load());
     assertEquals(accepted.size(), filter.count());
     for (int i : accepted) {
       if (!filter.mightContain(keys, i * 32)) {
-        fail("accepted key " + i + " lost" + TestKeys.seedNote(seed));
+        fail("accepted key " + i + " lost" + PeerTestKeys.seedNote(seed));
       }
     }
     if (maxKicks == 500 && buckets >= 64) { // the paper's 95 % for b = 4 (a little less when tiny)
@@ -170,7 +170,7 @@ class CuckooFilterTest {
   @Test
   void oneKeyFitsEightTimesAndTheNinthIsRefused() {
     CuckooFilter filter = new CuckooFilter(1 << 10, 16);
-    byte[] key = TestKeys.random(0xD0B1L, 1);
+    byte[] key = PeerTestKeys.random(0xD0B1L, 1);
     for (int copy = 1; copy <= 8; copy++) {
       assertTrue(filter.add(key, 0), "copy " + copy);
     }

@@ -43,7 +43,7 @@ class FprModelsTest {
     }
     double p = FprModels.occupancyPass(blockBits, k, draws);
     double sd = Math.sqrt(trials * p * (1 - p));
-    assertEquals(trials * p, passes, 4.5 * sd + 1, "model " + p + TestKeys.seedNote(seed));
+    assertEquals(trials * p, passes, 4.5 * sd + 1, "model " + p + PeerTestKeys.seedNote(seed));
   }
 
   @Test

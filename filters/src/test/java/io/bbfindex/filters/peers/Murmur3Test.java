@@ -36,7 +36,7 @@ class Murmur3Test {
           expected.asBytes(),
           bytesOf(actual),
           () -> "round " + r + " length " + length + " hashSeed " + hashSeed
-              + TestKeys.seedNote(seed));
+              + PeerTestKeys.seedNote(seed));
       assertEquals(expected.asLong(), actual.h1(), "h1 is Guava's asLong()");
     }
   }
@@ -54,12 +54,12 @@ class Murmur3Test {
   void keyShortcutsEqualTheGeneralHash() {
     long seed = 0x5eed_0002L;
     SplittableRandom random = new SplittableRandom(seed);
-    byte[] keys = TestKeys.random(seed, 1000);
+    byte[] keys = PeerTestKeys.random(seed, 1000);
     for (int i = 0; i < 1000; i++) {
       int hashSeed = random.nextInt();
       int at = i * 32;
       Murmur3.Hash128 general = Murmur3.hash128(keys, at, 32, hashSeed);
-      assertEquals(general, Murmur3.hashKey(keys, at, hashSeed), TestKeys.seedNote(seed));
+      assertEquals(general, Murmur3.hashKey(keys, at, hashSeed), PeerTestKeys.seedNote(seed));
       assertEquals(
           general,
           Murmur3.hashKey(
@@ -68,7 +68,7 @@ class Murmur3Test {
               Murmur3.keyWord(keys, at, 2),
               Murmur3.keyWord(keys, at, 3),
               hashSeed),
-          TestKeys.seedNote(seed));
+          PeerTestKeys.seedNote(seed));
     }
   }
 

@@ -32,9 +32,9 @@ final class PeerFuzzer {
     int universe = random.nextInt(1, 8 * buckets + 2);
     int operations = 4000;
     String context = "cuckoo filter B=" + buckets + " f=" + fingerprintBits + " maxKicks="
-        + maxKicks + " universe=" + universe + TestKeys.seedNote(seed);
+        + maxKicks + " universe=" + universe + PeerTestKeys.seedNote(seed);
     CuckooFilter filter = new CuckooFilter(buckets, fingerprintBits, maxKicks, (int) seed);
-    byte[] keys = TestKeys.random(seed ^ 0x5A5A_5A5AL, universe);
+    byte[] keys = PeerTestKeys.random(seed ^ 0x5A5A_5A5AL, universe);
     Map<List<Long>, Integer> stored = new HashMap<>();
     List<Integer> added = new ArrayList<>(); // one entry per accepted copy
     for (int op = 0; op < operations; op++) {
@@ -79,9 +79,9 @@ final class PeerFuzzer {
     int initialCapacity = random.nextInt(0, 64);
     int operations = 6000;
     String context = "cuckoo hash table universe=" + universe + " initialCapacity="
-        + initialCapacity + TestKeys.seedNote(seed);
+        + initialCapacity + PeerTestKeys.seedNote(seed);
     CuckooHashTable table = new CuckooHashTable(initialCapacity, (int) seed);
-    byte[] keys = TestKeys.random(seed ^ 0xA5A5_A5A5L, universe);
+    byte[] keys = PeerTestKeys.random(seed ^ 0xA5A5_A5A5L, universe);
     Map<Integer, Long> reference = new HashMap<>();
     for (int op = 0; op < operations; op++) {
       String where = " op " + op + " " + context;

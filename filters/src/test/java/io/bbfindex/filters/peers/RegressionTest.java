@@ -2,7 +2,7 @@ package io.bbfindex.filters.peers;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.bbfindex.filters.FilterType;
+import io.bbfindex.filters.catalog.FilterType;
 import io.bbfindex.filters.MembershipFilter;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -11,7 +11,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Random failures found while building the peers, pinned by seed so they stay fixed. Add a row for
- * every seed {@link PeerFuzzTest} or {@link FalsePositiveRateTest} ever reports.
+ * every seed {@link PeerFuzzTest} or {@link PeerFalsePositiveRateTest} ever reports.
  */
 class RegressionTest {
 
@@ -23,7 +23,7 @@ class RegressionTest {
 
   static Stream<Arguments> rows() {
     return Stream.of(
-        // FalsePositiveRateTest, CUCKOO at 4 bits/key (f=4, load 0.763), seed 0xf9f00130: measured
+        // PeerFalsePositiveRateTest, CUCKOO at 4 bits/key (f=4, load 0.763), seed 0xf9f00130: measured
         // 0.3340 against the textbook 1 - (1 - 1/15)^(8 alpha) = 0.3437, z = -28.8. The per-slot
         // formula is only an upper bound; the model is now the exact 1 - (1 - eps(2B-1)/B^2)^n.
         row("cuckoo f=4: textbook per-slot model overstated the rate by 3 % (seed 0xf9f00130)",
@@ -43,11 +43,11 @@ class RegressionTest {
   private static void fprWithinBound(FilterType type, double bitsPerKey, long seed, int keys,
       int queries) {
     MembershipFilter filter = type.create(keys, bitsPerKey);
-    byte[] members = TestKeys.random(seed, keys);
+    byte[] members = PeerTestKeys.random(seed, keys);
     for (int i = 0; i < keys; i++) {
       assertTrue(filter.add(members, i * 32));
     }
-    byte[] foreign = TestKeys.random(0xF00D_0000L, queries);
+    byte[] foreign = PeerTestKeys.random(0xF00D_0000L, queries);
     long hits = 0;
     for (int i = 0; i < queries; i++) {
       hits += filter.mightContain(foreign, i * 32) ? 1 : 0;
@@ -55,6 +55,6 @@ class RegressionTest {
     double p = filter.modelledFpr();
     double z = (hits - queries * p) / Math.sqrt(queries * p * (1 - p));
     assertTrue(Math.abs(z) <= 4.5, type + " measured " + (double) hits / queries + " model " + p
-        + " z " + z + TestKeys.seedNote(seed));
+        + " z " + z + PeerTestKeys.seedNote(seed));
   }
 }

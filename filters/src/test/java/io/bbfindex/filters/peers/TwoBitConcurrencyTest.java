@@ -37,7 +37,7 @@ class TwoBitConcurrencyTest {
     TwoBitBloomFilter sequential = new TwoBitBloomFilter(words, k, 7);
     byte[][] keys = new byte[THREADS][];
     for (int t = 0; t < THREADS; t++) {
-      keys[t] = TestKeys.random(seed * 31 + t, keysPerThread);
+      keys[t] = PeerTestKeys.random(seed * 31 + t, keysPerThread);
       for (int i = 0; i < keysPerThread; i++) {
         sequential.add(keys[t], i * 32);
       }
@@ -66,17 +66,17 @@ class TwoBitConcurrencyTest {
       thread.join();
     }
     if (failure[0] != null) {
-      throw new AssertionError("writer failed" + TestKeys.seedNote(seed), failure[0]);
+      throw new AssertionError("writer failed" + PeerTestKeys.seedNote(seed), failure[0]);
     }
-    assertEquals((long) THREADS * keysPerThread, shared.count(), TestKeys.seedNote(seed));
+    assertEquals((long) THREADS * keysPerThread, shared.count(), PeerTestKeys.seedNote(seed));
     for (int t = 0; t < THREADS; t++) {
       for (int i = 0; i < keysPerThread; i++) {
         if (!shared.mightContain(keys[t], i * 32)) {
-          fail("thread " + t + " key " + i + " lost" + TestKeys.seedNote(seed));
+          fail("thread " + t + " key " + i + " lost" + PeerTestKeys.seedNote(seed));
         }
       }
     }
     assertArrayEquals(sequential.copyOfWords(), shared.copyOfWords(),
-        "concurrent table differs from the sequential one" + TestKeys.seedNote(seed));
+        "concurrent table differs from the sequential one" + PeerTestKeys.seedNote(seed));
   }
 }

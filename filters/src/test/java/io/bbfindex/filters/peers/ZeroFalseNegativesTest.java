@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.bbfindex.filters.FilterType;
+import io.bbfindex.filters.catalog.FilterType;
 import io.bbfindex.filters.MembershipFilter;
 import org.junit.jupiter.api.condition.DisabledIfSystemProperty;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -29,35 +29,35 @@ class ZeroFalseNegativesTest {
   void everyAcceptedKeyIsFound(FilterType type) {
     long seed = 0x2E40_0000L + type.ordinal();
     MembershipFilter filter = type.create(KEYS, 8);
-    byte[] keys = TestKeys.random(seed, KEYS);
+    byte[] keys = PeerTestKeys.random(seed, KEYS);
     boolean[] accepted = new boolean[KEYS];
     int acceptedCount = 0;
     for (int i = 0; i < KEYS; i++) {
       accepted[i] = filter.add(keys, i * 32);
       acceptedCount += accepted[i] ? 1 : 0;
     }
-    assertEquals(acceptedCount, filter.count(), type + TestKeys.seedNote(seed));
-    assertEquals(KEYS, acceptedCount, type + " refused keys below its capacity" + TestKeys.seedNote(seed));
+    assertEquals(acceptedCount, filter.count(), type + PeerTestKeys.seedNote(seed));
+    assertEquals(KEYS, acceptedCount, type + " refused keys below its capacity" + PeerTestKeys.seedNote(seed));
     for (int i = 0; i < KEYS; i++) {
       if (accepted[i] && !filter.mightContain(keys, i * 32)) {
-        fail(type + " lost key " + i + " of " + KEYS + TestKeys.seedNote(seed));
+        fail(type + " lost key " + i + " of " + KEYS + PeerTestKeys.seedNote(seed));
       }
     }
     boolean[] batch = new boolean[KEYS];
     filter.mightContainBatch(keys, KEYS, batch);
     for (int i = 0; i < KEYS; i++) {
       if (!batch[i]) {
-        fail(type + " batch probe lost key " + i + TestKeys.seedNote(seed));
+        fail(type + " batch probe lost key " + i + PeerTestKeys.seedNote(seed));
       }
     }
     int foreign = 1 << 16;
-    byte[] others = TestKeys.random(~seed, foreign);
+    byte[] others = PeerTestKeys.random(~seed, foreign);
     boolean[] single = new boolean[foreign];
     for (int i = 0; i < foreign; i++) {
       single[i] = filter.mightContain(others, i * 32);
     }
     boolean[] batched = new boolean[foreign];
     filter.mightContainBatch(others, foreign, batched);
-    assertArrayEquals(single, batched, type + " batch and single probes disagree" + TestKeys.seedNote(seed));
+    assertArrayEquals(single, batched, type + " batch and single probes disagree" + PeerTestKeys.seedNote(seed));
   }
 }

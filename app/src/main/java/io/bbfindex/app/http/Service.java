@@ -1,0 +1,124 @@
+package io.bbfindex.app.http;
+
+import io.bbfindex.app.eth.EthApi;
+import io.bbfindex.app.eth.EthMetrics;
+import io.bbfindex.app.lookup.ChainBackend;
+import io.bbfindex.app.lookup.LookupService;
+import io.bbfindex.app.metrics.Metrics;
+import io.bbfindex.eth.EthIndex;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+
+/**
+ * The running service: one backend, its own Prometheus registry, the lookup logic and the HTTP
+ * server, wired together. {@link #close()} stops the server first, then closes the backend, so no
+ * request reads a closed index.
+ */
+public final class Service implements AutoCloseable {
+  private final ChainBackend backend;
+  private final PrometheusMeterRegistry registry;
+  private final Metrics metrics;
+  private final HttpServer server;
+  /** The Ethereum source, or null. */
+  private final EthIndex eth;
+
+  private Service(ChainBackend backend, PrometheusMeterRegistry registry, Metrics metrics, HttpServer server, EthIndex eth) {
+    this.eth = eth;
+    this.backend = backend;
+    this.registry = registry;
+    this.metrics = metrics;
+    this.server = server;
+  }
+
+  /**
+   * Starts serving {@code backend} on {@code address}; the service owns the backend from here on
+   * (it is closed with the service, or at once if the server cannot start).
+   */
+  public static Service start(ChainBackend backend, InetSocketAddress address, int maxBodyBytes) throws IOException {
+    return start(backend, null, address, maxBodyBytes);
+  }
+
+  /**
+   * As {@link #start(ChainBackend, InetSocketAddress, int)}, plus the Ethereum source {@code eth}
+   * (or null): its routes and meters are added, and it follows the node's head until the service
+   * closes it.
+   */
+  public static Service start(ChainBackend backend, EthIndex eth, InetSocketAddress address, int maxBodyBytes) throws IOException {
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    try {
+      Metrics metrics = new Metrics(registry, version());
+      metrics.bindBackend(backend);
+      EthApi ethApi = null;
+      if (eth != null) {
+        EthMetrics.bind(registry, eth);
+        ethApi = new EthApi(eth, registry);
+      }
+      ApiHandler handler = new ApiHandler(new LookupService(backend, metrics), metrics, registry::scrape, ethApi);
+      HttpServer server = HttpServer.start(address, new HttpInitializer(handler, maxBodyBytes));
+      metrics.bindEventLoops(server.eventLoops());
+      if (eth != null) {
+        eth.startFollowing();
+      }
+      return new Service(backend, registry, metrics, server, eth);
+    } catch (IOException | RuntimeException e) {
+      registry.close();
+      try {
+        backend.close();
+      } finally {
+        if (eth != null) {
+          eth.close();
+        }
+      }
+      throw e;
+    }
+  }
+
+  /** The version in the jar manifest, or {@code dev} when run from classes. */
+  public static String version() {
+    String v = Service.class.getPackage().getImplementationVersion();
+    return v == null ? "dev" : v;
+  }
+
+  public HttpServer server() {
+    return server;
+  }
+
+  public Metrics metrics() {
+    return metrics;
+  }
+
+  public ChainBackend backend() {
+    return backend;
+  }
+
+  /** The Ethereum source, or null. */
+  public EthIndex eth() {
+    return eth;
+  }
+
+  /** Blocks until the server stops. */
+  public void awaitClose() throws InterruptedException {
+    server.awaitClose();
+  }
+
+  @Override
+  public void close() {
+    try {
+      server.close();
+    } finally {
+      try {
+        backend.close();
+      } finally {
+        try {
+          if (eth != null) {
+            eth.close();
+          }
+        } finally {
+          registry.close();
+        }
+      }
+    }
+  }
+}

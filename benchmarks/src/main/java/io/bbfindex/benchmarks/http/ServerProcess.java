@@ -1,0 +1,114 @@
+package io.bbfindex.benchmarks.http;
+
+import io.bbfindex.benchmarks.ChildJvm;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A {@code bbf-index} command run in its own JVM ({@link ChildJvm}): {@code serve} on 127.0.0.1
+ * port 0, waiting for its {@code listening on http://HOST:PORT} line, or {@code ingest} to
+ * completion. Its output goes to a log file in the benchmark's temporary directory.
+ */
+final class ServerProcess implements AutoCloseable {
+
+  private static final Pattern LISTENING = Pattern.compile("listening on (http://[^\\s/]+)");
+
+  private final Process process;
+  private final String baseUrl;
+  private final double startSeconds;
+
+  private ServerProcess(Process process, String baseUrl, double startSeconds) {
+    this.process = process;
+    this.baseUrl = baseUrl;
+    this.startSeconds = startSeconds;
+  }
+
+  /**
+   * Starts {@code serve} with {@code args} (which must include {@code --port 0}); returns once it
+   * listens.
+   *
+   * @param jvmFlags extra JVM flags (e.g. a JFR recording)
+   * @throws IOException if it exits or prints nothing useful within {@code timeoutSeconds}
+   */
+  static ServerProcess serve(List<String> jvmFlags, List<String> args, Path log, int timeoutSeconds)
+      throws IOException, InterruptedException {
+    List<String> cmd = ChildJvm.command(jvmFlags, "io.bbfindex.app.Main",
+        java.util.stream.Stream.concat(java.util.stream.Stream.of("serve"), args.stream()).toList());
+    long start = System.nanoTime();
+    Process p = new ProcessBuilder(cmd).redirectError(log.toFile()).start();
+    CompletableFuture<String> url = new CompletableFuture<>();
+    Thread reader = new Thread(() -> {
+      try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+        String line;
+        while ((line = in.readLine()) != null) {
+          Matcher m = LISTENING.matcher(line);
+          if (m.find()) {
+            url.complete(m.group(1));
+          }
+        }
+        url.completeExceptionally(new IOException("serve ended without a 'listening on' line"));
+      } catch (IOException e) {
+        url.completeExceptionally(e);
+      }
+    }, "serve-stdout");
+    reader.setDaemon(true);
+    reader.start();
+    try {
+      String base = url.get(timeoutSeconds, TimeUnit.SECONDS);
+      return new ServerProcess(p, base, (System.nanoTime() - start) / 1e9);
+    } catch (java.util.concurrent.ExecutionException | TimeoutException e) {
+      p.destroyForcibly();
+      throw new IOException("serve did not start (" + e.getMessage() + "); its log: " + log + "; command: "
+          + String.join(" ", cmd), e);
+    }
+  }
+
+  /** Runs {@code ingest} with {@code args} to completion; seconds it took. */
+  static double ingest(List<String> args, Path log) throws IOException, InterruptedException {
+    List<String> cmd = ChildJvm.command(List.of(), "io.bbfindex.app.Main",
+        java.util.stream.Stream.concat(java.util.stream.Stream.of("ingest"), args.stream()).toList());
+    long start = System.nanoTime();
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    if (!p.waitFor(10, TimeUnit.MINUTES)) {
+      p.destroyForcibly();
+      throw new IOException("ingest did not finish within 10 minutes; its log: " + log);
+    }
+    if (p.exitValue() != 0) {
+      throw new IOException("ingest failed (exit " + p.exitValue() + "); its log: " + log);
+    }
+    return (System.nanoTime() - start) / 1e9;
+  }
+
+  String baseUrl() {
+    return baseUrl;
+  }
+
+  /** Process start to the listening line. */
+  double startSeconds() {
+    return startSeconds;
+  }
+
+  long pid() {
+    return process.pid();
+  }
+
+  /** SIGTERM (the service's shutdown hook closes it), then SIGKILL after 15 s. */
+  @Override
+  public void close() throws InterruptedException {
+    process.destroy();
+    if (!process.waitFor(15, TimeUnit.SECONDS)) {
+      process.destroyForcibly();
+      process.waitFor(5, TimeUnit.SECONDS);
+    }
+  }
+}

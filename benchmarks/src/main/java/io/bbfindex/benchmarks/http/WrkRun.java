@@ -1,0 +1,151 @@
+package io.bbfindex.benchmarks.http;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * One run of wrk (https://github.com/wg/wrk, Debian package {@code wrk}) with {@code --latency}
+ * and the request-list script {@value #SCRIPT}, and its report parsed.
+ *
+ * <p>The script cycles through a file of requests, one per line: a path for GET, or a JSON body
+ * for {@code POST /v1/tx/lookup}. Requests are formatted once in {@code init}, so the client's
+ * per-request Lua cost is one table index whatever the target: /livez, lookups and batches are
+ * measured through the same client path (wrk shares the machine's cores with the server).
+ *
+ * @param requests completed requests
+ * @param seconds wall time of the run, as wrk reports it
+ * @param non2xx responses with a status outside 2xx/3xx (404 is the expected answer to a negative)
+ * @param socketErrors connect + read + write + timeout errors
+ */
+public record WrkRun(long requests, double seconds, double requestsPerSecond, double p50Millis, double p99Millis,
+    long non2xx, long socketErrors) {
+
+  static final String SCRIPT = "bbf-requests.lua";
+
+  private static final Pattern REQUESTS = Pattern.compile("^\\s*(\\d+) requests in ([0-9.]+)(us|ms|s|m)", Pattern.MULTILINE);
+  private static final Pattern RPS = Pattern.compile("^Requests/sec:\\s+([0-9.]+)", Pattern.MULTILINE);
+  private static final Pattern NON_2XX = Pattern.compile("^\\s*Non-2xx or 3xx responses: (\\d+)", Pattern.MULTILINE);
+  private static final Pattern SOCKET = Pattern.compile(
+      "^\\s*Socket errors: connect (\\d+), read (\\d+), write (\\d+), timeout (\\d+)", Pattern.MULTILINE);
+
+  static final String LUA = """
+      -- bbf-index bench http: cycles through a list of requests (one per line of the file named by
+      -- the first script argument): a path for GET, or with "POST" as second argument a JSON body
+      -- for POST /v1/tx/lookup. Requests are formatted once per thread in init().
+      local counter = 0
+      function setup(thread)
+        thread:set("tid", counter)
+        counter = counter + 1
+      end
+      local reqs = {}
+      local i = 0
+      function init(args)
+        local post = args[2] == "POST"
+        local f = assert(io.open(args[1], "r"))
+        for line in f:lines() do
+          if post then
+            reqs[#reqs + 1] = wrk.format("POST", "/v1/tx/lookup", {["Content-Type"] = "application/json"}, line)
+          else
+            reqs[#reqs + 1] = wrk.format("GET", line)
+          end
+        end
+        f:close()
+        -- threads start at different places in the list
+        i = ((tid or 0) * 7919) % #reqs
+      end
+      function request()
+        i = i + 1
+        if i > #reqs then i = 1 end
+        return reqs[i]
+      end
+      """;
+
+  /** The wrk executable on the PATH, if any. */
+  static Optional<Path> findWrk() {
+    String path = System.getenv("PATH");
+    if (path == null) {
+      return Optional.empty();
+    }
+    for (String d : path.split(File.pathSeparator)) {
+      Path p = Path.of(d.isEmpty() ? "." : d, "wrk");
+      if (Files.isExecutable(p)) {
+        return Optional.of(p);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** Writes the script into {@code dir}. */
+  static Path writeScript(Path dir) throws IOException {
+    return Files.writeString(dir.resolve(SCRIPT), LUA, StandardCharsets.UTF_8);
+  }
+
+  /**
+   * Runs wrk against {@code baseUrl} with requests from {@code requestFile}.
+   *
+   * @throws IOException if wrk fails or its report lacks a figure
+   */
+  static WrkRun run(Path wrk, Path script, String baseUrl, Path requestFile, boolean post, int threads, int connections,
+      int seconds) throws IOException, InterruptedException {
+    List<String> cmd = new ArrayList<>(List.of(wrk.toString(), "-t" + threads, "-c" + connections, "-d" + seconds + "s",
+        "--timeout", "5s", "--latency", "-s", script.toString(), baseUrl, "--", requestFile.toString()));
+    if (post) {
+      cmd.add("POST");
+    }
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    String report = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (p.waitFor() != 0) {
+      throw new IOException("wrk failed (exit " + p.exitValue() + "): " + String.join(" ", cmd) + "\n" + report.strip());
+    }
+    return parse(report);
+  }
+
+  /** Parses wrk's report (with {@code --latency}). */
+  static WrkRun parse(String report) throws IOException {
+    Matcher req = find(REQUESTS, report, "'N requests in T'");
+    long requests = Long.parseLong(req.group(1));
+    double seconds = millis(Double.parseDouble(req.group(2)), req.group(3)) / 1000;
+    double rps = Double.parseDouble(find(RPS, report, "'Requests/sec'").group(1));
+    Matcher non2xx = NON_2XX.matcher(report);
+    long bad = non2xx.find() ? Long.parseLong(non2xx.group(1)) : 0;
+    Matcher sock = SOCKET.matcher(report);
+    long socketErrors = 0;
+    if (sock.find()) {
+      for (int g = 1; g <= 4; g++) {
+        socketErrors += Long.parseLong(sock.group(g));
+      }
+    }
+    return new WrkRun(requests, seconds, rps, percentile(report, "50"), percentile(report, "99"), bad, socketErrors);
+  }
+
+  private static double percentile(String report, String pct) throws IOException {
+    Matcher m = find(Pattern.compile("^\\s+" + pct + "%\\s+([0-9.]+)(us|ms|s|m)\\s*$", Pattern.MULTILINE), report,
+        pct + "% latency (run with --latency)");
+    return millis(Double.parseDouble(m.group(1)), m.group(2));
+  }
+
+  private static double millis(double v, String unit) {
+    return switch (unit) {
+      case "us" -> v / 1_000;
+      case "ms" -> v;
+      case "s" -> v * 1_000;
+      default -> v * 60_000;
+    };
+  }
+
+  private static Matcher find(Pattern p, String report, String what) throws IOException {
+    Matcher m = p.matcher(report);
+    if (!m.find()) {
+      throw new IOException("no " + what + " in wrk's report: " + report.strip());
+    }
+    return m;
+  }
+}

@@ -1,0 +1,62 @@
+package io.bbfindex.benchmarks;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/**
+ * The benchmark command line is strict: a misspelt option or a malformed count is refused with a
+ * message and exit code 2 before any work starts (once, {@code bench scale --quik} silently ran the
+ * full 1.4-billion-key benchmark).
+ */
+class BenchMainTest {
+
+  /** Runs the command line; {@code [exit code, stderr]}. */
+  private static Object[] run(String... args) {
+    StringWriter err = new StringWriter();
+    CommandLine cl = BenchMain.commandLine();
+    cl.setErr(new PrintWriter(err, true));
+    cl.setOut(new PrintWriter(new StringWriter(), true));
+    return new Object[] {cl.execute(args), err.toString()};
+  }
+
+  @Test
+  void anUnknownOptionIsRefusedWithExitCode2() {
+    Object[] r = run("scale", "--quik");
+    assertEquals(2, r[0]);
+    assertTrue(((String) r[1]).contains("Unknown option: '--quik'"), (String) r[1]);
+  }
+
+  @Test
+  void everySuiteRefusesUnknownOptions() {
+    for (String suite : new String[] {"store", "scale", "http", "ingest"}) {
+      assertEquals(2, run(suite, "--no-such-option")[0], suite);
+    }
+  }
+
+  @Test
+  void aMalformedCountIsRefused() {
+    Object[] r = run("store", "--records", "ten");
+    assertEquals(2, r[0]);
+    assertTrue(((String) r[1]).contains("'ten' is not a count"), (String) r[1]);
+    assertEquals(2, run("scale", "--keys", "0")[0]);
+  }
+
+  @Test
+  void noSuiteAndAnUnknownSuiteAreRefused() {
+    assertTrue(((String) run()[1]).contains("name a suite"));
+    assertEquals(2, run()[0]);
+    assertEquals(2, run("filters")[0]);
+  }
+
+  @Test
+  void countsMayCarrySeparators() {
+    CountConverter c = new CountConverter();
+    assertEquals(1_400_000_000L, c.convert("1,400,000,000"));
+    assertEquals(10_000_000L, c.convert("10_000_000"));
+  }
+}

@@ -1,0 +1,104 @@
+package io.bbfindex.ingest.build;
+
+import io.bbfindex.filters.io.LoadedFilter;
+import io.bbfindex.ingest.store.FilterFiles;
+import io.bbfindex.ingest.store.FilterStoreException;
+import io.bbfindex.ingest.store.Manifest;
+import io.bbfindex.ingest.store.Manifest.FileEntry;
+import io.bbfindex.ingest.store.ManifestFile;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ForkJoinPool;
+
+/**
+ * Finds out what stands in a store directory ({@link StoreState}): reads the manifest and, when it
+ * suits the build ({@link BuildPlan#incompatibility}), verifies every filter file it lists (full
+ * checksums, the header CRC the manifest recorded, and that a per-file filter describes its block
+ * file with the manifest's key count), the per-file filters in parallel. A verified summary stays
+ * mapped ({@link #summary()}) until {@link #close}: an updated summary starts as its copy.
+ */
+final class StoreInspection implements AutoCloseable {
+
+  private final StoreState state;
+  private final LoadedFilter summary;
+
+  private StoreInspection(StoreState state, LoadedFilter summary) {
+    this.state = state;
+    this.summary = summary;
+  }
+
+  /**
+   * Inspects {@code outDir}.
+   *
+   * @throws IOException if verifying is interrupted or fails otherwise than by a bad filter file
+   *     (which is recorded in the state, not thrown)
+   */
+  static StoreInspection of(Path outDir, String datadir, BuildOptions opts, ForkJoinPool pool) throws IOException {
+    Manifest m;
+    try {
+      m = ManifestFile.read(outDir);
+    } catch (FilterStoreException e) {
+      return new StoreInspection(StoreState.without(Files.exists(outDir.resolve(ManifestFile.FILE_NAME))
+          ? "manifest unusable (" + e.getMessage() + ")" : "new store"), null);
+    }
+    if (BuildPlan.incompatibility(m, datadir, opts) != null) {
+      // nothing of it will be kept: verifying its files would be wasted
+      return new StoreInspection(new StoreState(m, null, Map.of(), null, null), null);
+    }
+    List<String> problems = Parallel.map(pool, m.files(), e -> fileFilterProblem(outDir, e));
+    Map<Integer, String> badFiles = new HashMap<>();
+    for (int i = 0; i < problems.size(); i++) {
+      if (problems.get(i) != null) {
+        badFiles.put(m.files().get(i).file(), problems.get(i));
+      }
+    }
+    String badBlockHashes = null;
+    try {
+      FilterFiles.loadExpected(outDir.resolve(m.blocks().name()), m.blocks().headerCrc()).close();
+    } catch (FilterStoreException e) {
+      badBlockHashes = e.getMessage();
+    }
+    LoadedFilter summary = null;
+    String badSummary = null;
+    try {
+      summary = FilterFiles.loadExpected(outDir.resolve(m.summary().name()), m.summary().headerCrc());
+    } catch (FilterStoreException e) {
+      badSummary = e.getMessage();
+    }
+    return new StoreInspection(new StoreState(m, null, badFiles, badSummary, badBlockHashes), summary);
+  }
+
+  /** Why the filter file of {@code e} is unusable, or null when it verifies. */
+  private static String fileFilterProblem(Path outDir, FileEntry e) {
+    try (LoadedFilter l = FilterFiles.loadExpected(outDir.resolve(e.name()), e.headerCrc())) {
+      if (l.metadata().blockFile() != e.file() || l.filter().count() != e.keys()) {
+        return "filter file does not describe block file " + e.file() + " with " + e.keys() + " keys";
+      }
+      return null;
+    } catch (FilterStoreException x) {
+      return x.getMessage();
+    }
+  }
+
+  StoreState state() {
+    return state;
+  }
+
+  /** The verified old summary, mapped; empty when there is none or it is bad. */
+  Optional<LoadedFilter> summary() {
+    return Optional.ofNullable(summary);
+  }
+
+  /** Unmaps the old summary. */
+  @Override
+  public void close() {
+    if (summary != null) {
+      summary.close();
+    }
+  }
+}

@@ -1,0 +1,151 @@
+package io.bbfindex.ingest.txindex;
+
+import static io.bbfindex.ingest.encoding.HashKeys.toDisplayHex;
+
+import io.bbfindex.ingest.BlockInfo;
+import io.bbfindex.ingest.TxLocation;
+import io.bbfindex.ingest.blockfile.BlockFileReader;
+import io.bbfindex.ingest.encoding.CorruptRecordException;
+import io.bbfindex.ingest.leveldb.LevelDbSnapshot;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Function;
+import org.bitcoinj.core.Transaction;
+
+/**
+ * Finds a txid in Core's hashed txindex the way Core's {@code TxIndex::FindTx} does (v32, PR
+ * #35531): hash the txid with the index's salt (SipHash-1-3-UJ, top 40 bits), seek {@code 'x' +
+ * prefix}, and for every row with that prefix resolve its block seq to a block ({@code 's'} record
+ * → block hash → {@code 'b'} record), read the transaction at {@code nDataPos + offset} of the blk
+ * file and compare its txid: prefixes collide (about a million two-way collisions on mainnet).
+ * A matching candidate on the active chain wins over one in a stale block.
+ *
+ * <p>The {@code 's'} records (one per connected block, a few MB on mainnet) are read once at
+ * {@link #open}, so a lookup costs exactly one LevelDB seek plus one blk read per candidate.
+ * Thread-safe after open.
+ */
+public final class HashedTxLookup {
+
+  /** Header bytes before the tx count: a row's offset must point past them. */
+  private static final int HEADER_BYTES = BlockFileReader.HEADER_BYTES;
+
+  private final LevelDbSnapshot db;
+  private final SipHash13Uj hasher;
+  private final Map<Long, BlockInfo> blocksBySeq;
+
+  private HashedTxLookup(LevelDbSnapshot db, SipHash13Uj hasher, Map<Long, BlockInfo> blocksBySeq) {
+    this.db = db;
+    this.hasher = hasher;
+    this.blocksBySeq = blocksBySeq;
+  }
+
+  /**
+   * Reads the salt and the {@code 's'} records of a hashed or mixed txindex.
+   *
+   * @param blockByHash the block index (internal-order hash → block), null when unknown
+   * @throws CorruptRecordException if the salt is missing or malformed, or an {@code 's'} record
+   *     is malformed or names a block the block index lacks
+   * @throws IOException if LevelDB fails
+   */
+  public static HashedTxLookup open(LevelDbSnapshot db, Function<byte[], BlockInfo> blockByHash) throws IOException {
+    byte[] salt = db.get(HashedKeys.SALT);
+    if (salt == null) {
+      throw new CorruptRecordException(db.source() + ": hashed txindex without its 'txid_hash_salt' record");
+    }
+    SipHash13Uj hasher = HashedKeys.decodeSalt(salt);
+    Map<Long, BlockInfo> bySeq = new HashMap<>();
+    db.scan(HashedKeys.BLOCK_BY_SEQ, (k, v) -> {
+      long seq = HashedKeys.decodeSeqKey(k);
+      if (v.length != 32) {
+        throw new CorruptRecordException("'s' record of block seq " + seq + ": " + v.length
+            + " bytes, expected a 32-byte block hash");
+      }
+      BlockInfo b = blockByHash.apply(v);
+      if (b == null) {
+        throw new CorruptRecordException("'s' record of block seq " + seq + " names block " + toDisplayHex(v)
+            + ", which the block index lacks");
+      }
+      bySeq.put(seq, b);
+    });
+    return new HashedTxLookup(db, hasher, Map.copyOf(bySeq));
+  }
+
+  /** The index's salt, as a hasher. */
+  public SipHash13Uj hasher() {
+    return hasher;
+  }
+
+  /** Blocks the index has connected (one {@code 's'} record each). */
+  public int blockSeqs() {
+    return blocksBySeq.size();
+  }
+
+  /** The block of a seq, if the index has an {@code 's'} record for it. */
+  public Optional<BlockInfo> blockOfSeq(long seq) {
+    return Optional.ofNullable(blocksBySeq.get(seq));
+  }
+
+  /**
+   * Every row whose prefix is the txid's, resolved to a position (not yet checked against the
+   * blk file). One LevelDB seek.
+   *
+   * @throws CorruptRecordException if a row is malformed or names an unknown seq
+   * @throws IOException if LevelDB fails
+   */
+  public List<TxLocation> candidates(byte[] txidInternal) throws IOException {
+    long prefix = hasher.prefix40(txidInternal, 0);
+    byte[] from = HashedKeys.prefixKey(prefix);
+    byte[] to = HashedKeys.prefixKey(prefix + 1); // prefix 2^40-1 + 1 wraps to 'y', still the end
+    if (prefix == (1L << 40) - 1) {
+      to = new byte[] {HashedKeys.TX_ROW + 1};
+    }
+    List<TxLocation> out = new ArrayList<>(2);
+    db.scan(from, to, (k, v) -> {
+      HashedKeys.TxRow row = HashedKeys.decodeTxRow(k);
+      BlockInfo b = blocksBySeq.get(row.blockSeq());
+      if (b == null) {
+        throw new CorruptRecordException("'x' row " + java.util.HexFormat.of().formatHex(k) + " names block seq " + row.blockSeq()
+            + ", which has no 's' record");
+      }
+      if (b.dataPos() < 0 || row.offsetFromHeader() <= HEADER_BYTES) {
+        throw new CorruptRecordException("'x' row " + java.util.HexFormat.of().formatHex(k) + " points at offset "
+            + row.offsetFromHeader() + " of block " + b.hashHex() + (b.dataPos() < 0 ? ", whose data is not on disk"
+            : ", inside its header"));
+      }
+      out.add(new TxLocation(txidInternal.clone(), b.file(), b.dataPos(), row.offsetFromHeader() - HEADER_BYTES, b));
+    });
+    return out;
+  }
+
+  /**
+   * Where the txid is, as Core answers: the candidates whose transaction hashes to the txid, the
+   * first on the active chain if any, else the first in a stale block.
+   *
+   * @return empty when no row with the txid's prefix holds it
+   * @throws CorruptRecordException if a row or the block bytes it points at are malformed
+   * @throws IOException if LevelDB or a blk file cannot be read
+   */
+  public Optional<TxLocation> find(byte[] txidInternal, BlockFileReader blocks) throws IOException {
+    Objects.requireNonNull(blocks, "blocks");
+    TxLocation stale = null;
+    for (TxLocation c : candidates(txidInternal)) {
+      Transaction tx = blocks.readTransaction(c.file(), c.dataPos(), c.txOffset(), null, c.block().hash());
+      if (!Arrays.equals(tx.getTxId().getReversedBytes(), txidInternal)) {
+        continue; // a prefix collision: another transaction
+      }
+      if (c.block().onActiveChain()) {
+        return Optional.of(c);
+      }
+      if (stale == null) {
+        stale = c;
+      }
+    }
+    return Optional.ofNullable(stale);
+  }
+}

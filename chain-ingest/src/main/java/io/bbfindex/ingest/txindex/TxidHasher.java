@@ -1,0 +1,140 @@
+package io.bbfindex.ingest.txindex;
+
+import io.bbfindex.ingest.encoding.CorruptRecordException;
+import java.security.DigestException;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+
+/**
+ * Walks serialized transactions (as stored in blk files, with witness) and computes their txids
+ * without building transaction objects: the txid is SHA-256d of the serialization WITHOUT witness
+ * (version, inputs, outputs, lock time), so a segwit transaction is hashed as three slices (its
+ * marker/flag and witness skipped) and any other as one. Hashing is the JDK's SHA-256 (hardware
+ * accelerated where the CPU has SHA extensions); this class only finds the slice boundaries, the
+ * way Core's {@code UnserializeTransaction} reads them, with every length checked against the
+ * bytes present. Its results are checked against bitcoinj's txids on every fixture transaction.
+ *
+ * <p>Not thread-safe (one digest): use one per thread.
+ */
+public final class TxidHasher {
+
+  private final MessageDigest sha256;
+  private final byte[] first = new byte[32];
+  private byte[] data;
+  private int end;
+
+  public TxidHasher() {
+    try {
+      sha256 = MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
+      throw new AssertionError("every JDK has SHA-256", e);
+    }
+  }
+
+  /**
+   * Hashes the transaction starting at {@code pos} and writes its txid (internal order) to {@code
+   * out[outOffset .. outOffset+32)}.
+   *
+   * @param limit the end of the bytes the transaction must fit in (its block's end)
+   * @return the position just after the transaction
+   * @throws CorruptRecordException if the transaction runs past {@code limit} or is malformed
+   */
+  public int hash(byte[] buf, int pos, int limit, byte[] out, int outOffset) throws CorruptRecordException {
+    this.data = buf;
+    this.end = limit;
+    int start = pos;
+    int p = need(pos, 4); // version
+    long inputs = compactSize(p);
+    p = afterCompactSize(p);
+    int flags = 0;
+    int bodyStart = start + 4;
+    if (inputs == 0) {
+      // BIP144: a zero input count is the marker; the flag byte follows
+      flags = data[need(p, 1) - 1] & 0xFF;
+      p++;
+      if (flags != 0) {
+        bodyStart = p;
+        inputs = compactSize(p);
+        p = afterCompactSize(p);
+      }
+    }
+    for (long i = 0; i < inputs; i++) {
+      p = need(p, 36); // prevout
+      p = skipBytes(p);  // scriptSig
+      p = need(p, 4);  // sequence
+    }
+    long outputs = compactSize(p);
+    p = afterCompactSize(p);
+    for (long i = 0; i < outputs; i++) {
+      p = need(p, 8);  // value
+      p = skipBytes(p); // scriptPubKey
+    }
+    int bodyEnd = p;
+    if ((flags & 1) != 0) {
+      flags ^= 1;
+      for (long i = 0; i < inputs; i++) {
+        long items = compactSize(p);
+        p = afterCompactSize(p);
+        for (long j = 0; j < items; j++) {
+          p = skipBytes(p);
+        }
+      }
+    }
+    if (flags != 0) {
+      throw new CorruptRecordException("transaction at " + start + ": unknown optional data flags " + flags);
+    }
+    int lockTime = p;
+    p = need(p, 4);
+    try {
+      sha256.update(data, start, 4);
+      sha256.update(data, bodyStart, bodyEnd - bodyStart);
+      sha256.update(data, lockTime, 4);
+      sha256.digest(first, 0, 32);
+      sha256.update(first, 0, 32);
+      sha256.digest(out, outOffset, 32);
+    } catch (DigestException e) {
+      throw new AssertionError("32-byte output buffers always fit SHA-256", e);
+    }
+    return p;
+  }
+
+  /** Position after {@code n} more bytes, which must exist. */
+  private int need(int p, long n) throws CorruptRecordException {
+    if (n > end - p) {
+      throw new CorruptRecordException("transaction runs past its block at " + p + " (needs " + n + " more bytes)");
+    }
+    return (int) (p + n);
+  }
+
+  /** Skips a CompactSize-prefixed byte string. */
+  private int skipBytes(int p) throws CorruptRecordException {
+    long len = compactSize(p);
+    return need(afterCompactSize(p), len);
+  }
+
+  private long compactSize(int p) throws CorruptRecordException {
+    need(p, 1);
+    int b = data[p] & 0xFF;
+    if (b < 253) {
+      return b;
+    }
+    int width = b == 253 ? 2 : b == 254 ? 4 : 8;
+    need(p + 1, width);
+    long v = 0;
+    for (int i = width - 1; i >= 0; i--) {
+      v = (v << 8) | (data[p + 1 + i] & 0xFF);
+    }
+    if (v < 0 || v > MAX_SIZE) {
+      throw new CorruptRecordException("CompactSize " + Long.toUnsignedString(v) + " at " + p + " exceeds Core's MAX_SIZE");
+    }
+    return v;
+  }
+
+  private int afterCompactSize(int p) {
+    int b = data[p] & 0xFF;
+    return p + (b < 253 ? 1 : b == 253 ? 3 : b == 254 ? 5 : 9);
+  }
+
+  /** Core's MAX_SIZE bound on any CompactSize it reads (32 MiB). */
+  private static final long MAX_SIZE = 0x0200_0000L;
+}

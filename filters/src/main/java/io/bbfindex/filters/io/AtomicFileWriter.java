@@ -1,0 +1,114 @@
+package io.bbfindex.filters.io;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.HexFormat;
+import java.util.Objects;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * Replaces a file so that a reader, even after a crash, sees either the old content or the new
+ * one, never a mix or a half-written file. Every file this project persists (filter files, a
+ * store's manifest) is written this way:
+ *
+ * <ol>
+ *   <li>the content goes to a new temporary file in the target's directory (so the rename below
+ *       stays within one file system), named {@code .<target>.<random>.tmp} and created exclusively,
+ *       so two writers of the same target never share one;
+ *   <li>the temporary file is forced to disk;
+ *   <li>it is renamed over the target atomically;
+ *   <li>the directory is forced, so the rename itself survives a crash.
+ * </ol>
+ *
+ * If a step before the rename fails, the temporary file is deleted and the target is untouched.
+ */
+public final class AtomicFileWriter {
+
+  /** Writes a file's whole content to a channel positioned at its start. */
+  @FunctionalInterface
+  public interface Content {
+    /**
+     * @throws IOException if the content cannot be written; the target is then left as it was
+     */
+    void writeTo(FileChannel channel) throws IOException;
+  }
+
+  private AtomicFileWriter() {}
+
+  /**
+   * Replaces {@code target} with {@code bytes}.
+   *
+   * @throws IOException if writing fails; see {@link #write(Path, Content)}
+   */
+  public static void write(Path target, byte[] bytes) throws IOException {
+    Objects.requireNonNull(bytes, "bytes");
+    write(target, channel -> writeFully(channel, ByteBuffer.wrap(bytes)));
+  }
+
+  /**
+   * Replaces {@code target} with what {@code content} writes.
+   *
+   * @throws IOException if the temporary file cannot be created or written, the file system cannot
+   *     rename atomically, or the rename fails: the target is then unchanged and no temporary file
+   *     is left. Also if the directory cannot be forced after the rename: the new content is then
+   *     in place, but may not survive a crash.
+   */
+  public static void write(Path target, Content content) throws IOException {
+    Objects.requireNonNull(target, "target");
+    Objects.requireNonNull(content, "content");
+    Path absolute = target.toAbsolutePath();
+    Path dir = absolute.getParent();
+    Path tmp =
+        dir.resolve(
+            "." + absolute.getFileName() + "."
+                + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong()) + ".tmp");
+    boolean moved = false;
+    try {
+      try (FileChannel ch =
+          FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+        content.writeTo(ch);
+        ch.force(true);
+      }
+      try {
+        Files.move(tmp, absolute, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+      } catch (AtomicMoveNotSupportedException e) {
+        throw new IOException("cannot replace " + absolute + " atomically: " + e.getMessage(), e);
+      }
+      moved = true;
+      forceDirectory(dir);
+    } finally {
+      if (!moved) {
+        Files.deleteIfExists(tmp);
+      }
+    }
+  }
+
+  /**
+   * Writes all of {@code buffer} (a channel may write less than asked per call).
+   *
+   * @throws IOException if the channel fails
+   */
+  public static void writeFully(FileChannel channel, ByteBuffer buffer) throws IOException {
+    while (buffer.hasRemaining()) {
+      channel.write(buffer);
+    }
+  }
+
+  /** Makes the rename durable. Windows cannot open a directory; there the rename still stands. */
+  private static void forceDirectory(Path dir) throws IOException {
+    try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
+      ch.force(true);
+    } catch (IOException e) {
+      if (System.getProperty("os.name", "").startsWith("Windows")) {
+        return;
+      }
+      throw e;
+    }
+  }
+}
