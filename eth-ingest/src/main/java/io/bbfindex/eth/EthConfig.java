@@ -17,7 +17,14 @@ import java.util.Objects;
  * @param poll how often the head and the pending pool are polled (at most 1 s)
  * @param rpcTimeout OkHttp's connect, read and write timeout (a whole call gets three times it)
  */
-public record EthConfig(String rpcUrl, Path store, int rangeBits, int finalityDepth, double fpr, Duration poll, Duration rpcTimeout) {
+public record EthConfig(
+    String rpcUrl,
+    Path store,
+    int rangeBits,
+    int finalityDepth,
+    double fpr,
+    Duration poll,
+    Duration rpcTimeout) {
   public static final int DEFAULT_RANGE_BITS = 14;
   public static final int DEFAULT_DEPTH = 64;
   public static final double DEFAULT_FPR = 0.01;
@@ -44,9 +51,12 @@ public record EthConfig(String rpcUrl, Path store, int rangeBits, int finalityDe
     }
   }
 
-  /** Defaults for everything but the node and the store; the finalized block comes from the node. */
+  /**
+   * Defaults for everything but the node and the store; the finalized block comes from the node.
+   */
   public static EthConfig of(String rpcUrl, Path store) {
-    return new EthConfig(rpcUrl, store, DEFAULT_RANGE_BITS, -1, DEFAULT_FPR, DEFAULT_POLL, DEFAULT_TIMEOUT);
+    return new EthConfig(
+        rpcUrl, store, DEFAULT_RANGE_BITS, -1, DEFAULT_FPR, DEFAULT_POLL, DEFAULT_TIMEOUT);
   }
 
   public EthConfig withRangeBits(int bits) {

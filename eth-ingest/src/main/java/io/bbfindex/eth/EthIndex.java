@@ -22,14 +22,19 @@ import org.web3j.protocol.core.methods.response.Transaction;
  *
  * <p>Consistency for concurrent lookups: the follower publishes a range to the history before
  * dropping its blocks from the tip, and adds a mined block to the tip before dropping its
- * transactions from the pending set; lookups read pending, then tip, then history, so a
- * transaction moving along never falls between two of them.
+ * transactions from the pending set; lookups read pending, then tip, then history, so a transaction
+ * moving along never falls between two of them.
  */
 public final class EthIndex implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(EthIndex.class.getName());
   private static final long CHECKPOINT_NANOS = 30_000_000_000L;
-  /** A pending transaction not mined after this long is asked of the node again (dropped or replaced?). */
+
+  /**
+   * A pending transaction not mined after this long is asked of the node again (dropped or
+   * replaced?).
+   */
   private static final long PENDING_RECHECK_MILLIS = 120_000;
+
   /** Rechecks per poll, so a flood of stale entries cannot slow the follower down much. */
   private static final int PENDING_RECHECKS_PER_POLL = 20;
 
@@ -42,16 +47,26 @@ public final class EthIndex implements AutoCloseable {
   private volatile long head = -1;
   private volatile long finalized = -1;
   private volatile boolean caughtUp;
+
   /** When the last poll succeeded (System.nanoTime()), or 0. */
   private volatile long lastGoodPoll;
-  /** After this long without a good poll, "absent" is no longer claimed: a new block may hold the hash. */
+
+  /**
+   * After this long without a good poll, "absent" is no longer claimed: a new block may hold the
+   * hash.
+   */
   static final long STALE_AFTER_NANOS = 30_000_000_000L;
+
   private volatile String lastError;
   private BigInteger pendingFilter;
   private boolean pendingUnsupported;
   private Thread follower;
   private volatile boolean closing;
-  /** Held by whoever changes the index (ingest, a poll): one writer at a time; lookups never take it. */
+
+  /**
+   * Held by whoever changes the index (ingest, a poll): one writer at a time; lookups never take
+   * it.
+   */
   private final Object writer = new Object();
 
   private EthIndex(EthConfig config, EthRpc rpc, History history) {
@@ -69,7 +84,8 @@ public final class EthIndex implements AutoCloseable {
     EthRpc rpc = EthRpc.connect(config.rpcUrl(), config.rpcTimeout());
     try {
       TxHash genesis = rpc.block(0).hash();
-      return new EthIndex(config, rpc, History.open(config.store(), config.rangeBits(), config.fpr(), genesis));
+      return new EthIndex(
+          config, rpc, History.open(config.store(), config.rangeBits(), config.fpr(), genesis));
     } catch (IOException | RuntimeException e) {
       rpc.close();
       throw e;
@@ -96,8 +112,8 @@ public final class EthIndex implements AutoCloseable {
    *
    * @param key the 32 hash bytes at {@code key[offset .. offset + 32)}
    * @throws CatchingUpException when the index does not hold the hash but is not complete (the
-   *     store is still being built, the tip has not reached the head once, or no poll has
-   *     succeeded for 30 s), so "absent" would not be known
+   *     store is still being built, the tip has not reached the head once, or no poll has succeeded
+   *     for 30 s), so "absent" would not be known
    */
   public Optional<EthAnswer> lookup(byte[] key, int offset) throws CatchingUpException {
     if (!pending.isEmpty() && pending.containsKey(TxHash.of(key, offset))) {
@@ -111,20 +127,30 @@ public final class EthIndex implements AutoCloseable {
       return Optional.of(confirmed(at.get(), servedTip()));
     }
     if (!caughtUp) {
-      throw new CatchingUpException("the index is catching up with the node (" + history.rangeCount() + " ranges stored, block "
-          + servedTip() + " of " + head + "); only hashes it already holds are answered");
+      throw new CatchingUpException(
+          "the index is catching up with the node ("
+              + history.rangeCount()
+              + " ranges stored, block "
+              + servedTip()
+              + " of "
+              + head
+              + "); only hashes it already holds are answered");
     }
     if (System.nanoTime() - lastGoodPoll > STALE_AFTER_NANOS) {
-      throw new CatchingUpException("the node has not been reached for over " + STALE_AFTER_NANOS / 1_000_000_000L
-          + " s (last error: " + lastError + "); only hashes the index holds are answered");
+      throw new CatchingUpException(
+          "the node has not been reached for over "
+              + STALE_AFTER_NANOS / 1_000_000_000L
+              + " s (last error: "
+              + lastError
+              + "); only hashes the index holds are answered");
     }
     return Optional.empty();
   }
 
   /**
    * A hash the index does not hold, asked before the index is complete. WHY not ask the node
-   * instead: lookups run on the server's event loops, which must not wait on a remote call; and
-   * the node's {@code null} is not "absent" below its lookup window anyway.
+   * instead: lookups run on the server's event loops, which must not wait on a remote call; and the
+   * node's {@code null} is not "absent" below its lookup window anyway.
    */
   public static final class CatchingUpException extends Exception {
     CatchingUpException(String message) {
@@ -133,7 +159,8 @@ public final class EthIndex implements AutoCloseable {
   }
 
   private static EthAnswer confirmed(TxLocation at, long tipNumber) {
-    return new EthAnswer(EthAnswer.Status.CONFIRMED, at, Math.max(1, tipNumber - at.blockNumber() + 1));
+    return new EthAnswer(
+        EthAnswer.Status.CONFIRMED, at, Math.max(1, tipNumber - at.blockNumber() + 1));
   }
 
   /** Tests: as if the last good poll had been at {@code nanoTime}. */
@@ -147,8 +174,8 @@ public final class EthIndex implements AutoCloseable {
   }
 
   /**
-   * Whether the history holds every final range and the tip reached the head at least once (a
-   * node out of reach later does not clear it; lookups then refuse "absent" after 30 s).
+   * Whether the history holds every final range and the tip reached the head at least once (a node
+   * out of reach later does not clear it; lookups then refuse "absent" after 30 s).
    */
   public boolean caughtUp() {
     return caughtUp;
@@ -161,13 +188,24 @@ public final class EthIndex implements AutoCloseable {
 
   public EthStatus status() {
     History.Snapshot s = history.snapshot();
-    return new EthStatus(head, finalized, servedTip(), config.rangeBits(), s.ranges().size(), s.txs(),
-        tip.blockCount(), tip.txCount(), pending.size(), reorgs.get(), caughtUp, rpc.calls().snapshot());
+    return new EthStatus(
+        head,
+        finalized,
+        servedTip(),
+        config.rangeBits(),
+        s.ranges().size(),
+        s.txs(),
+        tip.blockCount(),
+        tip.txCount(),
+        pending.size(),
+        reorgs.get(),
+        caughtUp,
+        rpc.calls().snapshot());
   }
 
   /**
-   * Reads the head and the block taken as final: the node's {@code finalized}, or the head less
-   * the configured depth.
+   * Reads the head and the block taken as final: the node's {@code finalized}, or the head less the
+   * configured depth.
    */
   private void refreshHead() throws EthRpcException {
     long h = rpc.headNumber();
@@ -224,8 +262,14 @@ public final class EthIndex implements AutoCloseable {
       }
       if (now - lastReport > 5_000_000_000L) {
         double secs = (now - started) / 1e9;
-        progress.accept("eth: range %d of %d (blocks to %d), %.0f blocks/s, %.0f txs/s".formatted(
-            history.rangeCount(), target, history.nextBlock() - 1, ((long) added << bits) / secs, txs / secs));
+        progress.accept(
+            "eth: range %d of %d (blocks to %d), %.0f blocks/s, %.0f txs/s"
+                .formatted(
+                    history.rangeCount(),
+                    target,
+                    history.nextBlock() - 1,
+                    ((long) added << bits) / secs,
+                    txs / secs));
         lastReport = now;
       }
     }
@@ -263,7 +307,10 @@ public final class EthIndex implements AutoCloseable {
       seen = rpc.pendingSince(pendingFilter);
     } catch (EthRpc.ErrorAnswerException e) {
       if (pendingFilter == null) {
-        LOG.log(Level.WARNING, "the node has no pending-transaction filter; pending transactions are not reported: " + e.getMessage());
+        LOG.log(
+            Level.WARNING,
+            "the node has no pending-transaction filter; pending transactions are not reported: "
+                + e.getMessage());
         pendingUnsupported = true;
       }
       pendingFilter = null; // expired: a new one next poll
@@ -322,7 +369,11 @@ public final class EthIndex implements AutoCloseable {
         BlockTxs anchor = fetched.getFirst();
         if (!anchor.hash().equals(lastHash)) {
           if (last.isEmpty()) {
-            throw new EthRpcException("the node's block " + lastNumber + " is not the one the history ends with: a reorg deeper than the finality depth");
+            throw new EthRpcException(
+                "the node's block "
+                    + lastNumber
+                    + " is not the one the history ends with: a reorg deeper than the finality"
+                    + " depth");
           }
           tip.removeLast();
           reorgs.incrementAndGet();
@@ -349,31 +400,34 @@ public final class EthIndex implements AutoCloseable {
     }
   }
 
-  /**
-   * Starts a daemon thread that polls every {@link EthConfig#poll()} until {@link #close()}.
-   */
+  /** Starts a daemon thread that polls every {@link EthConfig#poll()} until {@link #close()}. */
   public synchronized void startFollowing() {
     if (follower != null) {
       return;
     }
-    follower = Thread.ofPlatform().daemon().name("eth-follower").start(() -> {
-      while (!closing) {
-        try {
-          poll();
-        } catch (IOException | RuntimeException e) {
-          if (closing) {
-            return;
-          }
-          lastError = e.getMessage();
-          LOG.log(Level.WARNING, "eth follower: " + e.getMessage());
-        }
-        try {
-          Thread.sleep(config.poll());
-        } catch (InterruptedException e) {
-          return;
-        }
-      }
-    });
+    follower =
+        Thread.ofPlatform()
+            .daemon()
+            .name("eth-follower")
+            .start(
+                () -> {
+                  while (!closing) {
+                    try {
+                      poll();
+                    } catch (IOException | RuntimeException e) {
+                      if (closing) {
+                        return;
+                      }
+                      lastError = e.getMessage();
+                      LOG.log(Level.WARNING, "eth follower: " + e.getMessage());
+                    }
+                    try {
+                      Thread.sleep(config.poll());
+                    } catch (InterruptedException e) {
+                      return;
+                    }
+                  }
+                });
   }
 
   @Override

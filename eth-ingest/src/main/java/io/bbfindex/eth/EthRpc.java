@@ -34,11 +34,17 @@ import org.web3j.protocol.http.HttpService;
  */
 public final class EthRpc implements AutoCloseable {
   /** The JSON-RPC methods this client sends (the metric's tag values). */
-  public static final java.util.List<String> METHODS = java.util.List.of("eth_blockNumber", "eth_getBlockByNumber",
-      "eth_getTransactionByHash", "eth_newPendingTransactionFilter", "eth_getFilterChanges");
+  public static final java.util.List<String> METHODS =
+      java.util.List.of(
+          "eth_blockNumber",
+          "eth_getBlockByNumber",
+          "eth_getTransactionByHash",
+          "eth_newPendingTransactionFilter",
+          "eth_getFilterChanges");
 
   /** Most calls in one batch. */
   public static final int MAX_BATCH = 1_000;
+
   static final long TARGET_RESPONSE_BYTES = 4L << 20;
   static final long MAX_RESPONSE_BYTES = 16L << 20;
 
@@ -46,11 +52,21 @@ public final class EthRpc implements AutoCloseable {
   private final OkHttpClient http;
   private final Web3j web3j;
   private final JsonRpcBatch batch;
-  /** Bytes a batch's answer should come near: a quarter of the limit, at most {@value #TARGET_RESPONSE_BYTES}. */
+
+  /**
+   * Bytes a batch's answer should come near: a quarter of the limit, at most {@value
+   * #TARGET_RESPONSE_BYTES}.
+   */
   private final long targetResponseBytes;
+
   private final RpcCalls calls = new RpcCalls();
-  /** web3j's ids come from one JVM-wide counter already; ours make each batch's ids plainly distinct. */
+
+  /**
+   * web3j's ids come from one JVM-wide counter already; ours make each batch's ids plainly
+   * distinct.
+   */
   private final AtomicLong nextId = new AtomicLong(1);
+
   private volatile int blocksPerBatch = 100;
 
   private EthRpc(String url, OkHttpClient http, long maxResponseBytes) {
@@ -72,13 +88,14 @@ public final class EthRpc implements AutoCloseable {
 
   /** As {@link #connect(String, Duration)} with another response size limit (tests). */
   static EthRpc connect(String url, Duration timeout, long maxResponseBytes) {
-    OkHttpClient http = new OkHttpClient.Builder()
-        .connectTimeout(timeout)
-        .readTimeout(timeout)
-        .writeTimeout(timeout)
-        .callTimeout(timeout.multipliedBy(3))
-        .retryOnConnectionFailure(false)
-        .build();
+    OkHttpClient http =
+        new OkHttpClient.Builder()
+            .connectTimeout(timeout)
+            .readTimeout(timeout)
+            .writeTimeout(timeout)
+            .callTimeout(timeout.multipliedBy(3))
+            .retryOnConnectionFailure(false)
+            .build();
     return new EthRpc(url, http, maxResponseBytes);
   }
 
@@ -127,7 +144,9 @@ public final class EthRpc implements AutoCloseable {
       return OptionalLong.empty();
     }
     EthBlock.Block block = answer.getBlock();
-    return block == null || block.getNumber() == null ? OptionalLong.empty() : OptionalLong.of(block.getNumber().longValueExact());
+    return block == null || block.getNumber() == null
+        ? OptionalLong.empty()
+        : OptionalLong.of(block.getNumber().longValueExact());
   }
 
   /** Block {@code number} with its transaction hashes ({@code eth_getBlockByNumber(n, false)}). */
@@ -141,13 +160,15 @@ public final class EthRpc implements AutoCloseable {
    * @throws EthRpcException if a batch fails or a block is missing (beyond the node's head)
    */
   public List<BlockTxs> blocks(long from, long to) throws EthRpcException {
-    List<BlockTxs> out = new ArrayList<>((int) Math.min(Integer.MAX_VALUE, Math.max(0, to - from + 1)));
+    List<BlockTxs> out =
+        new ArrayList<>((int) Math.min(Integer.MAX_VALUE, Math.max(0, to - from + 1)));
     long next = from;
     while (next <= to) {
       int size = (int) Math.min(blocksPerBatch, to - next + 1);
       List<Request<?, EthBlock>> requests = new ArrayList<>(size);
       for (long n = next; n < next + size; n++) {
-        Request<?, EthBlock> r = web3j.ethGetBlockByNumber(DefaultBlockParameter.valueOf(BigInteger.valueOf(n)), false);
+        Request<?, EthBlock> r =
+            web3j.ethGetBlockByNumber(DefaultBlockParameter.valueOf(BigInteger.valueOf(n)), false);
         r.setId(nextId.getAndIncrement());
         requests.add(r);
       }
@@ -183,14 +204,18 @@ public final class EthRpc implements AutoCloseable {
     List<TxHash> txs = new ArrayList<>(block.getTransactions().size());
     for (EthBlock.TransactionResult<?> t : block.getTransactions()) {
       if (!(t.get() instanceof String hash)) {
-        throw new EthRpcException("block " + number + " lists full transactions; asked for hashes only");
+        throw new EthRpcException(
+            "block " + number + " lists full transactions; asked for hashes only");
       }
       txs.add(TxHash.parse(hash));
     }
-    return new BlockTxs(number, TxHash.parse(block.getHash()), TxHash.parse(block.getParentHash()), txs);
+    return new BlockTxs(
+        number, TxHash.parse(block.getHash()), TxHash.parse(block.getParentHash()), txs);
   }
 
-  /** {@code eth_newPendingTransactionFilter}: the id of a filter of transactions entering the pool. */
+  /**
+   * {@code eth_newPendingTransactionFilter}: the id of a filter of transactions entering the pool.
+   */
   public BigInteger newPendingTransactionFilter() throws EthRpcException {
     EthFilter f = send(web3j.ethNewPendingTransactionFilter());
     return f.getFilterId();
@@ -232,13 +257,21 @@ public final class EthRpc implements AutoCloseable {
     try {
       answer = request.send();
     } catch (IOException e) {
-      throw new EthRpcException(request.getMethod() + " to " + redactedUrl() + " failed: " + e.getMessage(), e);
+      throw new EthRpcException(
+          request.getMethod() + " to " + redactedUrl() + " failed: " + e.getMessage(), e);
     } catch (RuntimeException e) {
       // web3j reports unreadable answers as unchecked Jackson exceptions.
-      throw new EthRpcException(request.getMethod() + " to " + redactedUrl() + ": unreadable answer: " + e.getMessage(), e);
+      throw new EthRpcException(
+          request.getMethod() + " to " + redactedUrl() + ": unreadable answer: " + e.getMessage(),
+          e);
     }
     if (answer.hasError()) {
-      throw new ErrorAnswerException(request.getMethod() + " failed: " + answer.getError().getCode() + " " + answer.getError().getMessage());
+      throw new ErrorAnswerException(
+          request.getMethod()
+              + " failed: "
+              + answer.getError().getCode()
+              + " "
+              + answer.getError().getMessage());
     }
     return answer;
   }

@@ -17,5 +17,16 @@ import java.util.Map;
  *     then a hash the index does not hold is answered 503 catching_up)
  * @param rpcCalls JSON-RPC calls sent, by method
  */
-public record EthStatus(long head, long finalized, long servedTip, int rangeBits, int ranges, long historyTxs,
-    int tipBlocks, int tipTxs, int pending, long reorgs, boolean caughtUp, Map<String, Long> rpcCalls) {}
+public record EthStatus(
+    long head,
+    long finalized,
+    long servedTip,
+    int rangeBits,
+    int ranges,
+    long historyTxs,
+    int tipBlocks,
+    int tipTxs,
+    int pending,
+    long reorgs,
+    boolean caughtUp,
+    Map<String, Long> rpcCalls) {}

@@ -20,9 +20,9 @@ import java.util.zip.CRC32C;
 
 /**
  * The finalized part of the chain on disk: for each fixed range of {@code 2^rangeBits} blocks a
- * blocked Bloom filter of its transaction hashes ({@code range-NNNNNNNN.bbf}, the filters' checksummed
- * file format, kind {@link FilterMetadata#KIND_TX_RANGE}) and its exact {@link RangeRecord} ({@code
- * .txr}); a summary filter over every range ({@code summary.bbf}, kind {@link
+ * blocked Bloom filter of its transaction hashes ({@code range-NNNNNNNN.bbf}, the filters'
+ * checksummed file format, kind {@link FilterMetadata#KIND_TX_RANGE}) and its exact {@link
+ * RangeRecord} ({@code .txr}); a summary filter over every range ({@code summary.bbf}, kind {@link
  * FilterMetadata#KIND_TX_SUMMARY}) so a negative costs one cache line whatever the number of
  * ranges; and {@code eth-manifest.txt}, which says how many ranges are complete.
  *
@@ -83,10 +83,21 @@ final class History implements AutoCloseable {
     if (Files.exists(manifest)) {
       Map<String, String> m = readManifest(manifest);
       if (!genesis.hex().equals(m.get("genesis"))) {
-        throw new IOException(dir + " holds the filters of another chain (genesis " + m.get("genesis") + ", the node's is " + genesis.hex() + ")");
+        throw new IOException(
+            dir
+                + " holds the filters of another chain (genesis "
+                + m.get("genesis")
+                + ", the node's is "
+                + genesis.hex()
+                + ")");
       }
       if (Integer.parseInt(m.get("range-bits")) != rangeBits) {
-        throw new IOException(dir + " was built with ranges of 2^" + m.get("range-bits") + " blocks, not 2^" + rangeBits);
+        throw new IOException(
+            dir
+                + " was built with ranges of 2^"
+                + m.get("range-bits")
+                + " blocks, not 2^"
+                + rangeBits);
       }
       ranges = Integer.parseInt(m.get("ranges"));
       capacity = Long.parseLong(m.get("summary-capacity"));
@@ -110,8 +121,14 @@ final class History implements AutoCloseable {
       } catch (IOException e) {
         // The blocks are still on the node: from a damaged range on, the ranges are fetched and
         // written again (a damaged store heals instead of stopping the service).
-        LOG.log(System.Logger.Level.WARNING, "range " + r + " is damaged, rebuilding it and the " + (ranges - r - 1)
-            + " after it: " + e.getMessage());
+        LOG.log(
+            System.Logger.Level.WARNING,
+            "range "
+                + r
+                + " is damaged, rebuilding it and the "
+                + (ranges - r - 1)
+                + " after it: "
+                + e.getMessage());
         ranges = r;
         dirty = true;
         break;
@@ -145,9 +162,17 @@ final class History implements AutoCloseable {
     try {
       RangeRecord rec = RangeRecord.load(recordFile(r));
       if (rec.firstBlock() != (long) r << rangeBits || rec.blockCount() != 1 << rangeBits) {
-        throw new IOException(recordFile(r) + " covers blocks " + rec.firstBlock() + "+" + rec.blockCount() + ", not range " + r);
+        throw new IOException(
+            recordFile(r)
+                + " covers blocks "
+                + rec.firstBlock()
+                + "+"
+                + rec.blockCount()
+                + ", not range "
+                + r);
       }
-      if (f.metadata().kind() != FilterKind.TX_RANGE || f.metadata().blockFile() != r
+      if (f.metadata().kind() != FilterKind.TX_RANGE
+          || f.metadata().blockFile() != r
           || !java.util.Arrays.equals(f.metadata().sourceTip(), rec.lastBlockHash().toBytes())) {
         throw new IOException(filterFile(r) + " is not the filter of " + recordFile(r));
       }
@@ -184,16 +209,16 @@ final class History implements AutoCloseable {
   /** Hash of the last block covered, or empty when no range is complete. */
   Optional<TxHash> lastBlockHash() {
     List<Range> ranges = snapshot.ranges();
-    return ranges.isEmpty() ? Optional.empty() : Optional.of(ranges.getLast().record().lastBlockHash());
+    return ranges.isEmpty()
+        ? Optional.empty()
+        : Optional.of(ranges.getLast().record().lastBlockHash());
   }
 
   Snapshot snapshot() {
     return snapshot;
   }
 
-  /**
-   * Whether the summary may hold the key: {@code false} is certain, and costs one cache line.
-   */
+  /** Whether the summary may hold the key: {@code false} is certain, and costs one cache line. */
   boolean maybe(byte[] key, int offset) {
     return snapshot.summary().mightContain(key, offset);
   }
@@ -221,7 +246,8 @@ final class History implements AutoCloseable {
    * Adds the next range: writes its filter and record, adds its keys to the summary and publishes
    * it to lookups. Durable only after the next {@link #checkpoint()}.
    *
-   * @param blocks the {@code 2^rangeBits} blocks from {@link #nextBlock()} on, linked by parent hash
+   * @param blocks the {@code 2^rangeBits} blocks from {@link #nextBlock()} on, linked by parent
+   *     hash
    * @throws IOException if a file cannot be written
    * @throws IllegalArgumentException if the blocks are not exactly the next range, linked
    */
@@ -229,12 +255,18 @@ final class History implements AutoCloseable {
     int r = rangeCount();
     long first = nextBlock();
     if (blocks.size() != 1 << rangeBits || blocks.getFirst().number() != first) {
-      throw new IllegalArgumentException("range " + r + " is blocks " + first + "+" + (1 << rangeBits));
+      throw new IllegalArgumentException(
+          "range " + r + " is blocks " + first + "+" + (1 << rangeBits));
     }
     TxHash parent = lastBlockHash().orElse(null);
     for (BlockTxs b : blocks) {
       if (parent != null && !b.parentHash().equals(parent)) {
-        throw new IllegalArgumentException("block " + b.number() + " does not follow block " + (b.number() - 1) + " (parent hash mismatch)");
+        throw new IllegalArgumentException(
+            "block "
+                + b.number()
+                + " does not follow block "
+                + (b.number() - 1)
+                + " (parent hash mismatch)");
       }
       parent = b.hash();
     }
@@ -247,8 +279,15 @@ final class History implements AutoCloseable {
         filter.add(key, 0);
       }
     }
-    FilterFile.write(filterFile(r), filter, new FilterMetadata(FilterKind.TX_RANGE, r, blocks.size(),
-        blocks.getLast().hash().toBytes(), System.currentTimeMillis()));
+    FilterFile.write(
+        filterFile(r),
+        filter,
+        new FilterMetadata(
+            FilterKind.TX_RANGE,
+            r,
+            blocks.size(),
+            blocks.getLast().hash().toBytes(),
+            System.currentTimeMillis()));
     filter.close();
     RangeRecord.write(recordFile(r), blocks);
     LoadedFilter loaded = FilterFile.load(filterFile(r));
@@ -286,8 +325,15 @@ final class History implements AutoCloseable {
     }
     Snapshot s = snapshot;
     byte[] tip = lastBlockHash().map(TxHash::toBytes).orElse(new byte[32]);
-    FilterFile.write(dir.resolve(SUMMARY), s.summary(), new FilterMetadata(FilterKind.TX_SUMMARY,
-        FilterMetadata.NO_BLOCK_FILE, s.ranges().size(), tip, System.currentTimeMillis()));
+    FilterFile.write(
+        dir.resolve(SUMMARY),
+        s.summary(),
+        new FilterMetadata(
+            FilterKind.TX_SUMMARY,
+            FilterMetadata.NO_BLOCK_FILE,
+            s.ranges().size(),
+            tip,
+            System.currentTimeMillis()));
     Map<String, String> m = new LinkedHashMap<>();
     m.put("store", "bbf-eth " + STORE_VERSION);
     m.put("genesis", genesis.hex());

@@ -32,8 +32,10 @@ final class JsonRpcBatch {
 
   private final OkHttpClient http;
   private final String url;
+
   /** What error messages name: no user info, path or query (they may hold an API key). */
   private final String shownUrl;
+
   private final long maxResponseBytes;
 
   /**
@@ -70,7 +72,8 @@ final class JsonRpcBatch {
     Map<Long, Integer> positionOfId = new HashMap<>();
     for (int i = 0; i < requests.size(); i++) {
       if (positionOfId.put(requests.get(i).getId(), i) != null) {
-        throw new IllegalArgumentException("request id " + requests.get(i).getId() + " appears twice in the batch");
+        throw new IllegalArgumentException(
+            "request id " + requests.get(i).getId() + " appears twice in the batch");
       }
     }
     byte[] body = post(MAPPER.writeValueAsBytes(requests), requests.size());
@@ -78,16 +81,27 @@ final class JsonRpcBatch {
     try {
       root = MAPPER.readTree(body);
     } catch (JacksonException e) {
-      throw new EthRpcException("answer to a batch of " + requests.size() + " calls is not JSON: " + e.getOriginalMessage(), e);
+      throw new EthRpcException(
+          "answer to a batch of "
+              + requests.size()
+              + " calls is not JSON: "
+              + e.getOriginalMessage(),
+          e);
     }
     if (root != null && root.isObject()) {
-      throw new EthRpcException("node answered a batch of " + requests.size() + " calls with one object, not an array: " + abbreviate(root.toString()));
+      throw new EthRpcException(
+          "node answered a batch of "
+              + requests.size()
+              + " calls with one object, not an array: "
+              + abbreviate(root.toString()));
     }
     if (root == null || !root.isArray()) {
-      throw new EthRpcException("answer to a batch of " + requests.size() + " calls is not a JSON array");
+      throw new EthRpcException(
+          "answer to a batch of " + requests.size() + " calls is not a JSON array");
     }
     if (root.size() != requests.size()) {
-      throw new EthRpcException("batch of " + requests.size() + " calls answered with " + root.size() + " answers");
+      throw new EthRpcException(
+          "batch of " + requests.size() + " calls answered with " + root.size() + " answers");
     }
     List<T> answers = new ArrayList<>(requests.size());
     for (int i = 0; i < requests.size(); i++) {
@@ -97,11 +111,17 @@ final class JsonRpcBatch {
       JsonNode answer = root.get(i);
       JsonNode id = answer.get("id");
       if (id == null || !id.isIntegralNumber()) {
-        throw new EthRpcException("answer " + i + " of a batch has no numeric id: " + abbreviate(answer.toString()));
+        throw new EthRpcException(
+            "answer " + i + " of a batch has no numeric id: " + abbreviate(answer.toString()));
       }
       Integer position = positionOfId.get(id.asLong());
       if (position == null) {
-        throw new EthRpcException("answer " + i + " of a batch has id " + id.asLong() + ", which no request of the batch has");
+        throw new EthRpcException(
+            "answer "
+                + i
+                + " of a batch has id "
+                + id.asLong()
+                + ", which no request of the batch has");
       }
       if (answers.get(position) != null) {
         throw new EthRpcException("id " + id.asLong() + " is answered twice in one batch");
@@ -110,12 +130,25 @@ final class JsonRpcBatch {
       try {
         parsed = MAPPER.treeToValue(answer, type);
       } catch (JacksonException e) {
-        throw new EthRpcException("answer to " + requests.get(position).getMethod() + " (id " + id.asLong() + ") cannot be read: " + e.getOriginalMessage(), e);
+        throw new EthRpcException(
+            "answer to "
+                + requests.get(position).getMethod()
+                + " (id "
+                + id.asLong()
+                + ") cannot be read: "
+                + e.getOriginalMessage(),
+            e);
       }
       if (parsed.hasError()) {
         Response.Error error = parsed.getError();
-        throw new EthRpcException(requests.get(position).getMethod() + " " + requests.get(position).getParams()
-            + " failed: " + error.getCode() + " " + error.getMessage());
+        throw new EthRpcException(
+            requests.get(position).getMethod()
+                + " "
+                + requests.get(position).getParams()
+                + " failed: "
+                + error.getCode()
+                + " "
+                + error.getMessage());
       }
       answers.set(position, parsed);
     }
@@ -123,23 +156,34 @@ final class JsonRpcBatch {
   }
 
   private byte[] post(byte[] json, int calls) throws EthRpcException {
-    okhttp3.Request request = new okhttp3.Request.Builder().url(url).post(RequestBody.create(json, JSON)).build();
+    okhttp3.Request request =
+        new okhttp3.Request.Builder().url(url).post(RequestBody.create(json, JSON)).build();
     try (okhttp3.Response response = http.newCall(request).execute()) {
       ResponseBody body = response.body();
       if (!response.isSuccessful() || body == null) {
-        throw new EthRpcException("batch of " + calls + " calls to " + shownUrl + ": HTTP " + response.code() + " " + response.message());
+        throw new EthRpcException(
+            "batch of "
+                + calls
+                + " calls to "
+                + shownUrl
+                + ": HTTP "
+                + response.code()
+                + " "
+                + response.message());
       }
       try (InputStream in = body.byteStream()) {
         byte[] bytes = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, maxResponseBytes + 1));
         if (bytes.length > maxResponseBytes) {
-          throw new ResponseTooLargeException("answer to a batch of " + calls + " calls is over " + maxResponseBytes + " bytes");
+          throw new ResponseTooLargeException(
+              "answer to a batch of " + calls + " calls is over " + maxResponseBytes + " bytes");
         }
         return bytes;
       }
     } catch (EthRpcException e) {
       throw e;
     } catch (IOException e) {
-      throw new EthRpcException("batch of " + calls + " calls to " + shownUrl + " failed: " + e.getMessage(), e);
+      throw new EthRpcException(
+          "batch of " + calls + " calls to " + shownUrl + " failed: " + e.getMessage(), e);
     }
   }
 

@@ -65,7 +65,8 @@ final class RangeRecord {
     int txCount = range.stream().mapToInt(b -> b.txs().size()).sum();
     long size = (long) HEADER + (long) TxHash.BYTES * range.size() + (long) ENTRY * txCount + 4;
     if (size > Integer.MAX_VALUE) {
-      throw new IOException("range record of " + txCount + " transactions is over 2 GiB; use a smaller range");
+      throw new IOException(
+          "range record of " + txCount + " transactions is over 2 GiB; use a smaller range");
     }
     byte[] out = new byte[(int) size];
     System.arraycopy(MAGIC, 0, out, 0, 8);
@@ -100,7 +101,16 @@ final class RangeRecord {
     for (int i = 0; i < count; i++) {
       order[i] = i;
     }
-    Arrays.sort(order, (x, y) -> Arrays.compareUnsigned(out, at + x * ENTRY, at + x * ENTRY + 32, out, at + y * ENTRY, at + y * ENTRY + 32));
+    Arrays.sort(
+        order,
+        (x, y) ->
+            Arrays.compareUnsigned(
+                out,
+                at + x * ENTRY,
+                at + x * ENTRY + 32,
+                out,
+                at + y * ENTRY,
+                at + y * ENTRY + 32));
     byte[] sorted = new byte[count * ENTRY];
     for (int i = 0; i < count; i++) {
       System.arraycopy(out, at + order[i] * ENTRY, sorted, i * ENTRY, ENTRY);
@@ -110,7 +120,12 @@ final class RangeRecord {
 
   static void writeAtomically(Path file, byte[] bytes) throws IOException {
     Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-    try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE);
+    try (FileChannel ch =
+            FileChannel.open(
+                tmp,
+                StandardOpenOption.CREATE,
+                StandardOpenOption.TRUNCATE_EXISTING,
+                StandardOpenOption.WRITE);
         OutputStream os = java.nio.channels.Channels.newOutputStream(ch)) {
       os.write(bytes);
       os.flush();
@@ -146,7 +161,13 @@ final class RangeRecord {
     int txs = data.getInt(20);
     long expected = (long) HEADER + (long) TxHash.BYTES * blocks + (long) ENTRY * txs + 4;
     if (blocks < 0 || txs < 0 || expected != data.capacity()) {
-      throw new IOException(file + ": truncated or corrupt range record (" + data.capacity() + " bytes, header says " + expected + ")");
+      throw new IOException(
+          file
+              + ": truncated or corrupt range record ("
+              + data.capacity()
+              + " bytes, header says "
+              + expected
+              + ")");
     }
     CRC32C crc = new CRC32C();
     crc.update(data.slice(0, data.capacity() - 4));
@@ -183,7 +204,9 @@ final class RangeRecord {
     return blockHash(blocks - 1);
   }
 
-  /** The location of {@code key[offset .. offset + 32)}, or empty when the range does not hold it. */
+  /**
+   * The location of {@code key[offset .. offset + 32)}, or empty when the range does not hold it.
+   */
   Optional<TxLocation> find(byte[] key, int offset) {
     long k0 = Bytes.getLong(key, offset);
     long k1 = Bytes.getLong(key, offset + 8);
@@ -206,7 +229,8 @@ final class RangeRecord {
       }
       if (c == 0) {
         int blockOffset = data.getInt(at + 32);
-        return Optional.of(new TxLocation(firstBlock + blockOffset, blockHash(blockOffset), data.getInt(at + 36)));
+        return Optional.of(
+            new TxLocation(firstBlock + blockOffset, blockHash(blockOffset), data.getInt(at + 36)));
       }
       if (c < 0) {
         lo = mid + 1;

@@ -88,8 +88,10 @@ final class Tip {
     lock.writeLock().lock();
     try {
       BlockTxs last = blocks.peekLast();
-      if (last != null && (b.number() != last.number() + 1 || !b.parentHash().equals(last.hash()))) {
-        throw new IllegalArgumentException("block " + b.number() + " does not follow tip block " + last.number());
+      if (last != null
+          && (b.number() != last.number() + 1 || !b.parentHash().equals(last.hash()))) {
+        throw new IllegalArgumentException(
+            "block " + b.number() + " does not follow tip block " + last.number());
       }
       blocks.addLast(b);
       byte[] key = new byte[TxHash.BYTES];
@@ -166,7 +168,9 @@ final class Tip {
 
   /** The filter refused a key (full): a larger one from the exact map, which holds every key. */
   private void rebuildFilter(int buckets) {
-    CuckooFilter bigger = new CuckooFilter(Math.max(buckets, CuckooFilter.bucketsFor(2L * exact.size())), FINGERPRINT_BITS);
+    CuckooFilter bigger =
+        new CuckooFilter(
+            Math.max(buckets, CuckooFilter.bucketsFor(2L * exact.size())), FINGERPRINT_BITS);
     byte[] key = new byte[TxHash.BYTES];
     for (TxHash tx : exact.keySet()) {
       tx.copyTo(key, 0);

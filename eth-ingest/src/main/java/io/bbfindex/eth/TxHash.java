@@ -4,8 +4,8 @@ import java.util.HexFormat;
 
 /**
  * A 32-byte Ethereum hash (transaction or block) as four longs, big-endian in the order the node
- * writes it: a compact map key ({@code record} equality and hashing over the longs) without a
- * byte array per entry. Keccak-256 output is uniform, so its bytes serve the filters as they are.
+ * writes it: a compact map key ({@code record} equality and hashing over the longs) without a byte
+ * array per entry. Keccak-256 output is uniform, so its bytes serve the filters as they are.
  */
 public record TxHash(long a, long b, long c, long d) {
   /** Bytes in a hash. */
@@ -47,7 +47,9 @@ public record TxHash(long a, long b, long c, long d) {
       return "a hash starts with 0x";
     }
     if (text.length() != 66) {
-      return "a hash is 0x followed by 64 hex digits, got " + (text.length() - 2) + " characters after 0x";
+      return "a hash is 0x followed by 64 hex digits, got "
+          + (text.length() - 2)
+          + " characters after 0x";
     }
     for (int i = 2; i < 66; i++) {
       if (Character.digit(text.charAt(i), 16) < 0) {

@@ -22,8 +22,8 @@ import tools.jackson.databind.node.ObjectNode;
 
 /**
  * A real JSON-RPC server on 127.0.0.1 (the JDK's) that answers block batches in a chosen shape:
- * reordered answers are re-matched by id; a single error object, a missing, unknown or repeated
- * id, or a short answer are refused, never read as another block.
+ * reordered answers are re-matched by id; a single error object, a missing, unknown or repeated id,
+ * or a short answer are refused, never read as another block.
  */
 class BatchMatchingTest {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -48,31 +48,37 @@ class BatchMatchingTest {
     return serve(shape, 1, Duration.ofSeconds(5), EthRpc.MAX_RESPONSE_BYTES);
   }
 
-  private final java.util.concurrent.atomic.AtomicInteger largestBatch = new java.util.concurrent.atomic.AtomicInteger();
+  private final java.util.concurrent.atomic.AtomicInteger largestBatch =
+      new java.util.concurrent.atomic.AtomicInteger();
 
-  private EthRpc serve(Function<ArrayNode, JsonNode> shape, int txsPerBlock, Duration timeout, long maxResponseBytes) throws IOException {
+  private EthRpc serve(
+      Function<ArrayNode, JsonNode> shape, int txsPerBlock, Duration timeout, long maxResponseBytes)
+      throws IOException {
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-    server.createContext("/", exchange -> {
-      JsonNode requests = JSON.readTree(exchange.getRequestBody().readAllBytes());
-      largestBatch.accumulateAndGet(requests.size(), Math::max);
-      ArrayNode answers = JSON.createArrayNode();
-      for (JsonNode r : requests) {
-        long n = Long.decode(r.get("params").get(0).asString());
-        ObjectNode a = answer(r.get("id").asLong(), n);
-        ArrayNode txs = (ArrayNode) a.get("result").get("transactions");
-        for (int t = 1; t < txsPerBlock; t++) {
-          txs.add("0x" + "%08x".formatted(t) + "%056x".formatted(n));
-        }
-        answers.add(a);
-      }
-      byte[] body = JSON.writeValueAsBytes(shape.apply(answers));
-      exchange.getResponseHeaders().set("Content-Type", "application/json");
-      exchange.sendResponseHeaders(200, body.length);
-      exchange.getResponseBody().write(body);
-      exchange.close();
-    });
+    server.createContext(
+        "/",
+        exchange -> {
+          JsonNode requests = JSON.readTree(exchange.getRequestBody().readAllBytes());
+          largestBatch.accumulateAndGet(requests.size(), Math::max);
+          ArrayNode answers = JSON.createArrayNode();
+          for (JsonNode r : requests) {
+            long n = Long.decode(r.get("params").get(0).asString());
+            ObjectNode a = answer(r.get("id").asLong(), n);
+            ArrayNode txs = (ArrayNode) a.get("result").get("transactions");
+            for (int t = 1; t < txsPerBlock; t++) {
+              txs.add("0x" + "%08x".formatted(t) + "%056x".formatted(n));
+            }
+            answers.add(a);
+          }
+          byte[] body = JSON.writeValueAsBytes(shape.apply(answers));
+          exchange.getResponseHeaders().set("Content-Type", "application/json");
+          exchange.sendResponseHeaders(200, body.length);
+          exchange.getResponseBody().write(body);
+          exchange.close();
+        });
     server.start();
-    return EthRpc.connect("http://127.0.0.1:" + server.getAddress().getPort(), timeout, maxResponseBytes);
+    return EthRpc.connect(
+        "http://127.0.0.1:" + server.getAddress().getPort(), timeout, maxResponseBytes);
   }
 
   /** Block n has hash 0x..n, parent 0x..(n-1) and one tx 0xff..n. */
@@ -99,14 +105,16 @@ class BatchMatchingTest {
 
   @Test
   void reversedAnswersAreMatchedByIdNotPosition() throws Exception {
-    try (EthRpc rpc = serve(answers -> {
-      List<JsonNode> list = new ArrayList<>();
-      answers.forEach(list::add);
-      Collections.reverse(list);
-      ArrayNode reversed = JSON.createArrayNode();
-      list.forEach(reversed::add);
-      return reversed;
-    })) {
+    try (EthRpc rpc =
+        serve(
+            answers -> {
+              List<JsonNode> list = new ArrayList<>();
+              answers.forEach(list::add);
+              Collections.reverse(list);
+              ArrayNode reversed = JSON.createArrayNode();
+              list.forEach(reversed::add);
+              return reversed;
+            })) {
       List<BlockTxs> blocks = rpc.blocks(10, 59);
       assertEquals(50, blocks.size());
       for (int i = 0; i < blocks.size(); i++) {
@@ -121,13 +129,15 @@ class BatchMatchingTest {
 
   @Test
   void oneErrorObjectForTheBatchIsRefused() throws Exception {
-    try (EthRpc rpc = serve(answers -> {
-      ObjectNode error = JSON.createObjectNode();
-      error.put("jsonrpc", "2.0");
-      error.putNull("id");
-      error.putObject("error").put("code", -32600).put("message", "batch too large");
-      return error;
-    })) {
+    try (EthRpc rpc =
+        serve(
+            answers -> {
+              ObjectNode error = JSON.createObjectNode();
+              error.put("jsonrpc", "2.0");
+              error.putNull("id");
+              error.putObject("error").put("code", -32600).put("message", "batch too large");
+              return error;
+            })) {
       EthRpcException e = assertThrows(EthRpcException.class, () -> rpc.blocks(0, 9));
       assertTrue(e.getMessage().contains("one object"), e.getMessage());
     }
@@ -135,10 +145,12 @@ class BatchMatchingTest {
 
   @Test
   void anAnswerWithoutIdIsRefused() throws Exception {
-    try (EthRpc rpc = serve(answers -> {
-      ((ObjectNode) answers.get(3)).remove("id");
-      return answers;
-    })) {
+    try (EthRpc rpc =
+        serve(
+            answers -> {
+              ((ObjectNode) answers.get(3)).remove("id");
+              return answers;
+            })) {
       EthRpcException e = assertThrows(EthRpcException.class, () -> rpc.blocks(0, 9));
       assertTrue(e.getMessage().contains("no numeric id"), e.getMessage());
     }
@@ -146,10 +158,12 @@ class BatchMatchingTest {
 
   @Test
   void anUnknownIdIsRefused() throws Exception {
-    try (EthRpc rpc = serve(answers -> {
-      ((ObjectNode) answers.get(2)).put("id", 987_654_321L);
-      return answers;
-    })) {
+    try (EthRpc rpc =
+        serve(
+            answers -> {
+              ((ObjectNode) answers.get(2)).put("id", 987_654_321L);
+              return answers;
+            })) {
       EthRpcException e = assertThrows(EthRpcException.class, () -> rpc.blocks(0, 9));
       assertTrue(e.getMessage().contains("no request of the batch"), e.getMessage());
     }
@@ -157,10 +171,12 @@ class BatchMatchingTest {
 
   @Test
   void aRepeatedIdIsRefused() throws Exception {
-    try (EthRpc rpc = serve(answers -> {
-      ((ObjectNode) answers.get(1)).put("id", answers.get(0).get("id").asLong());
-      return answers;
-    })) {
+    try (EthRpc rpc =
+        serve(
+            answers -> {
+              ((ObjectNode) answers.get(1)).put("id", answers.get(0).get("id").asLong());
+              return answers;
+            })) {
       EthRpcException e = assertThrows(EthRpcException.class, () -> rpc.blocks(0, 9));
       assertTrue(e.getMessage().contains("answered twice"), e.getMessage());
     }
@@ -168,10 +184,12 @@ class BatchMatchingTest {
 
   @Test
   void aMissingAnswerIsRefused() throws Exception {
-    try (EthRpc rpc = serve(answers -> {
-      answers.remove(5);
-      return answers;
-    })) {
+    try (EthRpc rpc =
+        serve(
+            answers -> {
+              answers.remove(5);
+              return answers;
+            })) {
       EthRpcException e = assertThrows(EthRpcException.class, () -> rpc.blocks(0, 9));
       assertTrue(e.getMessage().contains("answered with 9 answers"), e.getMessage());
     }
@@ -179,12 +197,14 @@ class BatchMatchingTest {
 
   @Test
   void anErrorAnswerInsideTheBatchFailsIt() throws Exception {
-    try (EthRpc rpc = serve(answers -> {
-      ObjectNode a = (ObjectNode) answers.get(4);
-      a.remove("result");
-      a.putObject("error").put("code", -32000).put("message", "header not found");
-      return answers;
-    })) {
+    try (EthRpc rpc =
+        serve(
+            answers -> {
+              ObjectNode a = (ObjectNode) answers.get(4);
+              a.remove("result");
+              a.putObject("error").put("code", -32000).put("message", "header not found");
+              return answers;
+            })) {
       EthRpcException e = assertThrows(EthRpcException.class, () -> rpc.blocks(0, 9));
       assertTrue(e.getMessage().contains("header not found"), e.getMessage());
     }
@@ -206,14 +226,19 @@ class BatchMatchingTest {
 
   @Test
   void aNodeThatDoesNotAnswerFailsWithinTheTimeout() throws Exception {
-    try (EthRpc rpc = serve(answers -> {
-      try {
-        Thread.sleep(1_500);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-      return answers;
-    }, 1, Duration.ofMillis(300), EthRpc.MAX_RESPONSE_BYTES)) {
+    try (EthRpc rpc =
+        serve(
+            answers -> {
+              try {
+                Thread.sleep(1_500);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+              return answers;
+            },
+            1,
+            Duration.ofMillis(300),
+            EthRpc.MAX_RESPONSE_BYTES)) {
       long start = System.nanoTime();
       EthRpcException e = assertThrows(EthRpcException.class, () -> rpc.blocks(0, 0));
       long ms = (System.nanoTime() - start) / 1_000_000;

@@ -25,10 +25,15 @@ class EthIndexAnvilTest {
   @TempDir Path dir;
 
   private static EthConfig config(AnvilNode node, Path store, int depth) {
-    return EthConfig.of(node.url(), store).withRangeBits(RANGE_BITS).withFinalityDepth(depth).withPoll(Duration.ofMillis(100));
+    return EthConfig.of(node.url(), store)
+        .withRangeBits(RANGE_BITS)
+        .withFinalityDepth(depth)
+        .withPoll(Duration.ofMillis(100));
   }
 
-  /** Sends {@code perBlock} transfers and mines one block, {@code blocks} times; returns the hashes. */
+  /**
+   * Sends {@code perBlock} transfers and mines one block, {@code blocks} times; returns the hashes.
+   */
   private static List<String> fill(AnvilNode node, int blocks, int perBlock) throws Exception {
     List<String> hashes = new ArrayList<>();
     for (int b = 0; b < blocks; b++) {
@@ -43,7 +48,8 @@ class EthIndexAnvilTest {
   }
 
   /** Asserts that the index places every hash where the node's receipt does. */
-  private static void assertExact(AnvilNode node, EthIndex index, List<String> hashes) throws Exception {
+  private static void assertExact(AnvilNode node, EthIndex index, List<String> hashes)
+      throws Exception {
     List<Object[]> params = new ArrayList<>();
     hashes.forEach(h -> params.add(new Object[] {h}));
     List<JsonNode> receipts = node.batch("eth_getTransactionReceipt", params);
@@ -52,9 +58,16 @@ class EthIndexAnvilTest {
       Optional<EthAnswer> a = index.lookup(key(hashes.get(i)), 0);
       assertTrue(a.isPresent(), "index does not know " + hashes.get(i));
       assertEquals(EthAnswer.Status.CONFIRMED, a.get().status());
-      assertEquals(Long.decode(r.get("blockNumber").asString()), a.get().location().blockNumber(), hashes.get(i));
-      assertEquals(r.get("blockHash").asString(), a.get().location().blockHash().hex(), hashes.get(i));
-      assertEquals(Long.decode(r.get("transactionIndex").asString()), a.get().location().transactionIndex(), hashes.get(i));
+      assertEquals(
+          Long.decode(r.get("blockNumber").asString()),
+          a.get().location().blockNumber(),
+          hashes.get(i));
+      assertEquals(
+          r.get("blockHash").asString(), a.get().location().blockHash().hex(), hashes.get(i));
+      assertEquals(
+          Long.decode(r.get("transactionIndex").asString()),
+          a.get().location().transactionIndex(),
+          hashes.get(i));
     }
   }
 
@@ -94,7 +107,8 @@ class EthIndexAnvilTest {
         int refused = 0;
         for (String h : hashes) {
           try {
-            assertTrue(reopened.lookup(key(h), 0).orElseThrow().location().blockNumber() < finalBlocks);
+            assertTrue(
+                reopened.lookup(key(h), 0).orElseThrow().location().blockNumber() < finalBlocks);
             inHistory++;
           } catch (EthIndex.CatchingUpException e) {
             refused++;
@@ -114,7 +128,8 @@ class EthIndexAnvilTest {
 
   @ParameterizedTest
   @ValueSource(ints = {1, 3, 10})
-  void reorgRemovesTheOldBlocksAndAnswersReminedTransactionsFromTheNewOnes(int depth) throws Exception {
+  void reorgRemovesTheOldBlocksAndAnswersReminedTransactionsFromTheNewOnes(int depth)
+      throws Exception {
     try (AnvilNode node = AnvilNode.start("--no-mining")) {
       List<String> hashes = fill(node, 24, 5);
       try (EthIndex index = EthIndex.open(config(node, dir.resolve("eth"), 12))) {
@@ -138,7 +153,8 @@ class EthIndexAnvilTest {
             }
           }
         }
-        String oldHash = index.lookup(key(remined.getFirst()), 0).orElseThrow().location().blockHash().hex();
+        String oldHash =
+            index.lookup(key(remined.getFirst()), 0).orElseThrow().location().blockHash().hex();
         node.call("anvil_reorg", depth, reorgTxs);
         index.poll();
         assertTrue(index.status().reorgs() >= depth, "reorgs " + index.status().reorgs());
@@ -148,7 +164,14 @@ class EthIndexAnvilTest {
           assertTrue(index.lookup(key(h), 0).isEmpty(), h + " was reorged out");
         }
         assertExact(node, index, remined);
-        assertTrue(!oldHash.equals(index.lookup(key(remined.getFirst()), 0).orElseThrow().location().blockHash().hex()));
+        assertTrue(
+            !oldHash.equals(
+                index
+                    .lookup(key(remined.getFirst()), 0)
+                    .orElseThrow()
+                    .location()
+                    .blockHash()
+                    .hex()));
         List<String> kept = new ArrayList<>(hashes);
         kept.removeAll(dropped);
         kept.removeAll(remined);
@@ -171,7 +194,10 @@ class EthIndexAnvilTest {
         long mined = System.nanoTime();
         a = await(index, hash, EthAnswer.Status.CONFIRMED, Duration.ofSeconds(1));
         long took = (System.nanoTime() - mined) / 1_000_000;
-        assertEquals(EthAnswer.Status.CONFIRMED, a.orElseThrow().status(), "not confirmed after " + took + " ms");
+        assertEquals(
+            EthAnswer.Status.CONFIRMED,
+            a.orElseThrow().status(),
+            "not confirmed after " + took + " ms");
         assertEquals(node.blockNumber(), a.get().location().blockNumber());
         assertEquals(1, a.get().confirmations());
         assertTrue(took <= 1_000, took + " ms");
@@ -191,7 +217,8 @@ class EthIndexAnvilTest {
       node.close();
       assertThrows(EthRpcException.class, index::poll);
       index.pretendLastGoodPollWas(System.nanoTime() - EthIndex.STALE_AFTER_NANOS - 1);
-      EthIndex.CatchingUpException e = assertThrows(EthIndex.CatchingUpException.class, () -> index.lookup(absent, 0));
+      EthIndex.CatchingUpException e =
+          assertThrows(EthIndex.CatchingUpException.class, () -> index.lookup(absent, 0));
       assertTrue(e.getMessage().contains("not been reached"), e.getMessage());
       assertEquals(EthAnswer.Status.CONFIRMED, index.lookup(key(hash), 0).orElseThrow().status());
     } finally {
@@ -199,7 +226,8 @@ class EthIndexAnvilTest {
     }
   }
 
-  private static Optional<EthAnswer> await(EthIndex index, String hash, EthAnswer.Status status, Duration limit) throws Exception {
+  private static Optional<EthAnswer> await(
+      EthIndex index, String hash, EthAnswer.Status status, Duration limit) throws Exception {
     long deadline = System.nanoTime() + limit.toNanos();
     Optional<EthAnswer> a;
     do {

@@ -127,11 +127,16 @@ class HistoryTest {
       h.append(chain.get(0));
       h.append(chain.get(1));
       h.checkpoint();
-      assertThrows(IllegalArgumentException.class, () -> h.append(chain.get(1)), "a range out of turn");
+      assertThrows(
+          IllegalArgumentException.class, () -> h.append(chain.get(1)), "a range out of turn");
     }
-    IOException other = assertThrows(IOException.class, () -> History.open(dir, BITS, 0.01, TxHash.parse("0x" + "11".repeat(32))));
+    IOException other =
+        assertThrows(
+            IOException.class,
+            () -> History.open(dir, BITS, 0.01, TxHash.parse("0x" + "11".repeat(32))));
     assertTrue(other.getMessage().contains("another chain"), other.getMessage());
-    IOException size = assertThrows(IOException.class, () -> History.open(dir, BITS + 1, 0.01, GENESIS));
+    IOException size =
+        assertThrows(IOException.class, () -> History.open(dir, BITS + 1, 0.01, GENESIS));
     assertTrue(size.getMessage().contains("2^" + BITS), size.getMessage());
 
     Path record = dir.resolve("range-00000001.txr");
@@ -156,7 +161,8 @@ class HistoryTest {
     List<List<BlockTxs>> fork = chain(2, 6);
     try (History h = History.open(dir, BITS, 0.01, GENESIS)) {
       h.append(chain.get(0));
-      IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> h.append(fork.get(1)));
+      IllegalArgumentException e =
+          assertThrows(IllegalArgumentException.class, () -> h.append(fork.get(1)));
       assertTrue(e.getMessage().contains("parent hash mismatch"), e.getMessage());
     }
   }

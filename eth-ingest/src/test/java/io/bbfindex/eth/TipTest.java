@@ -41,7 +41,9 @@ class TipTest {
     assertEquals(20_000, tip.txCount());
     for (BlockTxs b : chain) {
       for (int i = 0; i < b.txs().size(); i += 37) {
-        assertEquals(new TxLocation(b.number(), b.hash(), i), tip.find(b.txs().get(i).toBytes(), 0).orElseThrow());
+        assertEquals(
+            new TxLocation(b.number(), b.hash(), i),
+            tip.find(b.txs().get(i).toBytes(), 0).orElseThrow());
       }
     }
 
@@ -53,12 +55,17 @@ class TipTest {
     BlockTxs fork = block(139, chain.get(38).hash(), 3);
     tip.append(fork);
     assertEquals(139, tip.find(fork.txs().get(2).toBytes(), 0).orElseThrow().blockNumber());
-    assertThrows(IllegalArgumentException.class, () -> tip.append(block(140, hash(), 1)), "parent mismatch");
+    assertThrows(
+        IllegalArgumentException.class, () -> tip.append(block(140, hash(), 1)), "parent mismatch");
 
     tip.removeBelow(120);
     assertEquals(120, tip.first().orElseThrow().number());
-    assertTrue(tip.find(chain.get(5).txs().get(0).toBytes(), 0).isEmpty(), "promoted blocks leave the tip");
-    assertEquals(chain.get(25).number(), tip.find(chain.get(25).txs().get(499).toBytes(), 0).orElseThrow().blockNumber());
+    assertTrue(
+        tip.find(chain.get(5).txs().get(0).toBytes(), 0).isEmpty(),
+        "promoted blocks leave the tip");
+    assertEquals(
+        chain.get(25).number(),
+        tip.find(chain.get(25).txs().get(499).toBytes(), 0).orElseThrow().blockNumber());
     assertEquals(19 * 500 + 3, tip.txCount());
   }
 }

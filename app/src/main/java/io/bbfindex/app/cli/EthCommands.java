@@ -1,8 +1,8 @@
 package io.bbfindex.app.cli;
 
-import io.bbfindex.app.http.Service;
 import io.bbfindex.app.eth.NoBitcoinBackend;
 import io.bbfindex.app.http.HttpInitializer;
+import io.bbfindex.app.http.Service;
 import io.bbfindex.app.lookup.ChainBackend;
 import io.bbfindex.eth.EthConfig;
 import io.bbfindex.eth.EthIndex;
@@ -23,7 +23,8 @@ import java.util.Set;
  * given.
  */
 final class EthCommands {
-  static final String INGEST_HELP = """
+  static final String INGEST_HELP =
+      """
       usage: bbf-index ingest --eth-rpc URL --out DIR [--range-bits N] [--depth N] [--fpr P]
 
       Reads the blocks of an Ethereum node over HTTP JSON-RPC (eth_getBlockByNumber, hashes only, in
@@ -39,7 +40,8 @@ final class EthCommands {
         --fpr P           target false-positive rate per filter (default 0.01)
       """;
 
-  static final String SERVE_HELP = """
+  static final String SERVE_HELP =
+      """
       usage: bbf-index serve --eth-rpc URL [--filters DIR] [--datadir DIR --filters DIR --eth-filters DIR]
                              [--port N] [--bind ADDR] [--range-bits N] [--depth N] [--poll-ms N]
 
@@ -56,9 +58,21 @@ final class EthCommands {
         other options as in 'bbf-index ingest --eth-rpc' and 'bbf-index serve'
       """;
 
-  private static final Set<String> INGEST_OPTIONS = Set.of("eth-rpc", "out", "range-bits", "depth", "fpr");
-  private static final Set<String> SERVE_OPTIONS = Set.of("eth-rpc", "filters", "eth-filters", "datadir", "work",
-      "port", "bind", "fpr", "range-bits", "depth", "poll-ms");
+  private static final Set<String> INGEST_OPTIONS =
+      Set.of("eth-rpc", "out", "range-bits", "depth", "fpr");
+  private static final Set<String> SERVE_OPTIONS =
+      Set.of(
+          "eth-rpc",
+          "filters",
+          "eth-filters",
+          "datadir",
+          "work",
+          "port",
+          "bind",
+          "fpr",
+          "range-bits",
+          "depth",
+          "poll-ms");
 
   private EthCommands() {}
 
@@ -67,8 +81,11 @@ final class EthCommands {
     return args.stream().anyMatch(a -> a.equals("--eth-rpc") || a.startsWith("--eth-rpc="));
   }
 
-  /** @return false when only help was printed */
-  static boolean ingest(List<String> args, PrintStream out, PrintStream err) throws UsageException, IOException {
+  /**
+   * @return false when only help was printed
+   */
+  static boolean ingest(List<String> args, PrintStream out, PrintStream err)
+      throws UsageException, IOException {
     Options o = Options.parse("ingest", args, INGEST_OPTIONS);
     if (o.help()) {
       out.print(INGEST_HELP);
@@ -80,13 +97,23 @@ final class EthCommands {
       int added = index.ingestFinalRanges(err::println);
       EthStatus s = index.status();
       double secs = (System.nanoTime() - started) / 1e9;
-      out.printf("eth: %d ranges of %d blocks in %s (%d added in %.1f s, %d transactions); final block %d, head %d%n",
-          s.ranges(), 1L << s.rangeBits(), config.store(), added, secs, s.historyTxs(), s.finalized(), s.head());
+      out.printf(
+          "eth: %d ranges of %d blocks in %s (%d added in %.1f s, %d transactions); final block %d,"
+              + " head %d%n",
+          s.ranges(),
+          1L << s.rangeBits(),
+          config.store(),
+          added,
+          secs,
+          s.historyTxs(),
+          s.finalized(),
+          s.head());
     }
     return true;
   }
 
-  static ServeCommand.Started serve(List<String> args, PrintStream out, PrintStream err, ChainAccess access, Path home)
+  static ServeCommand.Started serve(
+      List<String> args, PrintStream out, PrintStream err, ChainAccess access, Path home)
       throws UsageException, IOException {
     Options o = Options.parse("serve", args, SERVE_OPTIONS);
     if (o.help()) {
@@ -112,7 +139,8 @@ final class EthCommands {
         work = filters.resolveSibling(filters.getFileName() + "-work");
       }
       EthConfig config = config(o, store);
-      backend = access.open(datadir, filters, work, o.probability("fpr", IngestCommand.DEFAULT_FPR), err);
+      backend =
+          access.open(datadir, filters, work, o.probability("fpr", IngestCommand.DEFAULT_FPR), err);
       return start(config, backend, bind, port, out);
     }
     store = o.path("filters");
@@ -120,12 +148,16 @@ final class EthCommands {
       store = o.path("eth-filters");
     }
     if (store == null) {
-      store = (home != null ? home : Path.of("").toAbsolutePath()).resolve("data").resolve("eth-filters");
+      store =
+          (home != null ? home : Path.of("").toAbsolutePath())
+              .resolve("data")
+              .resolve("eth-filters");
     }
     return start(config(o, store), new NoBitcoinBackend(), bind, port, out);
   }
 
-  private static ServeCommand.Started start(EthConfig config, ChainBackend backend, InetAddress bind, int port, PrintStream out)
+  private static ServeCommand.Started start(
+      EthConfig config, ChainBackend backend, InetAddress bind, int port, PrintStream out)
       throws IOException {
     EthIndex index;
     try {
@@ -134,7 +166,12 @@ final class EthCommands {
       backend.close();
       throw e;
     }
-    Service service = Service.start(backend, index, new InetSocketAddress(bind, port), HttpInitializer.DEFAULT_MAX_BODY_BYTES);
+    Service service =
+        Service.start(
+            backend,
+            index,
+            new InetSocketAddress(bind, port),
+            HttpInitializer.DEFAULT_MAX_BODY_BYTES);
     out.println("listening on " + service.server().baseUrl());
     out.println("eth: following " + index.nodeUrl() + ", store " + config.store());
     out.flush();
@@ -148,9 +185,14 @@ final class EthCommands {
   private static EthConfig config(Options o, Path store) throws UsageException {
     String url = o.string("eth-rpc", "");
     try {
-      return new EthConfig(url, store, o.integer("range-bits", EthConfig.DEFAULT_RANGE_BITS, 0, 20),
-          o.integer("depth", -1, 0, 1_000_000), o.probability("fpr", EthConfig.DEFAULT_FPR),
-          Duration.ofMillis(o.integer("poll-ms", (int) EthConfig.DEFAULT_POLL.toMillis(), 50, 1_000)),
+      return new EthConfig(
+          url,
+          store,
+          o.integer("range-bits", EthConfig.DEFAULT_RANGE_BITS, 0, 20),
+          o.integer("depth", -1, 0, 1_000_000),
+          o.probability("fpr", EthConfig.DEFAULT_FPR),
+          Duration.ofMillis(
+              o.integer("poll-ms", (int) EthConfig.DEFAULT_POLL.toMillis(), 50, 1_000)),
           EthConfig.DEFAULT_TIMEOUT);
     } catch (IllegalArgumentException e) {
       throw new UsageException(e.getMessage());

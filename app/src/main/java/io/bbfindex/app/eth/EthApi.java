@@ -33,10 +33,13 @@ import java.util.Optional;
 public final class EthApi {
   /** Path prefix of the single lookup. */
   public static final String TX_PREFIX = "/v1/eth/tx/";
+
   /** Path of the batch lookup. */
   public static final String TX_BATCH_PATH = "/v1/eth/tx/lookup";
+
   /** Path of the status document. */
   public static final String STATUS_PATH = "/v1/eth/status";
+
   /** Largest batch, as for Bitcoin's {@code POST /v1/tx/lookup}. */
   public static final int MAX_BATCH = 10_000;
 
@@ -59,8 +62,10 @@ public final class EthApi {
   }
 
   private static Counter lookups(MeterRegistry registry, String outcome) {
-    return Counter.builder("bbf.eth.lookups").description("Ethereum transaction lookups by outcome")
-        .tag("outcome", outcome).register(registry);
+    return Counter.builder("bbf.eth.lookups")
+        .description("Ethereum transaction lookups by outcome")
+        .tag("outcome", outcome)
+        .register(registry);
   }
 
   public EthIndex index() {
@@ -72,14 +77,18 @@ public final class EthApi {
     String text = path.substring(TX_PREFIX.length());
     String problem = TxHash.problem(text);
     if (problem != null) {
-      return error(400, "malformed_hash", "transaction hash must be 0x followed by 64 hex digits: " + problem);
+      return error(
+          400,
+          "malformed_hash",
+          "transaction hash must be 0x followed by 64 hex digits: " + problem);
     }
     byte[] key = TxHash.parse(text).toBytes();
     try {
       Optional<EthAnswer> a = index.lookup(key, 0);
       StringBuilder out = new StringBuilder(256);
       write(out, text.toLowerCase(java.util.Locale.ROOT), a);
-      return new Reply(a.isPresent() ? 200 : 404, out.toString().getBytes(StandardCharsets.US_ASCII));
+      return new Reply(
+          a.isPresent() ? 200 : 404, out.toString().getBytes(StandardCharsets.US_ASCII));
     } catch (EthIndex.CatchingUpException e) {
       return catchingUp(e);
     }
@@ -90,19 +99,26 @@ public final class EthApi {
     List<String> hashes = new ArrayList<>();
     try (JsonParser parser = JSON_FACTORY.createParser(body)) {
       if (parser.nextToken() != JsonToken.START_ARRAY) {
-        return error(400, "malformed_body", "the body must be a JSON array of transaction hash strings");
+        return error(
+            400, "malformed_body", "the body must be a JSON array of transaction hash strings");
       }
       for (JsonToken t = parser.nextToken(); t != JsonToken.END_ARRAY; t = parser.nextToken()) {
         if (t != JsonToken.VALUE_STRING) {
           return error(400, "malformed_hash", "hashes[" + hashes.size() + "] is not a string");
         }
         if (hashes.size() == MAX_BATCH) {
-          return error(413, "too_many_hashes", "at most " + MAX_BATCH + " hashes per request; split the batch");
+          return error(
+              413,
+              "too_many_hashes",
+              "at most " + MAX_BATCH + " hashes per request; split the batch");
         }
         String text = parser.getText();
         String problem = TxHash.problem(text);
         if (problem != null) {
-          return error(400, "malformed_hash", "hashes[" + hashes.size() + "] must be 0x followed by 64 hex digits: " + problem);
+          return error(
+              400,
+              "malformed_hash",
+              "hashes[" + hashes.size() + "] must be 0x followed by 64 hex digits: " + problem);
         }
         hashes.add(text);
       }
@@ -165,10 +181,14 @@ public final class EthApi {
     out.append("true,\"status\":\"").append(a.status().label()).append('"');
     if (a.status() == EthAnswer.Status.CONFIRMED) {
       confirmed.increment();
-      out.append(",\"blockNumber\":").append(a.location().blockNumber())
-          .append(",\"blockHash\":\"").append(a.location().blockHash().hex())
-          .append("\",\"transactionIndex\":").append(a.location().transactionIndex())
-          .append(",\"confirmations\":").append(a.confirmations());
+      out.append(",\"blockNumber\":")
+          .append(a.location().blockNumber())
+          .append(",\"blockHash\":\"")
+          .append(a.location().blockHash().hex())
+          .append("\",\"transactionIndex\":")
+          .append(a.location().transactionIndex())
+          .append(",\"confirmations\":")
+          .append(a.confirmations());
     } else {
       pending.increment();
     }

@@ -21,10 +21,16 @@ public final class Service implements AutoCloseable {
   private final PrometheusMeterRegistry registry;
   private final Metrics metrics;
   private final HttpServer server;
+
   /** The Ethereum source, or null. */
   private final EthIndex eth;
 
-  private Service(ChainBackend backend, PrometheusMeterRegistry registry, Metrics metrics, HttpServer server, EthIndex eth) {
+  private Service(
+      ChainBackend backend,
+      PrometheusMeterRegistry registry,
+      Metrics metrics,
+      HttpServer server,
+      EthIndex eth) {
     this.eth = eth;
     this.backend = backend;
     this.registry = registry;
@@ -36,7 +42,8 @@ public final class Service implements AutoCloseable {
    * Starts serving {@code backend} on {@code address}; the service owns the backend from here on
    * (it is closed with the service, or at once if the server cannot start).
    */
-  public static Service start(ChainBackend backend, InetSocketAddress address, int maxBodyBytes) throws IOException {
+  public static Service start(ChainBackend backend, InetSocketAddress address, int maxBodyBytes)
+      throws IOException {
     return start(backend, null, address, maxBodyBytes);
   }
 
@@ -45,7 +52,9 @@ public final class Service implements AutoCloseable {
    * (or null): its routes and meters are added, and it follows the node's head until the service
    * closes it.
    */
-  public static Service start(ChainBackend backend, EthIndex eth, InetSocketAddress address, int maxBodyBytes) throws IOException {
+  public static Service start(
+      ChainBackend backend, EthIndex eth, InetSocketAddress address, int maxBodyBytes)
+      throws IOException {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     try {
       Metrics metrics = new Metrics(registry, version());
@@ -55,7 +64,8 @@ public final class Service implements AutoCloseable {
         EthMetrics.bind(registry, eth);
         ethApi = new EthApi(eth, registry);
       }
-      ApiHandler handler = new ApiHandler(new LookupService(backend, metrics), metrics, registry::scrape, ethApi);
+      ApiHandler handler =
+          new ApiHandler(new LookupService(backend, metrics), metrics, registry::scrape, ethApi);
       HttpServer server = HttpServer.start(address, new HttpInitializer(handler, maxBodyBytes));
       metrics.bindEventLoops(server.eventLoops());
       if (eth != null) {

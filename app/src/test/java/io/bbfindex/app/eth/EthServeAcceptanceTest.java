@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.bbfindex.app.http.Service;
 import io.bbfindex.app.http.HttpInitializer;
+import io.bbfindex.app.http.Service;
 import io.bbfindex.eth.EthConfig;
 import io.bbfindex.eth.EthIndex;
 import io.bbfindex.eth.testing.AnvilNode;
@@ -46,8 +46,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The issue's acceptance against a real anvil: 20,000 transactions over a few hundred blocks
  * (ranges of 2^4 blocks, so many ranges), every hash answered over HTTP with its exact block and
  * index, 20,000 absent hashes answered 404 without a single {@code eth_getTransactionByHash}; and a
- * {@code serve} process killed (SIGKILL) during ingest and during following answers correctly
- * after a restart.
+ * {@code serve} process killed (SIGKILL) during ingest and during following answers correctly after
+ * a restart.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -84,10 +84,17 @@ class EthServeAcceptanceTest {
   @Test
   @Order(1)
   void everyHashExactAndAbsentHashesCostNoRpcCall() throws Exception {
-    EthConfig config = EthConfig.of(node.url(), dir.resolve("eth")).withRangeBits(RANGE_BITS).withFinalityDepth(DEPTH)
-        .withPoll(Duration.ofMillis(100));
-    try (Service service = Service.start(new NoBitcoinBackend(), EthIndex.open(config), new InetSocketAddress("127.0.0.1", 0),
-        HttpInitializer.DEFAULT_MAX_BODY_BYTES)) {
+    EthConfig config =
+        EthConfig.of(node.url(), dir.resolve("eth"))
+            .withRangeBits(RANGE_BITS)
+            .withFinalityDepth(DEPTH)
+            .withPoll(Duration.ofMillis(100));
+    try (Service service =
+        Service.start(
+            new NoBitcoinBackend(),
+            EthIndex.open(config),
+            new InetSocketAddress("127.0.0.1", 0),
+            HttpInitializer.DEFAULT_MAX_BODY_BYTES)) {
       String base = service.server().baseUrl();
       awaitCaughtUp(base, node.blockNumber());
       JsonNode status = get(base + "/v1/eth/status").body;
@@ -115,7 +122,8 @@ class EthServeAcceptanceTest {
         assertEquals("{\"hash\":\"" + h + "\",\"present\":false}", r.text);
       }
       assertEquals(0, before, "lookups asked the node");
-      assertEquals(before, rpcCalls(base, "eth_getTransactionByHash"), "absent hashes asked the node");
+      assertEquals(
+          before, rpcCalls(base, "eth_getTransactionByHash"), "absent hashes asked the node");
       assertTrue(metric(base, "bbf_eth_lookups_total{outcome=\"absent\"}") >= 20_300);
 
       Reply noPrefix = get(base + "/v1/eth/tx/" + hashes.getFirst().substring(2));
@@ -125,10 +133,17 @@ class EthServeAcceptanceTest {
       assertEquals(400, shortHash.status);
       assertTrue(shortHash.text.contains("64 hex digits"), shortHash.text);
       assertEquals(400, postRaw(base + "/v1/eth/tx/lookup", "{\"hash\":1}").statusCode());
-      HttpResponse<String> badElement = postRaw(base + "/v1/eth/tx/lookup", "[\"" + hashes.getFirst() + "\",\"0x12\"]");
+      HttpResponse<String> badElement =
+          postRaw(base + "/v1/eth/tx/lookup", "[\"" + hashes.getFirst() + "\",\"0x12\"]");
       assertEquals(400, badElement.statusCode());
       assertTrue(badElement.body().contains("hashes[1]"), badElement.body());
-      assertEquals(413, postRaw(base + "/v1/eth/tx/lookup", JSON.writeValueAsString(absent.subList(0, 10_000)).replace("]", ",\"" + hashes.getFirst() + "\"]")).statusCode());
+      assertEquals(
+          413,
+          postRaw(
+                  base + "/v1/eth/tx/lookup",
+                  JSON.writeValueAsString(absent.subList(0, 10_000))
+                      .replace("]", ",\"" + hashes.getFirst() + "\"]"))
+              .statusCode());
       assertEquals(405, get(base + "/v1/eth/tx/lookup").status);
     }
   }
@@ -149,13 +164,17 @@ class EthServeAcceptanceTest {
       first.kill();
     }
     long head = node.blockNumber();
-    assertTrue(rangeFiles(store) < (head - DEPTH + 1) >> RANGE_BITS, "killed after the ingest had finished");
+    assertTrue(
+        rangeFiles(store) < (head - DEPTH + 1) >> RANGE_BITS,
+        "killed after the ingest had finished");
 
     Child second = Child.serve(node.url(), store);
     try {
       // Until it has caught up, a hash it does not hold is "catching up", never absent.
       Reply early = get(second.base + "/v1/eth/tx/" + hashes.getLast());
-      assertTrue(early.status == 200 || (early.status == 503 && early.text.contains("catching_up")), early.text);
+      assertTrue(
+          early.status == 200 || (early.status == 503 && early.text.contains("catching_up")),
+          early.text);
       awaitCaughtUp(second.base, head);
       assertEquals(200, get(second.base + "/readyz").status);
       assertExact(second.base, hashes);
@@ -181,10 +200,17 @@ class EthServeAcceptanceTest {
   @Test
   @Order(3)
   void pendingThenConfirmedWithinOneSecondOverHttp() throws Exception {
-    EthConfig config = EthConfig.of(node.url(), dir.resolve("pending")).withRangeBits(RANGE_BITS).withFinalityDepth(DEPTH)
-        .withPoll(Duration.ofMillis(100));
-    try (Service service = Service.start(new NoBitcoinBackend(), EthIndex.open(config), new InetSocketAddress("127.0.0.1", 0),
-        HttpInitializer.DEFAULT_MAX_BODY_BYTES)) {
+    EthConfig config =
+        EthConfig.of(node.url(), dir.resolve("pending"))
+            .withRangeBits(RANGE_BITS)
+            .withFinalityDepth(DEPTH)
+            .withPoll(Duration.ofMillis(100));
+    try (Service service =
+        Service.start(
+            new NoBitcoinBackend(),
+            EthIndex.open(config),
+            new InetSocketAddress("127.0.0.1", 0),
+            HttpInitializer.DEFAULT_MAX_BODY_BYTES)) {
       String base = service.server().baseUrl();
       awaitCaughtUp(base, node.blockNumber());
       String hash = node.sendTransfers(1).getFirst();
@@ -193,14 +219,18 @@ class EthServeAcceptanceTest {
       long mined = System.nanoTime();
       JsonNode confirmed = awaitStatus(base, hash, "confirmed");
       long ms = (System.nanoTime() - mined) / 1_000_000;
-      assertEquals("confirmed", confirmed.get("status").asText(), "after " + ms + " ms: " + confirmed);
+      assertEquals(
+          "confirmed", confirmed.get("status").asText(), "after " + ms + " ms: " + confirmed);
       assertTrue(ms <= 1_000, ms + " ms");
       assertEquals(node.blockNumber(), confirmed.get("blockNumber").asLong());
       assertEquals(1, confirmed.get("confirmations").asLong());
     }
   }
 
-  /** Polls {@code GET /v1/eth/tx/{hash}} for up to 1 s until it reports {@code status}; the last answer. */
+  /**
+   * Polls {@code GET /v1/eth/tx/{hash}} for up to 1 s until it reports {@code status}; the last
+   * answer.
+   */
   private JsonNode awaitStatus(String base, String hash, String status) throws Exception {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
     JsonNode a;
@@ -231,7 +261,10 @@ class EthServeAcceptanceTest {
       chunk.forEach(h -> params.add(new Object[] {h}));
       List<tools.jackson.databind.JsonNode> receipts = new ArrayList<>();
       for (int i = 0; i < params.size(); i += 1_000) {
-        receipts.addAll(node.batch("eth_getTransactionReceipt", params.subList(i, Math.min(params.size(), i + 1_000))));
+        receipts.addAll(
+            node.batch(
+                "eth_getTransactionReceipt",
+                params.subList(i, Math.min(params.size(), i + 1_000))));
       }
       JsonNode answers = post(base + "/v1/eth/tx/lookup", chunk);
       for (int i = 0; i < chunk.size(); i++) {
@@ -241,9 +274,13 @@ class EthServeAcceptanceTest {
         assertEquals(chunk.get(i), a.get("hash").asText(), what);
         assertTrue(a.get("present").asBoolean(), what);
         assertEquals("confirmed", a.get("status").asText(), what);
-        assertEquals(Long.decode(r.get("blockNumber").asString()), a.get("blockNumber").asLong(), what);
+        assertEquals(
+            Long.decode(r.get("blockNumber").asString()), a.get("blockNumber").asLong(), what);
         assertEquals(r.get("blockHash").asString(), a.get("blockHash").asText(), what);
-        assertEquals(Long.decode(r.get("transactionIndex").asString()), a.get("transactionIndex").asLong(), what);
+        assertEquals(
+            Long.decode(r.get("transactionIndex").asString()),
+            a.get("transactionIndex").asLong(),
+            what);
         assertTrue(a.get("confirmations").asLong() >= 1, what);
       }
     }
@@ -280,25 +317,42 @@ class EthServeAcceptanceTest {
   private record Reply(int status, String text, JsonNode body) {}
 
   private Reply get(String url) throws Exception {
-    HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(30)).build(),
-        HttpResponse.BodyHandlers.ofString());
-    JsonNode body = r.headers().firstValue("content-type").orElse("").contains("json") ? JSON.readTree(r.body()) : null;
+    HttpResponse<String> r =
+        http.send(
+            HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(30)).build(),
+            HttpResponse.BodyHandlers.ofString());
+    JsonNode body =
+        r.headers().firstValue("content-type").orElse("").contains("json")
+            ? JSON.readTree(r.body())
+            : null;
     return new Reply(r.statusCode(), r.body(), body);
   }
 
   private HttpResponse<String> postRaw(String url, String body) throws Exception {
-    return http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(60))
-        .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    return http.send(
+        HttpRequest.newBuilder(URI.create(url))
+            .timeout(Duration.ofSeconds(60))
+            .POST(HttpRequest.BodyPublishers.ofString(body))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 
   private JsonNode post(String url, List<String> body) throws Exception {
-    HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(60))
-        .POST(HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(body))).build(), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> r =
+        http.send(
+            HttpRequest.newBuilder(URI.create(url))
+                .timeout(Duration.ofSeconds(60))
+                .POST(HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(body)))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
     assertEquals(200, r.statusCode(), r.body());
     return JSON.readTree(r.body());
   }
 
-  /** {@code bbf-index serve --eth-rpc} in its own JVM (this JVM's class path and flags), killed with SIGKILL. */
+  /**
+   * {@code bbf-index serve --eth-rpc} in its own JVM (this JVM's class path and flags), killed with
+   * SIGKILL.
+   */
   private static final class Child {
     final Process process;
     final String base;
@@ -316,28 +370,48 @@ class EthServeAcceptanceTest {
           cmd.add(f);
         }
       }
-      cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.bbfindex.app.Main", "serve",
-          "--eth-rpc", rpc, "--filters", store.toString(), "--port", "0", "--range-bits", Integer.toString(RANGE_BITS),
-          "--depth", Integer.toString(DEPTH), "--poll-ms", "100"));
+      cmd.addAll(
+          List.of(
+              "-cp",
+              System.getProperty("java.class.path"),
+              "io.bbfindex.app.Main",
+              "serve",
+              "--eth-rpc",
+              rpc,
+              "--filters",
+              store.toString(),
+              "--port",
+              "0",
+              "--range-bits",
+              Integer.toString(RANGE_BITS),
+              "--depth",
+              Integer.toString(DEPTH),
+              "--poll-ms",
+              "100"));
       Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
       CompletableFuture<String> base = new CompletableFuture<>();
       StringBuilder output = new StringBuilder();
-      Thread.ofPlatform().daemon().start(() -> {
-        try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-          for (String line; (line = r.readLine()) != null; ) {
-            synchronized (output) {
-              output.append(line).append('\n');
-            }
-            Matcher m = LISTENING.matcher(line);
-            if (m.find()) {
-              base.complete(m.group(1));
-            }
-          }
-        } catch (IOException ignored) {
-          // killed
-        }
-        base.completeExceptionally(new IOException("serve exited: " + output));
-      });
+      Thread.ofPlatform()
+          .daemon()
+          .start(
+              () -> {
+                try (BufferedReader r =
+                    new BufferedReader(
+                        new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                  for (String line; (line = r.readLine()) != null; ) {
+                    synchronized (output) {
+                      output.append(line).append('\n');
+                    }
+                    Matcher m = LISTENING.matcher(line);
+                    if (m.find()) {
+                      base.complete(m.group(1));
+                    }
+                  }
+                } catch (IOException ignored) {
+                  // killed
+                }
+                base.completeExceptionally(new IOException("serve exited: " + output));
+              });
       try {
         return new Child(p, base.get(60, TimeUnit.SECONDS));
       } catch (Exception e) {

@@ -3,8 +3,8 @@ package io.bbfindex.app.eth;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.bbfindex.app.http.Service;
 import io.bbfindex.app.http.HttpInitializer;
+import io.bbfindex.app.http.Service;
 import io.bbfindex.app.testing.ApiClient;
 import java.net.InetSocketAddress;
 import org.junit.jupiter.api.Test;
@@ -13,7 +13,11 @@ import org.junit.jupiter.api.Test;
 class NoEthSourceTest {
   @Test
   void ethRoutesAnswer404NamingTheMissingSource() throws Exception {
-    try (Service service = Service.start(new NoBitcoinBackend(), new InetSocketAddress("127.0.0.1", 0), HttpInitializer.DEFAULT_MAX_BODY_BYTES)) {
+    try (Service service =
+        Service.start(
+            new NoBitcoinBackend(),
+            new InetSocketAddress("127.0.0.1", 0),
+            HttpInitializer.DEFAULT_MAX_BODY_BYTES)) {
       ApiClient api = new ApiClient(service.server().baseUrl());
       for (String path : new String[] {"/v1/eth/tx/0x" + "ab".repeat(32), "/v1/eth/status"}) {
         ApiClient.Answer a = api.get(path);

@@ -38,11 +38,16 @@ public final class AnvilNode implements AutoCloseable {
 
   private final Process process;
   private final String url;
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   private final StringBuilder output;
   private long nextId = 1;
   private List<String> accounts;
-  /** Next nonce per account: given explicitly, since anvil hands one nonce to two transfers of one batch. */
+
+  /**
+   * Next nonce per account: given explicitly, since anvil hands one nonce to two transfers of one
+   * batch.
+   */
   private long[] nonces;
 
   private AnvilNode(Process process, String url, StringBuilder output) {
@@ -56,8 +61,11 @@ public final class AnvilNode implements AutoCloseable {
     String configured = System.getProperty("bbf.anvil");
     Path bin = configured == null ? null : Path.of(configured);
     if (bin == null || !Files.isExecutable(bin)) {
-      String reason = "anvil is not installed (" + configured + "): the build installs it with npm "
-          + "(@foundry-rs/anvil-linux-amd64@1.7.1 into eth-ingest/target/anvil); is npm on the PATH?";
+      String reason =
+          "anvil is not installed ("
+              + configured
+              + "): the build installs it with npm (@foundry-rs/anvil-linux-amd64@1.7.1 into"
+              + " eth-ingest/target/anvil); is npm on the PATH?";
       if ("true".equalsIgnoreCase(System.getenv("CI"))) {
         Assertions.fail(reason);
       }
@@ -69,29 +77,36 @@ public final class AnvilNode implements AutoCloseable {
 
   /** Starts anvil with {@code options} (e.g. {@code --no-mining}) and waits until it listens. */
   public static AnvilNode start(String... options) throws IOException {
-    List<String> cmd = new ArrayList<>(List.of(binary().toString(), "--host", "127.0.0.1", "--port", "0"));
+    List<String> cmd =
+        new ArrayList<>(List.of(binary().toString(), "--host", "127.0.0.1", "--port", "0"));
     cmd.addAll(List.of(options));
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
     StringBuilder output = new StringBuilder();
     CompletableFuture<Integer> port = new CompletableFuture<>();
-    Thread.ofPlatform().daemon().name("anvil-output").start(() -> {
-      try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-        for (String line; (line = r.readLine()) != null; ) {
-          synchronized (output) {
-            if (output.length() < 20_000) {
-              output.append(line).append('\n');
-            }
-          }
-          Matcher m = LISTENING.matcher(line);
-          if (m.find()) {
-            port.complete(Integer.parseInt(m.group(1)));
-          }
-        }
-      } catch (IOException ignored) {
-        // the process ended
-      }
-      port.completeExceptionally(new IOException("anvil exited before listening"));
-    });
+    Thread.ofPlatform()
+        .daemon()
+        .name("anvil-output")
+        .start(
+            () -> {
+              try (BufferedReader r =
+                  new BufferedReader(
+                      new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line; (line = r.readLine()) != null; ) {
+                  synchronized (output) {
+                    if (output.length() < 20_000) {
+                      output.append(line).append('\n');
+                    }
+                  }
+                  Matcher m = LISTENING.matcher(line);
+                  if (m.find()) {
+                    port.complete(Integer.parseInt(m.group(1)));
+                  }
+                }
+              } catch (IOException ignored) {
+                // the process ended
+              }
+              port.completeExceptionally(new IOException("anvil exited before listening"));
+            });
     try {
       int n = port.get(30, TimeUnit.SECONDS);
       return new AnvilNode(p, "http://127.0.0.1:" + n, output);
@@ -147,7 +162,8 @@ public final class AnvilNode implements AutoCloseable {
       call("eth_accounts").forEach(a -> accounts.add(a.asString()));
       nonces = new long[accounts.size()];
       for (int i = 0; i < nonces.length; i++) {
-        nonces[i] = Long.decode(call("eth_getTransactionCount", accounts.get(i), "pending").asString());
+        nonces[i] =
+            Long.decode(call("eth_getTransactionCount", accounts.get(i), "pending").asString());
       }
     }
     for (int sent = 0; sent < count; ) {
@@ -190,8 +206,12 @@ public final class AnvilNode implements AutoCloseable {
   }
 
   private byte[] post(byte[] body) throws IOException {
-    HttpRequest req = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(60))
-        .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
+    HttpRequest req =
+        HttpRequest.newBuilder(URI.create(url))
+            .timeout(Duration.ofSeconds(60))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofByteArray(body))
+            .build();
     try {
       return http.send(req, HttpResponse.BodyHandlers.ofByteArray()).body();
     } catch (InterruptedException e) {
