@@ -99,7 +99,7 @@ public final class FilterBuilder {
    * @throws FilterBuildException if another build holds the directory, or the block index is
    *     unusable for sizing
    * @throws IOException if writing fails (the old manifest then still stands)
-   * @throws io.bbfindex.ingest.IndexReadException if a txindex row is corrupt
+   * @throws io.bbfindex.ingest.records.IndexReadException if a txindex row is corrupt
    */
   public static BuildReport build(
       NodeIndex index, Path outDir, BuildOptions opts, ProgressListener progress)

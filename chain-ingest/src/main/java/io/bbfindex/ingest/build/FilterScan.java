@@ -147,7 +147,7 @@ final class FilterScan {
    * Scans as often as needed (not at all when the plan needs no scan).
    *
    * @throws IOException if writing a filter fails
-   * @throws io.bbfindex.ingest.IndexReadException if a txindex row is corrupt
+   * @throws io.bbfindex.ingest.records.IndexReadException if a txindex row is corrupt
    */
   Outcome run() throws IOException {
     boolean[] summaryTakes = new boolean[source.fileSlots()];
