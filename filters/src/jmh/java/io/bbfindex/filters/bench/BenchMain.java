@@ -425,7 +425,7 @@ public final class BenchMain {
     put("line_read_batch_ns_16mib", line);
 
     out.println();
-    out.println("Targets (filters issue), ratios of times from this run:");
+    out.println("Targets, ratios of times from this run:");
     out.printf("%-46s %-12s %10s  %s%n", "ratio", "target", "measured", "verdict");
     out.println(
         "  single-key calls in a loop: throughput, the paper's metric (searches/s = 1e9 / ns):");
