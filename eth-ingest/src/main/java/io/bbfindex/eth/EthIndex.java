@@ -119,7 +119,7 @@ public final class EthIndex implements AutoCloseable {
     if (!pending.isEmpty() && pending.containsKey(TxHash.of(key, offset))) {
       return Optional.of(EthAnswer.pending());
     }
-    Optional<TxLocation> at = tip.find(key, offset);
+    Optional<EthTxLocation> at = tip.find(key, offset);
     if (at.isEmpty()) {
       at = history.find(key, offset);
     }
@@ -158,7 +158,7 @@ public final class EthIndex implements AutoCloseable {
     }
   }
 
-  private static EthAnswer confirmed(TxLocation at, long tipNumber) {
+  private static EthAnswer confirmed(EthTxLocation at, long tipNumber) {
     return new EthAnswer(
         EthAnswer.Status.CONFIRMED, at, Math.max(1, tipNumber - at.blockNumber() + 1));
   }

@@ -224,7 +224,7 @@ final class History implements AutoCloseable {
   }
 
   /** The key's exact location, from the ranges whose filter says "maybe". */
-  Optional<TxLocation> find(byte[] key, int offset) {
+  Optional<EthTxLocation> find(byte[] key, int offset) {
     Snapshot s = snapshot;
     if (!s.summary().mightContain(key, offset)) {
       return Optional.empty();
@@ -233,7 +233,7 @@ final class History implements AutoCloseable {
     for (int i = ranges.size() - 1; i >= 0; i--) {
       Range r = ranges.get(i);
       if (r.filter().mightContain(key, offset)) {
-        Optional<TxLocation> hit = r.record().find(key, offset);
+        Optional<EthTxLocation> hit = r.record().find(key, offset);
         if (hit.isPresent()) {
           return hit;
         }

@@ -1,13 +1,11 @@
 package io.bbfindex.eth;
 
+import io.bbfindex.filters.io.AtomicFileWriter;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.List;
@@ -118,23 +116,9 @@ final class RangeRecord {
     System.arraycopy(sorted, 0, out, at, sorted.length);
   }
 
+  /** Writes {@code bytes} as {@code file} through the one atomic writer every store file uses. */
   static void writeAtomically(Path file, byte[] bytes) throws IOException {
-    Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-    try (FileChannel ch =
-            FileChannel.open(
-                tmp,
-                StandardOpenOption.CREATE,
-                StandardOpenOption.TRUNCATE_EXISTING,
-                StandardOpenOption.WRITE);
-        OutputStream os = java.nio.channels.Channels.newOutputStream(ch)) {
-      os.write(bytes);
-      os.flush();
-      ch.force(true);
-    } catch (IOException e) {
-      Files.deleteIfExists(tmp);
-      throw e;
-    }
-    Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    AtomicFileWriter.write(file, bytes);
   }
 
   /**
@@ -207,7 +191,7 @@ final class RangeRecord {
   /**
    * The location of {@code key[offset .. offset + 32)}, or empty when the range does not hold it.
    */
-  Optional<TxLocation> find(byte[] key, int offset) {
+  Optional<EthTxLocation> find(byte[] key, int offset) {
     long k0 = Bytes.getLong(key, offset);
     long k1 = Bytes.getLong(key, offset + 8);
     long k2 = Bytes.getLong(key, offset + 16);
@@ -230,7 +214,8 @@ final class RangeRecord {
       if (c == 0) {
         int blockOffset = data.getInt(at + 32);
         return Optional.of(
-            new TxLocation(firstBlock + blockOffset, blockHash(blockOffset), data.getInt(at + 36)));
+            new EthTxLocation(
+                firstBlock + blockOffset, blockHash(blockOffset), data.getInt(at + 36)));
       }
       if (c < 0) {
         lo = mid + 1;

@@ -17,11 +17,11 @@ final class Tip {
   private static final int FINGERPRINT_BITS = 16;
   private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
   private final ArrayDeque<BlockTxs> blocks = new ArrayDeque<>();
-  private final Map<TxHash, TxLocation> exact = new HashMap<>();
+  private final Map<TxHash, EthTxLocation> exact = new HashMap<>();
   private CuckooFilter filter = CuckooFilter.forKeys(1 << 12, FINGERPRINT_BITS);
 
   /** The location of the key, or empty: the cuckoo filter answers most misses without the map. */
-  Optional<TxLocation> find(byte[] key, int offset) {
+  Optional<EthTxLocation> find(byte[] key, int offset) {
     lock.readLock().lock();
     try {
       if (!filter.mightContain(key, offset)) {
@@ -97,7 +97,7 @@ final class Tip {
       byte[] key = new byte[TxHash.BYTES];
       for (int i = 0; i < b.txs().size(); i++) {
         TxHash tx = b.txs().get(i);
-        exact.put(tx, new TxLocation(b.number(), b.hash(), i));
+        exact.put(tx, new EthTxLocation(b.number(), b.hash(), i));
         tx.copyTo(key, 0);
         if (!filter.add(key, 0)) {
           rebuildFilter(2 * filter.bucketCount());
@@ -156,7 +156,7 @@ final class Tip {
   private void forget(BlockTxs b) {
     byte[] key = new byte[TxHash.BYTES];
     for (TxHash tx : b.txs()) {
-      TxLocation at = exact.get(tx);
+      EthTxLocation at = exact.get(tx);
       // A hash is in the map once; remove it only with the block that holds it.
       if (at != null && at.blockHash().equals(b.hash())) {
         exact.remove(tx);

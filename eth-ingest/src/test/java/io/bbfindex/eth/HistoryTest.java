@@ -55,8 +55,8 @@ class HistoryTest {
     for (List<BlockTxs> range : chain.subList(0, ranges)) {
       for (BlockTxs b : range) {
         for (int i = 0; i < b.txs().size(); i++) {
-          TxLocation at = h.find(b.txs().get(i).toBytes(), 0).orElseThrow();
-          assertEquals(new TxLocation(b.number(), b.hash(), i), at);
+          EthTxLocation at = h.find(b.txs().get(i).toBytes(), 0).orElseThrow();
+          assertEquals(new EthTxLocation(b.number(), b.hash(), i), at);
         }
       }
     }

@@ -42,7 +42,7 @@ class TipTest {
     for (BlockTxs b : chain) {
       for (int i = 0; i < b.txs().size(); i += 37) {
         assertEquals(
-            new TxLocation(b.number(), b.hash(), i),
+            new EthTxLocation(b.number(), b.hash(), i),
             tip.find(b.txs().get(i).toBytes(), 0).orElseThrow());
       }
     }

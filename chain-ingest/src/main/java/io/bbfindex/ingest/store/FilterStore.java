@@ -133,7 +133,7 @@ public final class FilterStore implements AutoCloseable {
   private record Check(String name, int headerCrc, FilterKind kind, int blockFile, long keys) {
     LoadedFilter load(Path dir, long salt) throws FilterStoreException {
       Path file = dir.resolve(name);
-      LoadedFilter l = FilterFiles.loadExpected(file, headerCrc);
+      LoadedFilter l = ExpectedFilterFile.load(file, headerCrc);
       String problem = null;
       FilterMetadata meta = l.metadata();
       if (meta.kind() != kind) {

@@ -1,4 +1,4 @@
 package io.bbfindex.eth;
 
 /** Where a transaction is: its block's number and hash and its index in the block. */
-public record TxLocation(long blockNumber, TxHash blockHash, int transactionIndex) {}
+public record EthTxLocation(long blockNumber, TxHash blockHash, int transactionIndex) {}
