@@ -295,7 +295,7 @@ public final class FollowingBackend implements ChainBackend, MeterBinder {
     }
     for (FollowState state : FollowState.values()) {
       Gauge.builder("bbf.follow.state", this, b -> b.follower().status().state() == state ? 1 : 0)
-          .tag("state", state.name().toLowerCase())
+          .tag("state", state.name().toLowerCase(java.util.Locale.ROOT))
           .description("1 for the follower's current state")
           .register(registry);
     }

@@ -44,7 +44,7 @@ class ServeFollowTest {
   void answersHistoryTipMempoolAndStaleAsTheNodeDoesOverHttp() throws Exception {
     // The legacy-txindex build: this branch's history reader predates the hashed txindex (issue
     // 11).
-    try (RegtestNode node = TestNodes.start(true, RegtestNode.LEGACY_TXINDEX)) {
+    try (RegtestNode node = TestNodes.start(true, RegtestNode.CURRENT)) {
       node.mine(110);
       Hash32 old = node.send("bech32", 1.0);
       node.mine(1);
@@ -144,7 +144,7 @@ class ServeFollowTest {
   @Test
   void theNodesDataDirectoryIsNeverWrittenBySnapshotAndFollowAndAStoppedNodeIsShown()
       throws Exception {
-    try (RegtestNode node = TestNodes.start(true, RegtestNode.LEGACY_TXINDEX)) {
+    try (RegtestNode node = TestNodes.start(true, RegtestNode.CURRENT)) {
       node.mine(105);
       node.send("legacy", 1.0);
       node.mine(1);
@@ -201,7 +201,7 @@ class ServeFollowTest {
 
   @Test
   void aRefreshSwapsInANewSnapshotWhileLookupsNeverMissOrDoubleATx() throws Exception {
-    try (RegtestNode node = TestNodes.start(true, RegtestNode.LEGACY_TXINDEX)) {
+    try (RegtestNode node = TestNodes.start(true, RegtestNode.CURRENT)) {
       node.mine(110);
       node.stop();
       node.restart();
@@ -320,7 +320,7 @@ class ServeFollowTest {
         Cli.USAGE, Cli.run(new String[] {"serve", "--follow"}, out, e, new CoreChainAccess(), tmp));
     assertTrue(
         err.toString(StandardCharsets.UTF_8).contains("--follow needs the --datadir"),
-        err.toString());
+        err.toString(java.nio.charset.StandardCharsets.UTF_8));
     err.reset();
     assertEquals(
         Cli.USAGE,
@@ -341,7 +341,7 @@ class ServeFollowTest {
             tmp));
     assertTrue(
         err.toString(StandardCharsets.UTF_8).contains("--rpc-user and --rpc-password go together"),
-        err.toString());
+        err.toString(java.nio.charset.StandardCharsets.UTF_8));
     err.reset();
     assertEquals(
         Cli.USAGE,

@@ -40,7 +40,7 @@ public record DecodedBlock(Hash32 hash, Hash32 prevHash, Hash32[] txids, long[] 
     long[] offsets = new long[(int) count];
     MessageDigest sha = sha256();
     for (int i = 0; i < count; i++) {
-      offsets[i] = f.pos - HEADER_BYTES;
+      offsets[i] = (long) f.pos - HEADER_BYTES;
       txids[i] = f.txid(sha);
     }
     if (f.pos != raw.length) {

@@ -161,6 +161,7 @@ public final class TipLayer {
    * @return the disconnected block
    * @throws IllegalStateException if no block is connected above the base
    */
+  @SuppressWarnings("ReferenceEquality") // a Place belongs to one exact connected block record
   public DecodedBlock disconnectTip() {
     long stamp = lock.writeLock();
     try {

@@ -133,7 +133,8 @@ public final class NodeRpc {
       if (r.statusCode() == 200) {
         return Optional.of(r.body());
       }
-      if (r.statusCode() == 404 && new String(r.body()).contains("not found")) {
+      if (r.statusCode() == 404
+          && new String(r.body(), java.nio.charset.StandardCharsets.UTF_8).contains("not found")) {
         return Optional.empty();
       }
     }
