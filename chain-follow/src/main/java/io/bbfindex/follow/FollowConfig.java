@@ -1,6 +1,7 @@
 package io.bbfindex.follow;
 
 import io.bbfindex.follow.node.NodeRpc;
+import io.bbfindex.ingest.encoding.Hash32;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;

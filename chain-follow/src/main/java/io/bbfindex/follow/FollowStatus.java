@@ -1,5 +1,6 @@
 package io.bbfindex.follow;
 
+import io.bbfindex.ingest.encoding.Hash32;
 import java.time.Instant;
 
 /**

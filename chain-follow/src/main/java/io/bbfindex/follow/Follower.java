@@ -12,6 +12,7 @@ import io.bbfindex.follow.node.NodeUnreachableException;
 import io.bbfindex.follow.node.RpcException;
 import io.bbfindex.follow.node.SequenceEvent;
 import io.bbfindex.follow.node.ZmqSequenceSubscriber;
+import io.bbfindex.ingest.encoding.Hash32;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.net.URI;

@@ -9,6 +9,7 @@ import io.bbfindex.follow.layer.TipAnswer;
 import io.bbfindex.follow.regtest.RegtestNode;
 import io.bbfindex.follow.testnode.NodeTruth;
 import io.bbfindex.follow.testnode.TestNodes;
+import io.bbfindex.ingest.encoding.Hash32;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;

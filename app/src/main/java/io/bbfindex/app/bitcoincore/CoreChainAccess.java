@@ -1,6 +1,5 @@
 package io.bbfindex.app.bitcoincore;
 
-import io.bbfindex.app.cli.ChainAccess;
 import io.bbfindex.app.lookup.ChainBackend;
 import io.bbfindex.ingest.NodeIndex;
 import io.bbfindex.ingest.build.BuildOptions;

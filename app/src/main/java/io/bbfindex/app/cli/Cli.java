@@ -1,5 +1,6 @@
 package io.bbfindex.app.cli;
 
+import io.bbfindex.app.bitcoincore.ChainAccess;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;

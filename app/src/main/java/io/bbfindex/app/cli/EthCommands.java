@@ -1,5 +1,6 @@
 package io.bbfindex.app.cli;
 
+import io.bbfindex.app.bitcoincore.ChainAccess;
 import io.bbfindex.app.eth.NoBitcoinBackend;
 import io.bbfindex.app.http.HttpInitializer;
 import io.bbfindex.app.http.Service;

@@ -1,5 +1,6 @@
 package io.bbfindex.app.cli;
 
+import io.bbfindex.app.bitcoincore.ChainAccess;
 import io.bbfindex.app.demo.EmbeddedDemo;
 import io.bbfindex.app.follow.FollowOptions;
 import io.bbfindex.app.follow.FollowServe;

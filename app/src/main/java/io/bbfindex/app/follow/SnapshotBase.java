@@ -1,7 +1,7 @@
 package io.bbfindex.app.follow;
 
-import io.bbfindex.follow.Hash32;
 import io.bbfindex.ingest.NodeIndex;
+import io.bbfindex.ingest.encoding.Hash32;
 import java.util.Optional;
 import java.util.OptionalInt;
 

@@ -38,6 +38,7 @@ class LayeringTest {
   private static final String INGEST = "io.bbfindex.ingest..";
   private static final String APP = "io.bbfindex.app..";
   private static final String ETH = "io.bbfindex.eth..";
+  private static final String FOLLOW = "io.bbfindex.follow..";
 
   private static JavaClasses product;
   private static JavaClasses everything;
@@ -82,13 +83,25 @@ class LayeringTest {
   }
 
   @Test
+  void chainFollowKnowsNothingOfTheApp() {
+    noClasses()
+        .that()
+        .resideInAPackage(FOLLOW)
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(APP, ETH, "io.netty..", "io.micrometer..")
+        .because("chain-follow follows a node over RPC and ZMQ; serving and metrics are the app's")
+        .check(product);
+  }
+
+  @Test
   void ethIngestKnowsNothingOfBitcoinNorOfTheApp() {
     noClasses()
         .that()
         .resideInAPackage(ETH)
         .should()
         .dependOnClassesThat()
-        .resideInAnyPackage(APP, INGEST, "org.bitcoinj..", "io.netty..", "io.micrometer..")
+        .resideInAnyPackage(APP, INGEST, FOLLOW, "org.bitcoinj..", "io.netty..", "io.micrometer..")
         .because(
             "eth-ingest reads an Ethereum node over JSON-RPC and builds filters; serving is the"
                 + " app's")

@@ -3,6 +3,7 @@ package io.bbfindex.app.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.bbfindex.app.bitcoincore.ChainAccess;
 import io.bbfindex.app.lookup.ChainBackend;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.bbfindex.app.bitcoincore.ChainAccess;
 import io.bbfindex.app.bitcoincore.CoreChainAccess;
 import io.bbfindex.app.demo.EmbeddedDemo;
 import io.bbfindex.app.lookup.ChainBackend;

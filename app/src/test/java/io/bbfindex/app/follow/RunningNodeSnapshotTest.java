@@ -3,10 +3,10 @@ package io.bbfindex.app.follow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.bbfindex.follow.Hash32;
 import io.bbfindex.follow.regtest.RegtestNode;
 import io.bbfindex.follow.testnode.TestNodes;
 import io.bbfindex.ingest.NodeIndex;
+import io.bbfindex.ingest.encoding.Hash32;
 import io.bbfindex.ingest.records.TxLocation;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -28,7 +28,7 @@ class RunningNodeSnapshotTest {
 
   @Test
   void snapshotsTakenWhileTheNodeWritesOpenAndAnswerUpToTheirTip() throws Exception {
-    try (RegtestNode node = TestNodes.start(false, RegtestNode.CURRENT)) {
+    try (RegtestNode node = TestNodes.start(false, RegtestNode.LEGACY_TXINDEX)) {
       node.mine(105);
       // A node that never wrote its state has no block index on disk yet (nothing to snapshot).
       node.rpc().call("gettxoutsetinfo");

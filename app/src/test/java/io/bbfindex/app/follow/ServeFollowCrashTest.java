@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.bbfindex.app.testing.ApiClient;
-import io.bbfindex.follow.Hash32;
 import io.bbfindex.follow.node.RpcException;
 import io.bbfindex.follow.regtest.RegtestNode;
 import io.bbfindex.follow.testnode.TestNodes;
+import io.bbfindex.ingest.encoding.Hash32;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -38,7 +38,7 @@ class ServeFollowCrashTest {
 
   @Test
   void killMinusNineAtRandomMomentsThenRestartAnswersAsTheNode() throws Exception {
-    try (RegtestNode node = TestNodes.start(true, RegtestNode.CURRENT)) {
+    try (RegtestNode node = TestNodes.start(true, RegtestNode.LEGACY_TXINDEX)) {
       node.mine(110);
       node.stop(); // Core writes its block index at shutdown: the history snapshot has 110 blocks
       node.restart();

@@ -11,9 +11,9 @@ import io.bbfindex.app.http.HttpInitializer;
 import io.bbfindex.app.http.Service;
 import io.bbfindex.app.testing.ApiClient;
 import io.bbfindex.follow.FollowState;
-import io.bbfindex.follow.Hash32;
 import io.bbfindex.follow.regtest.RegtestNode;
 import io.bbfindex.follow.testnode.TestNodes;
+import io.bbfindex.ingest.encoding.Hash32;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.InetAddress;
@@ -44,7 +44,7 @@ class ServeFollowTest {
   void answersHistoryTipMempoolAndStaleAsTheNodeDoesOverHttp() throws Exception {
     // The legacy-txindex build: this branch's history reader predates the hashed txindex (issue
     // 11).
-    try (RegtestNode node = TestNodes.start(true, RegtestNode.CURRENT)) {
+    try (RegtestNode node = TestNodes.start(true, RegtestNode.LEGACY_TXINDEX)) {
       node.mine(110);
       Hash32 old = node.send("bech32", 1.0);
       node.mine(1);
@@ -144,7 +144,7 @@ class ServeFollowTest {
   @Test
   void theNodesDataDirectoryIsNeverWrittenBySnapshotAndFollowAndAStoppedNodeIsShown()
       throws Exception {
-    try (RegtestNode node = TestNodes.start(true, RegtestNode.CURRENT)) {
+    try (RegtestNode node = TestNodes.start(true, RegtestNode.LEGACY_TXINDEX)) {
       node.mine(105);
       node.send("legacy", 1.0);
       node.mine(1);
@@ -201,7 +201,7 @@ class ServeFollowTest {
 
   @Test
   void aRefreshSwapsInANewSnapshotWhileLookupsNeverMissOrDoubleATx() throws Exception {
-    try (RegtestNode node = TestNodes.start(true, RegtestNode.CURRENT)) {
+    try (RegtestNode node = TestNodes.start(true, RegtestNode.LEGACY_TXINDEX)) {
       node.mine(110);
       node.stop();
       node.restart();

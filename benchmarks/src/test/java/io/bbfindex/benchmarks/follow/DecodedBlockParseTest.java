@@ -3,8 +3,8 @@ package io.bbfindex.benchmarks.follow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import io.bbfindex.follow.Hash32;
 import io.bbfindex.follow.layer.DecodedBlock;
+import io.bbfindex.ingest.encoding.Hash32;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import org.bitcoinj.base.VarInt;

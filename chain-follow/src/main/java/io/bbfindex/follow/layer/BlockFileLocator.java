@@ -1,9 +1,9 @@
 package io.bbfindex.follow.layer;
 
-import io.bbfindex.follow.Hash32;
 import io.bbfindex.ingest.blockfile.BlockFileReader;
 import io.bbfindex.ingest.blockfile.BlocksXorKey;
 import io.bbfindex.ingest.encoding.CorruptRecordException;
+import io.bbfindex.ingest.encoding.Hash32;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,6 +1,6 @@
 package io.bbfindex.follow.layer;
 
-import io.bbfindex.follow.Hash32;
+import io.bbfindex.ingest.encoding.Hash32;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;

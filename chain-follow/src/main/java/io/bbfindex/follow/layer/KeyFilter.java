@@ -1,7 +1,7 @@
 package io.bbfindex.follow.layer;
 
 import io.bbfindex.filters.peers.CuckooFilter;
-import io.bbfindex.follow.Hash32;
+import io.bbfindex.ingest.encoding.Hash32;
 
 /**
  * A cuckoo filter ({@code filters}' own, seeds 001/004) over a set of 32-byte keys whose exact copy

@@ -1,6 +1,6 @@
 package io.bbfindex.follow.layer;
 
-import io.bbfindex.follow.Hash32;
+import io.bbfindex.ingest.encoding.Hash32;
 
 /** What the follower knows of a txid beyond the history snapshot. */
 public sealed interface TipAnswer {

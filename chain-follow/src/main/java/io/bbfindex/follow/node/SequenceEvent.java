@@ -1,6 +1,6 @@
 package io.bbfindex.follow.node;
 
-import io.bbfindex.follow.Hash32;
+import io.bbfindex.ingest.encoding.Hash32;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.bbfindex.follow.Hash32;
+import io.bbfindex.ingest.encoding.Hash32;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;

@@ -8,12 +8,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.bbfindex.follow.Hash32;
 import io.bbfindex.follow.layer.BlockFileLocator;
 import io.bbfindex.follow.layer.BlockPosition;
 import io.bbfindex.follow.layer.DecodedBlock;
 import io.bbfindex.follow.regtest.RegtestNode;
 import io.bbfindex.follow.testnode.TestNodes;
+import io.bbfindex.ingest.encoding.Hash32;
 import java.net.URI;
 import java.time.Duration;
 import java.util.HexFormat;

@@ -1,10 +1,10 @@
 package io.bbfindex.follow.regtest;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.bbfindex.follow.Hash32;
 import io.bbfindex.follow.node.NodeRpc;
 import io.bbfindex.follow.node.NodeUnreachableException;
 import io.bbfindex.follow.node.RpcCredentials;
+import io.bbfindex.ingest.encoding.Hash32;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;

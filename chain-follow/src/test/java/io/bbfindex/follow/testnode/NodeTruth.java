@@ -2,10 +2,10 @@ package io.bbfindex.follow.testnode;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.bbfindex.follow.Follower;
-import io.bbfindex.follow.Hash32;
 import io.bbfindex.follow.layer.TipAnswer;
 import io.bbfindex.follow.node.RpcException;
 import io.bbfindex.follow.regtest.RegtestNode;
+import io.bbfindex.ingest.encoding.Hash32;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package io.bbfindex.app.cli;
+package io.bbfindex.app.bitcoincore;
 
 import io.bbfindex.app.lookup.ChainBackend;
 import java.io.IOException;

@@ -1,7 +1,8 @@
-package io.bbfindex.follow;
+package io.bbfindex.ingest.encoding;
+
+import static io.bbfindex.filters.Arguments.requireArgument;
 
 import java.util.Arrays;
-import java.util.HexFormat;
 
 /**
  * A 32-byte txid or block hash in Bitcoin's internal byte order, usable as a map key. The bytes are
@@ -9,7 +10,6 @@ import java.util.HexFormat;
  */
 public final class Hash32 {
   public static final int BYTES = 32;
-  private static final HexFormat HEX = HexFormat.of();
 
   private final byte[] internal;
 
@@ -21,9 +21,7 @@ public final class Hash32 {
    * @throws IllegalArgumentException if {@code internal} is not 32 bytes
    */
   public static Hash32 ofInternal(byte[] internal) {
-    if (internal.length != BYTES) {
-      throw new IllegalArgumentException("a hash is 32 bytes: " + internal.length);
-    }
+    requireArgument(internal.length == BYTES, "a hash must be 32 bytes", internal.length);
     return new Hash32(internal.clone());
   }
 
@@ -38,10 +36,7 @@ public final class Hash32 {
    * @throws IllegalArgumentException if it is not 64 hex digits
    */
   public static Hash32 ofDisplayHex(String hex) {
-    if (hex.length() != 2 * BYTES) {
-      throw new IllegalArgumentException("a hash is 64 hex digits: " + hex);
-    }
-    return new Hash32(reverse(HEX.parseHex(hex)));
+    return new Hash32(HashKeys.fromDisplayHex("hash", hex));
   }
 
   /** A copy of the internal-order bytes. */
@@ -49,21 +44,8 @@ public final class Hash32 {
     return internal.clone();
   }
 
-  /** The internal bytes without a copy, for filter probes; callers must not modify them. */
-  byte[] internalShared() {
-    return internal;
-  }
-
   public String displayHex() {
-    return HEX.formatHex(reverse(internal));
-  }
-
-  private static byte[] reverse(byte[] b) {
-    byte[] r = new byte[b.length];
-    for (int i = 0; i < b.length; i++) {
-      r[i] = b[b.length - 1 - i];
-    }
-    return r;
+    return HashKeys.toDisplayHex(internal);
   }
 
   @Override
