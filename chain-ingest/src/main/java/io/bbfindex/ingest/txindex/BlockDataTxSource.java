@@ -50,6 +50,11 @@ public final class BlockDataTxSource {
   private final BlockFileReader reader;
   private final BlocksXorKey xor;
   private final int threads;
+  /**
+   * Each hashing worker's file buffer, reused from file to file (a blk file is up to 128 MiB:
+   * allocating and zeroing one per file cost as much as hashing it).
+   */
+  private final ThreadLocal<byte[]> buffers = new ThreadLocal<>();
   /** Blocks with data, by file, in position order. */
   private final Map<Integer, List<BlockInfo>> blocksByFile = new TreeMap<>();
 
@@ -148,7 +153,8 @@ public final class BlockDataTxSource {
   FileTxids hashFile(int file) {
     List<BlockInfo> blocks = blocksByFile.get(file);
     try {
-      byte[] data = readPlain(file, blocks.getLast());
+      int length = readPlain(file, blocks.getLast());
+      byte[] data = buffers.get();
       long total = blocks.stream().mapToLong(b -> Integer.toUnsignedLong(b.txCount())).sum();
       byte[] txids = new byte[Math.toIntExact(total * 32)];
       long[] positions = new long[(int) total];
@@ -156,7 +162,7 @@ public final class BlockDataTxSource {
       int n = 0;
       TxidHasher hasher = new TxidHasher();
       for (BlockInfo b : blocks) {
-        n = hashBlock(hasher, file, data, b, txids, positions, offsets, n);
+        n = hashBlock(hasher, file, data, length, b, txids, positions, offsets, n);
       }
       return new FileTxids(file, txids, positions, offsets);
     } catch (IOException e) {
@@ -164,11 +170,11 @@ public final class BlockDataTxSource {
     }
   }
 
-  private int hashBlock(TxidHasher hasher, int file, byte[] data, BlockInfo b, byte[] txids, long[] positions, long[] offsets, int n)
-      throws CorruptRecordException {
+  private int hashBlock(TxidHasher hasher, int file, byte[] data, int length, BlockInfo b, byte[] txids,
+      long[] positions, long[] offsets, int n) throws CorruptRecordException {
     String where = reader.blockFile(file) + " block at " + b.dataPos();
-    if (b.dataPos() < BlockFileReader.PREFIX_BYTES || b.dataPos() > data.length - BlockFileReader.HEADER_BYTES) {
-      throw new CorruptRecordException(where + ": position outside the file's " + data.length + " bytes read");
+    if (b.dataPos() < BlockFileReader.PREFIX_BYTES || b.dataPos() > length - BlockFileReader.HEADER_BYTES) {
+      throw new CorruptRecordException(where + ": position outside the file's " + length + " bytes read");
     }
     int pos = (int) b.dataPos();
     byte[] magic = reader.magic();
@@ -177,7 +183,7 @@ public final class BlockDataTxSource {
           Arrays.copyOfRange(data, pos - 8, pos - 4)) + ")" + (xor.active() ? "" : "; is blocks/xor.dat missing?"));
     }
     long size = io.bbfindex.ingest.encoding.LittleEndian.uint32(data, pos - 4);
-    if (size < BlockFileReader.HEADER_BYTES + 1 || size > BlockFileReader.MAX_BLOCK_RECORD || pos + size > data.length) {
+    if (size < BlockFileReader.HEADER_BYTES + 1 || size > BlockFileReader.MAX_BLOCK_RECORD || pos + size > length) {
       throw new CorruptRecordException(where + ": block record size " + size + " is out of bounds");
     }
     if (!Arrays.equals(Sha256Hash.hashTwice(data, pos, BlockFileReader.HEADER_BYTES), b.hash())) {
@@ -209,8 +215,14 @@ public final class BlockDataTxSource {
     return n;
   }
 
-  /** The file up to the end of its last indexed block, XOR removed. */
-  private byte[] readPlain(int file, BlockInfo last) throws IOException {
+  /**
+   * Reads the file up to the end of its last indexed block into this thread's buffer (mapped and
+   * copied once: a read into a heap array would go through a temporary direct buffer of the same
+   * size), XOR removed.
+   *
+   * @return the bytes read (the buffer may be longer)
+   */
+  private int readPlain(int file, BlockInfo last) throws IOException {
     try (FileChannel ch = FileChannel.open(reader.blockFile(file), StandardOpenOption.READ)) {
       long end = Math.min(ch.size(), last.dataPos() + BlockFileReader.MAX_BLOCK_RECORD);
       byte[] prefix = new byte[8];
@@ -220,18 +232,17 @@ public final class BlockDataTxSource {
         xor.apply(prefix, 0, 8, last.dataPos() - 8);
         end = Math.min(ch.size(), last.dataPos() + io.bbfindex.ingest.encoding.LittleEndian.uint32(prefix, 4));
       }
-      byte[] data = new byte[Math.toIntExact(end)];
-      ByteBuffer bb = ByteBuffer.wrap(data);
-      long p = 0;
-      while (bb.hasRemaining()) {
-        int r = ch.read(bb, p);
-        if (r < 0) {
-          break;
-        }
-        p += r;
+      int length = Math.toIntExact(end);
+      byte[] data = buffers.get();
+      if (data == null || data.length < length) {
+        data = new byte[length];
+        buffers.set(data);
       }
-      xor.apply(data, 0, data.length, 0);
-      return data;
+      if (length > 0) {
+        ch.map(FileChannel.MapMode.READ_ONLY, 0, length).get(0, data, 0, length);
+      }
+      xor.apply(data, 0, length, 0);
+      return length;
     }
   }
 }
