@@ -55,6 +55,7 @@ public final class BlockDataTxSource {
    * allocating and zeroing one per file cost as much as hashing it).
    */
   private final ThreadLocal<byte[]> buffers = new ThreadLocal<>();
+  private static final int READ_CHUNK = 1 << 20;
   /** Blocks with data, by file, in position order. */
   private final Map<Integer, List<BlockInfo>> blocksByFile = new TreeMap<>();
 
@@ -216,9 +217,10 @@ public final class BlockDataTxSource {
   }
 
   /**
-   * Reads the file up to the end of its last indexed block into this thread's buffer (mapped and
-   * copied once: a read into a heap array would go through a temporary direct buffer of the same
-   * size), XOR removed.
+   * Reads the file up to the end of its last indexed block into this thread's buffer, XOR removed.
+   * Read in {@link #READ_CHUNK} slices: a read into a heap array goes through a temporary direct
+   * buffer of the read's size, which for a whole file is a fresh 128 MiB allocation every time
+   * (the workers are new threads each call); a mapping instead costs a page fault every 4 KiB.
    *
    * @return the bytes read (the buffer may be longer)
    */
@@ -238,8 +240,13 @@ public final class BlockDataTxSource {
         data = new byte[length];
         buffers.set(data);
       }
-      if (length > 0) {
-        ch.map(FileChannel.MapMode.READ_ONLY, 0, length).get(0, data, 0, length);
+      for (int p = 0; p < length; ) {
+        int r = ch.read(ByteBuffer.wrap(data, p, Math.min(READ_CHUNK, length - p)), p);
+        if (r < 0) {
+          throw new CorruptRecordException(reader.blockFile(file) + " ended at " + p + " bytes while read, expected "
+              + length);
+        }
+        p += r;
       }
       xor.apply(data, 0, length, 0);
       return length;
