@@ -25,6 +25,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -51,10 +52,10 @@ public final class BlockDataTxSource {
   private final BlocksXorKey xor;
   private final int threads;
   /**
-   * Each hashing worker's file buffer, reused from file to file (a blk file is up to 128 MiB:
-   * allocating and zeroing one per file cost as much as hashing it).
+   * File buffers, one per file being hashed, reused from file to file and from call to call (a
+   * blk file is up to 128 MiB: allocating and zeroing one per file cost as much as hashing it).
    */
-  private final ThreadLocal<byte[]> buffers = new ThreadLocal<>();
+  private final ConcurrentLinkedQueue<byte[]> buffers = new ConcurrentLinkedQueue<>();
   private static final int READ_CHUNK = 1 << 20;
   /** Blocks with data, by file, in position order. */
   private final Map<Integer, List<BlockInfo>> blocksByFile = new TreeMap<>();
@@ -153,9 +154,9 @@ public final class BlockDataTxSource {
   /** Reads blk{file}.dat whole and hashes every transaction of its indexed blocks. */
   FileTxids hashFile(int file) {
     List<BlockInfo> blocks = blocksByFile.get(file);
+    Plain plain = null;
     try {
-      int length = readPlain(file, blocks.getLast());
-      byte[] data = buffers.get();
+      plain = readPlain(file, blocks.getLast(), buffers.poll());
       long total = blocks.stream().mapToLong(b -> Integer.toUnsignedLong(b.txCount())).sum();
       byte[] txids = new byte[Math.toIntExact(total * 32)];
       long[] positions = new long[(int) total];
@@ -163,13 +164,20 @@ public final class BlockDataTxSource {
       int n = 0;
       TxidHasher hasher = new TxidHasher();
       for (BlockInfo b : blocks) {
-        n = hashBlock(hasher, file, data, length, b, txids, positions, offsets, n);
+        n = hashBlock(hasher, file, plain.data(), plain.length(), b, txids, positions, offsets, n);
       }
       return new FileTxids(file, txids, positions, offsets);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    } finally {
+      if (plain != null) {
+        buffers.add(plain.data());
+      }
     }
   }
+
+  /** A blk file's bytes, XOR removed: {@code data[0 .. length)} (the buffer may be longer). */
+  private record Plain(byte[] data, int length) {}
 
   private int hashBlock(TxidHasher hasher, int file, byte[] data, int length, BlockInfo b, byte[] txids,
       long[] positions, long[] offsets, int n) throws CorruptRecordException {
@@ -222,9 +230,9 @@ public final class BlockDataTxSource {
    * buffer of the read's size, which for a whole file is a fresh 128 MiB allocation every time
    * (the workers are new threads each call); a mapping instead costs a page fault every 4 KiB.
    *
-   * @return the bytes read (the buffer may be longer)
+   * @param buffer a pooled buffer to read into, used if large enough (may be null)
    */
-  private int readPlain(int file, BlockInfo last) throws IOException {
+  private Plain readPlain(int file, BlockInfo last, byte[] buffer) throws IOException {
     try (FileChannel ch = FileChannel.open(reader.blockFile(file), StandardOpenOption.READ)) {
       long end = Math.min(ch.size(), last.dataPos() + BlockFileReader.MAX_BLOCK_RECORD);
       byte[] prefix = new byte[8];
@@ -235,11 +243,7 @@ public final class BlockDataTxSource {
         end = Math.min(ch.size(), last.dataPos() + io.bbfindex.ingest.encoding.LittleEndian.uint32(prefix, 4));
       }
       int length = Math.toIntExact(end);
-      byte[] data = buffers.get();
-      if (data == null || data.length < length) {
-        data = new byte[length];
-        buffers.set(data);
-      }
+      byte[] data = buffer != null && buffer.length >= length ? buffer : new byte[length];
       for (int p = 0; p < length; ) {
         int r = ch.read(ByteBuffer.wrap(data, p, Math.min(READ_CHUNK, length - p)), p);
         if (r < 0) {
@@ -249,7 +253,7 @@ public final class BlockDataTxSource {
         p += r;
       }
       xor.apply(data, 0, length, 0);
-      return length;
+      return new Plain(data, length);
     }
   }
 }
