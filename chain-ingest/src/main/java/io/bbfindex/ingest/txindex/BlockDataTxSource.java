@@ -24,8 +24,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -52,8 +52,9 @@ public final class BlockDataTxSource {
   private final BlocksXorKey xor;
   private final int threads;
   /**
-   * File buffers, one per file being hashed, reused from file to file and from call to call (a
-   * blk file is up to 128 MiB: allocating and zeroing one per file cost as much as hashing it).
+   * File buffers, at most one per hashing worker, reused from file to file and from call to call
+   * while this source lives (a blk file is up to 128 MiB: allocating and zeroing one per file cost
+   * as much as hashing it).
    */
   private final ConcurrentLinkedQueue<byte[]> buffers = new ConcurrentLinkedQueue<>();
   private static final int READ_CHUNK = 1 << 20;
@@ -225,7 +226,8 @@ public final class BlockDataTxSource {
   }
 
   /**
-   * Reads the file up to the end of its last indexed block into this thread's buffer, XOR removed.
+   * Reads the file up to the end of its last indexed block into {@code buffer} (or a larger new
+   * one), XOR removed.
    * Read in {@link #READ_CHUNK} slices: a read into a heap array goes through a temporary direct
    * buffer of the read's size, which for a whole file is a fresh 128 MiB allocation every time
    * (the workers are new threads each call); a mapping instead costs a page fault every 4 KiB.
