@@ -116,7 +116,7 @@ public final class BenchReport {
       return Double.toString(v);
     }
     double a = Math.abs(v);
-    if (a >= 100 || v == Math.rint(v) && a < 1e15) {
+    if (a >= 100 || (v == Math.rint(v) && a < 1e15)) {
       return String.format(Locale.ROOT, "%.0f", v);
     }
     if (a >= 10) {

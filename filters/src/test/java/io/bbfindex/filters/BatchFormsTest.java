@@ -1,5 +1,6 @@
 package io.bbfindex.filters;
 
+import io.bbfindex.filters.catalog.FilterType;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

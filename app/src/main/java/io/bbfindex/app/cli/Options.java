@@ -84,7 +84,7 @@ final class Options {
     try {
       return Path.of(v).toAbsolutePath().normalize();
     } catch (InvalidPathException e) {
-      throw new UsageException("option --" + name + " is not a valid path: " + v);
+      throw new UsageException("option --" + name + " is not a valid path: " + v, e);
     }
   }
 
@@ -108,7 +108,7 @@ final class Options {
       }
       return n;
     } catch (NumberFormatException e) {
-      throw new UsageException("option --" + name + " must be an integer: " + v);
+      throw new UsageException("option --" + name + " must be an integer: " + v, e);
     }
   }
 
@@ -125,7 +125,7 @@ final class Options {
       }
       return p;
     } catch (NumberFormatException e) {
-      throw new UsageException("option --" + name + " must be a number: " + v);
+      throw new UsageException("option --" + name + " must be a number: " + v, e);
     }
   }
 
@@ -139,7 +139,7 @@ final class Options {
     try {
       return InetAddress.getByName(v);
     } catch (UnknownHostException e) {
-      throw new UsageException("option --" + name + " is not a valid IP address: " + v);
+      throw new UsageException("option --" + name + " is not a valid IP address: " + v, e);
     }
   }
 }

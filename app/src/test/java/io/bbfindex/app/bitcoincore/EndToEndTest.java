@@ -53,8 +53,8 @@ class EndToEndTest {
   }
 
   /** Same fields with the same values; numbers compare by value (a parsed 38040 is an int node, ours a long). */
-  private static final Comparator<JsonNode> SAME_VALUE = (a, b) -> a.equals(b)
-      || a.isNumber() && b.isNumber() && a.decimalValue().compareTo(b.decimalValue()) == 0 ? 0 : 1;
+  private static final Comparator<JsonNode> SAME_VALUE = (a, b) -> (a.equals(b)
+      || (a.isNumber() && b.isNumber() && a.decimalValue().compareTo(b.decimalValue()) == 0)) ? 0 : 1;
 
   static void assertAnswer(ObjectNode expected, JsonNode actual, String context) {
     assertTrue(expected.equals(SAME_VALUE, actual), () -> context + ": expected " + expected + " but was " + actual);

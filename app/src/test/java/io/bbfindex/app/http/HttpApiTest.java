@@ -91,7 +91,7 @@ class HttpApiTest {
   @Test
   void theBlock170PaymentIsConfirmedAtHeight170AndCaseDoesNotMatter() {
     JsonNode lower = api.get("/v1/tx/" + PAYMENT_170).json();
-    Answer upper = api.get("/v1/tx/" + PAYMENT_170.toUpperCase());
+    Answer upper = api.get("/v1/tx/" + PAYMENT_170.toUpperCase(java.util.Locale.ROOT));
     assertEquals(200, upper.status());
     assertEquals(lower, upper.json(), "the answer echoes the normalised lower-case txid");
     assertEquals(170, lower.get("height").asInt());
@@ -297,7 +297,7 @@ class HttpApiTest {
       s.getOutputStream().write("GET /livez HTTP/1.0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
       String all = new String(s.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
       assertTrue(all.startsWith("HTTP/1.0 200 OK"), all);
-      assertTrue(all.toLowerCase().contains("connection: close"), all);
+      assertTrue(all.toLowerCase(java.util.Locale.ROOT).contains("connection: close"), all);
     }
   }
 
@@ -383,7 +383,7 @@ class HttpApiTest {
       head.write(b);
     }
     String headers = head.toString(StandardCharsets.US_ASCII);
-    int length = Integer.parseInt(headers.toLowerCase().split("content-length: ")[1].split("\r\n")[0].trim());
+    int length = Integer.parseInt(headers.toLowerCase(java.util.Locale.ROOT).split("content-length: ")[1].split("\r\n")[0].trim());
     return headers + new String(in.readNBytes(length), StandardCharsets.US_ASCII);
   }
 

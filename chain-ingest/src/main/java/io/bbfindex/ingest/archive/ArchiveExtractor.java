@@ -41,7 +41,7 @@ public final class ArchiveExtractor {
           continue;
         }
         Path out = root.resolve(relative).normalize();
-        if (!out.startsWith(root) || out.equals(root) && !e.isDirectory()) {
+        if (!out.startsWith(root) || (out.equals(root) && !e.isDirectory())) {
           throw new IOException(archive + ": entry '" + e.getName() + "' would be written outside " + root);
         }
         // Check links and devices first: commons-compress reports a symlink entry as isFile().

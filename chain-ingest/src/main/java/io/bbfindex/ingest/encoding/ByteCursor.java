@@ -126,7 +126,9 @@ public final class ByteCursor {
     try {
       v = VarInt.read(view);
     } catch (BufferUnderflowException e) {
-      throw corrupt(field, "truncated CompactSize");
+      CorruptRecordException truncated = corrupt(field, "truncated CompactSize");
+      truncated.initCause(e);
+      throw truncated;
     }
     long n = v.longValue();
     if (v.getOriginalSizeInBytes() != VarInt.sizeOf(n)) {

@@ -105,7 +105,8 @@ public final class LevelDbSnapshot implements AutoCloseable {
       Files.createLink(to, from);
     } catch (FileAlreadyExistsException e) {
       // both NNNNNN.ldb and NNNNNN.sst: LevelDB never produces that, refuse rather than guess
-      throw new LevelDbOpenException(from.getParent(), "holds both " + to.getFileName() + " and its .ldb twin");
+      throw new LevelDbOpenException(
+          from.getParent(), "holds both " + to.getFileName() + " and its .ldb twin", e);
     } catch (NoSuchFileException e) {
       throw e; // compacted away while we listed the directory
     } catch (IOException | UnsupportedOperationException | SecurityException e) {

@@ -236,7 +236,7 @@ public final class ManifestCodec {
       try {
         v = Long.parseLong(text);
       } catch (NumberFormatException e) {
-        throw bad(line, "field '" + field + "' is not an integer: '" + abbreviate(text) + "'");
+        throw bad(line, "field '" + field + "' is not an integer: '" + abbreviate(text) + "'", e);
       }
       if (v < min || v > max) {
         throw bad(line, "field '" + field + "' = " + v + " is outside [" + min + ", " + max + "]");
@@ -284,7 +284,7 @@ public final class ManifestCodec {
       try {
         return Double.parseDouble(text);
       } catch (NumberFormatException e) {
-        throw bad(line, "field '" + key + "' is not a number: '" + abbreviate(text) + "'");
+        throw bad(line, "field '" + key + "' is not a number: '" + abbreviate(text) + "'", e);
       }
     }
 
@@ -346,7 +346,12 @@ public final class ManifestCodec {
     }
 
     private FilterStoreException bad(Integer line, String problem) {
-      return new FilterStoreException(file, "manifest line " + (line == null ? "?" : line) + ": " + problem);
+      return bad(line, problem, null);
+    }
+
+    private FilterStoreException bad(Integer line, String problem, Throwable cause) {
+      return new FilterStoreException(
+          file, "manifest line " + (line == null ? "?" : line) + ": " + problem, cause);
     }
   }
 

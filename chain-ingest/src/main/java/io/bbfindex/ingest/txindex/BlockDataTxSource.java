@@ -213,7 +213,7 @@ public final class BlockDataTxSource {
     }
     int p = buf.position();
     for (long i = 0; i < count; i++) {
-      offsets[n] = p - headerEnd;
+      offsets[n] = (long) p - headerEnd;
       try {
         p = hasher.hash(data, p, blockEnd, txids, n * 32);
       } catch (CorruptRecordException e) {

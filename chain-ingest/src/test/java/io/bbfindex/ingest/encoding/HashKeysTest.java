@@ -23,7 +23,7 @@ class HashKeysTest {
 
   @Test
   void upperAndLowerCaseParseAlike() {
-    assertArrayEquals(HashKeys.fromDisplayHex("h", GENESIS), HashKeys.fromDisplayHex("h", GENESIS.toUpperCase()));
+    assertArrayEquals(HashKeys.fromDisplayHex("h", GENESIS), HashKeys.fromDisplayHex("h", GENESIS.toUpperCase(java.util.Locale.ROOT)));
   }
 
   @Test

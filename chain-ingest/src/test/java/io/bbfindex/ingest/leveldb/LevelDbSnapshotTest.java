@@ -82,7 +82,8 @@ class LevelDbSnapshotTest {
     assertFalse(Obfuscation.decode(HexFormat.of().parseHex("080000000000000000")).active());
     assertFalse(Obfuscation.decode(HexFormat.of().parseHex("00")).active());
     Obfuscation o = Obfuscation.decode(HexFormat.of().parseHex("080102030405060708"));
-    assertArrayEquals(new byte[] {1 ^ 9, 2 ^ 9, 3 ^ 9, 4 ^ 9, 5 ^ 9, 6 ^ 9, 7 ^ 9, 8 ^ 9, 1 ^ 9},
+    // Each byte is 9 XOR the key byte at its index modulo 8 (key 01..08).
+    assertArrayEquals(new byte[] {0x08, 0x0b, 0x0a, 0x0d, 0x0c, 0x0f, 0x0e, 0x01, 0x08},
         o.plain(new byte[] {9, 9, 9, 9, 9, 9, 9, 9, 9}));
     assertThrows(CorruptRecordException.class, () -> Obfuscation.decode(HexFormat.of().parseHex("0701020304050607")));
     assertThrows(CorruptRecordException.class, () -> Obfuscation.decode(HexFormat.of().parseHex("08010203")));

@@ -276,7 +276,7 @@ public final class SyntheticTxIndex {
         startBlock();
       }
       txLeft--;
-      long size = 150 + rnd.nextInt(1000);
+      long size = 150L + rnd.nextInt(1000);
       // txOffset points at this tx; the block's end grows by its size
       txOffset = blockEnd - blockPos - 80;
       blockEnd += size;

@@ -1,5 +1,6 @@
 package io.bbfindex.filters.bench;
 
+import io.bbfindex.filters.catalog.FilterType;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -81,7 +82,7 @@ public class BatchShapeBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() {
-      long groups = io.bbfindex.filters.FilterType.bbfGeometry(n, BenchFilter.BITS_PER_KEY, 8, 32).groups();
+      long groups = io.bbfindex.filters.catalog.FilterType.bbfGeometry(n, BenchFilter.BITS_PER_KEY, 8, 32).groups();
       groupMask = groups - 1;
       arena = Arena.ofShared();
       bits = arena.allocate(groups * 32, 64);

@@ -4,7 +4,7 @@ import com.google.common.hash.BloomFilter;
 import com.google.common.hash.Funnel;
 import com.google.common.hash.PrimitiveSink;
 import io.bbfindex.filters.BlockedBloomFilter;
-import io.bbfindex.filters.FilterType;
+import io.bbfindex.filters.catalog.FilterType;
 import io.bbfindex.filters.MembershipFilter;
 import org.fastfilter.bloom.BlockedBloom;
 

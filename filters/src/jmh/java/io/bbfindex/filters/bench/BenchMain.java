@@ -51,7 +51,6 @@ public final class BenchMain {
   };
 
   private static final String PKG = "io.bbfindex.filters.bench.";
-  private static final double NS = 1e9;
 
   /** Fork, warmup and measurement settings: full, or quick (to fit in 5 minutes on 2 cores). */
   record Settings(boolean quick, int warmups, TimeValue warmupTime, int iterations,

@@ -204,7 +204,7 @@ class FilterFileTest {
 
   @Test
   void foreignFilesAreRejectedByName() throws IOException {
-    assertRejected("hello, I am not a filter\n".repeat(10).getBytes(), "not a BBF filter file");
+    assertRejected("hello, I am not a filter\n".repeat(10).getBytes(java.nio.charset.StandardCharsets.UTF_8), "not a BBF filter file");
     assertRejected(new byte[0], "not a BBF filter file");
     assertRejected(new byte[] {'B', 'B', 'F'}, "not a BBF filter file");
     byte[] png = {(byte) 0x89, 'P', 'N', 'G', 13, 10, 26, 10, 0, 0, 0, 13};

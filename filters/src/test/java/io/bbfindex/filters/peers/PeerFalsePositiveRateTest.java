@@ -3,7 +3,7 @@ package io.bbfindex.filters.peers;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.bbfindex.filters.FilterType;
+import io.bbfindex.filters.catalog.FilterType;
 import io.bbfindex.filters.MembershipFilter;
 import java.util.ArrayList;
 import java.util.List;

@@ -2,7 +2,7 @@ package io.bbfindex.filters.peers;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.bbfindex.filters.FilterType;
+import io.bbfindex.filters.catalog.FilterType;
 import io.bbfindex.filters.MembershipFilter;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;

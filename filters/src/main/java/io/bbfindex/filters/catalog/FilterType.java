@@ -1,5 +1,9 @@
-package io.bbfindex.filters;
+package io.bbfindex.filters.catalog;
 
+import io.bbfindex.filters.BbfGeometry;
+import io.bbfindex.filters.BbfSizing;
+import io.bbfindex.filters.BlockedBloomFilter;
+import io.bbfindex.filters.MembershipFilter;
 import io.bbfindex.filters.peers.CuckooFilter;
 import io.bbfindex.filters.peers.OneMemoryAccessBloomFilter;
 import io.bbfindex.filters.peers.StandardBloomFilter;

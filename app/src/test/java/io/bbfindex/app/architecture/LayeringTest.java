@@ -1,0 +1,153 @@
+package io.bbfindex.app.architecture;
+
+import static com.tngtech.archunit.base.DescribedPredicate.describe;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import io.bbfindex.filters.MembershipFilter;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.lang.module.ModuleDescriptor;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The layering of the product, checked on its compiled classes (ArchUnit), so that a review never
+ * has to say it again: {@code filters} knows nothing of Bitcoin or of servers, {@code chain-ingest}
+ * knows nothing of the app, nobody reaches into {@code filters}' unexported packages, no package
+ * cycle, no bitcoinj internals, and no benchmark harness in the product.
+ *
+ * <p>This module is the last product module built, so its test class path holds the main classes
+ * of all three ({@code filters}, {@code chain-ingest}, {@code app}).
+ */
+class LayeringTest {
+
+  private static final String FILTERS = "io.bbfindex.filters..";
+  private static final String INGEST = "io.bbfindex.ingest..";
+  private static final String APP = "io.bbfindex.app..";
+
+  private static JavaClasses product;
+  private static JavaClasses everything;
+
+  @BeforeAll
+  static void importClasses() {
+    // The modules come as target/classes folders or, in a reactor build past `package`, as jars;
+    // test classes as test-classes folders or *-tests.jar test-jars.
+    ImportOption mainOnly =
+        location ->
+            ImportOption.Predefined.DO_NOT_INCLUDE_TESTS.includes(location)
+                && !location.matches(java.util.regex.Pattern.compile(".*-tests\\.jar.*"));
+    product = new ClassFileImporter().withImportOption(mainOnly).importPackages("io.bbfindex");
+    everything = new ClassFileImporter().importPackages("io.bbfindex");
+    assertFalse(
+        product.that(resideIn(FILTERS)).isEmpty() || product.that(resideIn(INGEST)).isEmpty(),
+        "the filters and chain-ingest classes must be on the test class path");
+  }
+
+  @Test
+  void filtersDependOnTheJdkOnly() {
+    classes()
+        .that()
+        .resideInAPackage(FILTERS)
+        .should()
+        .onlyDependOnClassesThat()
+        .resideInAnyPackage(FILTERS, "java..", "jdk.incubator.vector..", "com.sun.management..")
+        .because("filters is JDK only: it knows nothing of Bitcoin, LevelDB or servers")
+        .check(product);
+  }
+
+  @Test
+  void chainIngestKnowsNothingOfTheApp() {
+    noClasses()
+        .that()
+        .resideInAPackage(INGEST)
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(APP, "io.netty..", "io.micrometer..", "com.fasterxml.jackson..")
+        .because("chain-ingest reads Bitcoin Core's data and builds filters; serving is the app's")
+        .check(product);
+  }
+
+  @Test
+  void onlyExportedFilterPackagesAreUsedOutsideFilters() {
+    Set<String> exported = filtersExports();
+    noClasses()
+        .that()
+        .resideOutsideOfPackage(FILTERS)
+        .should()
+        .dependOnClassesThat(
+            describe(
+                "reside in a package that filters' module-info does not export " + exported,
+                (JavaClass c) ->
+                    c.getPackageName().startsWith("io.bbfindex.filters")
+                        && !exported.contains(c.getPackageName())))
+        .check(everything);
+  }
+
+  @Test
+  void noPackageCycles() {
+    slices().matching("io.bbfindex.(**)").should().beFreeOfCycles().check(product);
+  }
+
+  @Test
+  void noBitcoinjInternals() {
+    noClasses()
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("org.bitcoinj..internal..")
+        .because("bitcoinj's internal packages are not its API and change without notice")
+        .check(everything);
+  }
+
+  @Test
+  void noBenchmarkHarnessInTheProduct() {
+    noClasses()
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage("org.openjdk.jmh..", "io.bbfindex.benchmarks..")
+        .orShould()
+        .haveSimpleNameContaining("Bench")
+        .because("benchmarks live in the benchmarks module and in each module's src/jmh")
+        .check(product);
+  }
+
+  private static com.tngtech.archunit.base.DescribedPredicate<JavaClass> resideIn(String pattern) {
+    return JavaClass.Predicates.resideInAPackage(pattern);
+  }
+
+  /** The packages {@code filters}' compiled {@code module-info} exports. */
+  private static Set<String> filtersExports() {
+    try {
+      Path location =
+          Path.of(MembershipFilter.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+      InputStream in;
+      if (Files.isDirectory(location)) {
+        in = Files.newInputStream(location.resolve("module-info.class"));
+      } else {
+        var jar = new java.util.jar.JarFile(location.toFile());
+        in = jar.getInputStream(jar.getEntry("module-info.class"));
+      }
+      try (in) {
+        return ModuleDescriptor.read(in).exports().stream()
+            .map(ModuleDescriptor.Exports::source)
+            .collect(Collectors.toUnmodifiableSet());
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (URISyntaxException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}
