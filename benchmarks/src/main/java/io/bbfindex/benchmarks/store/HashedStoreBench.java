@@ -283,7 +283,7 @@ final class HashedStoreBench {
           byte[] hash = txdb.get(HashedKeys.seqKey(row.blockSeq()));
           byte[] bkey = DbKeys.blockKey(hash);
           DiskBlockIndex b = DiskBlockIndex.decode(bkey, blockdb.get(bkey));
-          long txOffset = row.offsetFromHeader() - BlockFileReader.HEADER_BYTES;
+          long txOffset = (long) row.offsetFromHeader() - BlockFileReader.HEADER_BYTES;
           Transaction tx = reader.readTransaction(b.file(), b.dataPos(), txOffset, null, hash);
           if (Arrays.equals(tx.getTxId().getReversedBytes(), txid)) {
             return Optional.of(new long[] {b.file(), b.dataPos(), txOffset});
