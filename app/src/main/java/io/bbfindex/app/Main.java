@@ -1,7 +1,7 @@
 package io.bbfindex.app;
 
-import io.bbfindex.app.cli.Cli;
 import io.bbfindex.app.bitcoincore.CoreChainAccess;
+import io.bbfindex.app.cli.Cli;
 
 /** Entry point of the {@code bbf-index} command line: wires {@link Cli} to Bitcoin Core data. */
 public final class Main {

@@ -19,10 +19,19 @@ import picocli.CommandLine.Spec;
  * {@code bench-results/} under the project root ({@code -Dbbf.home}, set by the launcher). The JMH
  * suites of one module (filters, paper) are not here: they live in that module's {@code src/jmh}.
  */
-@Command(name = "bbf-index bench", mixinStandardHelpOptions = true, version = "bbf-index benchmarks",
-    description = "Cross-module benchmarks; each ends with 'summary: NAME VALUE' lines, also written to "
-        + "bench-results/.",
-    subcommands = {StoreBench.class, ScaleBench.class, HttpBench.class, IngestThroughputBench.class})
+@Command(
+    name = "bbf-index bench",
+    mixinStandardHelpOptions = true,
+    version = "bbf-index benchmarks",
+    description =
+        "Cross-module benchmarks; each ends with 'summary: NAME VALUE' lines, also written to "
+            + "bench-results/.",
+    subcommands = {
+      StoreBench.class,
+      ScaleBench.class,
+      HttpBench.class,
+      IngestThroughputBench.class
+    })
 public final class BenchMain implements Runnable {
 
   @Spec CommandSpec spec;
@@ -38,11 +47,14 @@ public final class BenchMain implements Runnable {
     System.exit(execute(args));
   }
 
-  /** Parses {@code args} and runs the suite they name; the exit code (0, 1 failed, 2 bad arguments). */
+  /**
+   * Parses {@code args} and runs the suite they name; the exit code (0, 1 failed, 2 bad arguments).
+   */
   public static int execute(String... args) {
     Path home = home();
     if (home != null && System.getProperty("bbf.fixtures") == null) {
-      // the fixture readers shared with the tests find the checked-in fixtures through this property
+      // the fixture readers shared with the tests find the checked-in fixtures through this
+      // property
       System.setProperty("bbf.fixtures", home.resolve("fixtures").toString());
     }
     return commandLine().execute(args);

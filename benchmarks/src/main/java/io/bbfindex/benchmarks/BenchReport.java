@@ -41,7 +41,9 @@ public final class BenchReport {
     out.flush();
   }
 
-  /** Prints a table: a title, the header, a rule, the rows; columns right-aligned except the first. */
+  /**
+   * Prints a table: a title, the header, a rule, the rows; columns right-aligned except the first.
+   */
   public void table(String title, List<String> header, List<List<String>> rows) {
     int[] w = new int[header.size()];
     for (int i = 0; i < w.length; i++) {
@@ -92,7 +94,10 @@ public final class BenchReport {
     return Map.copyOf(summary);
   }
 
-  /** Prints the summary block and writes the result files under {@code home/bench-results} (if home is known). */
+  /**
+   * Prints the summary block and writes the result files under {@code home/bench-results} (if home
+   * is known).
+   */
   public void finish(Path home) throws IOException {
     line("");
     List<String> block = new ArrayList<>();
@@ -103,7 +108,8 @@ public final class BenchReport {
     }
     Path dir = home.resolve("bench-results");
     Files.createDirectories(dir);
-    String stamp = ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
+    String stamp =
+        ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
     Path file = dir.resolve(name + "-" + stamp + ".txt");
     Files.writeString(file, text, StandardCharsets.UTF_8);
     Files.write(dir.resolve(name + "-summary.txt"), block, StandardCharsets.UTF_8);
@@ -140,7 +146,9 @@ public final class BenchReport {
     return String.format(Locale.ROOT, "%,d", v);
   }
 
-  /** Peak resident set size of this process (VmHWM of /proc/self/status), or -1 where unavailable. */
+  /**
+   * Peak resident set size of this process (VmHWM of /proc/self/status), or -1 where unavailable.
+   */
   public static long peakRssBytes() {
     return procStatusKb("VmHWM:") * 1024;
   }
@@ -165,9 +173,14 @@ public final class BenchReport {
 
   /** Prints which machine and JVM the figures come from. */
   public void environment() {
-    line("machine: %d cores (%s), JVM %s %s, max heap %d MiB; load average %s", Runtime.getRuntime()
-        .availableProcessors(), System.getProperty("os.arch"), System.getProperty("java.vm.name"),
-        Runtime.version(), Runtime.getRuntime().maxMemory() >> 20, loadAverage());
+    line(
+        "machine: %d cores (%s), JVM %s %s, max heap %d MiB; load average %s",
+        Runtime.getRuntime().availableProcessors(),
+        System.getProperty("os.arch"),
+        System.getProperty("java.vm.name"),
+        Runtime.version(),
+        Runtime.getRuntime().maxMemory() >> 20,
+        loadAverage());
   }
 
   private static String loadAverage() {

@@ -7,8 +7,8 @@ import java.util.List;
 
 /**
  * Command lines for the JVMs a benchmark starts (the service, the start-up probe): the same java,
- * the same class path, and the flags the launcher gave this JVM that the service needs (Vector
- * API module, native access, GC choice, heap size, project root), so a child runs as {@code
+ * the same class path, and the flags the launcher gave this JVM that the service needs (Vector API
+ * module, native access, GC choice, heap size, project root), so a child runs as {@code
  * ./bbf-index} would run it.
  */
 public final class ChildJvm {
@@ -20,8 +20,12 @@ public final class ChildJvm {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     for (String f : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-      if (f.startsWith("--add-modules") || f.startsWith("--enable-native-access") || f.startsWith("-XX:+Use")
-          || f.startsWith("-Xmx") || f.startsWith("-Xms") || f.startsWith("-Dbbf.home=")) {
+      if (f.startsWith("--add-modules")
+          || f.startsWith("--enable-native-access")
+          || f.startsWith("-XX:+Use")
+          || f.startsWith("-Xmx")
+          || f.startsWith("-Xms")
+          || f.startsWith("-Dbbf.home=")) {
         cmd.add(f);
       }
     }

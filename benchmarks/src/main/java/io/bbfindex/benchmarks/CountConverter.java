@@ -13,7 +13,8 @@ public final class CountConverter implements ITypeConverter<Long> {
   public Long convert(String value) {
     String digits = value.replace("_", "").replace(",", "");
     if (!digits.matches("[0-9]{1,18}") || Long.parseLong(digits) < 1) {
-      throw new TypeConversionException("'" + value + "' is not a count >= 1 (digits, '_' or ',' allowed)");
+      throw new TypeConversionException(
+          "'" + value + "' is not a count >= 1 (digits, '_' or ',' allowed)");
     }
     return Long.parseLong(digits);
   }

@@ -14,13 +14,15 @@ public record ThreadClock(long wallNanos, long cpuNanos) {
   private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
   public static ThreadClock now() {
-    return new ThreadClock(System.nanoTime(), THREADS.isCurrentThreadCpuTimeSupported()
-        ? THREADS.getCurrentThreadCpuTime() : -1);
+    return new ThreadClock(
+        System.nanoTime(),
+        THREADS.isCurrentThreadCpuTimeSupported() ? THREADS.getCurrentThreadCpuTime() : -1);
   }
 
   /** Time since {@code start} (this = now). */
   public ThreadClock since(ThreadClock start) {
-    return new ThreadClock(wallNanos - start.wallNanos, cpuNanos < 0 ? -1 : cpuNanos - start.cpuNanos);
+    return new ThreadClock(
+        wallNanos - start.wallNanos, cpuNanos < 0 ? -1 : cpuNanos - start.cpuNanos);
   }
 
   /** Operations per wall second. */

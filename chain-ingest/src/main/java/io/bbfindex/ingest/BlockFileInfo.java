@@ -36,15 +36,16 @@ public record BlockFileInfo(
       throw c.corrupt("file number", "negative file number " + file);
     }
     c.reset(value, 0, value.length);
-    BlockFileInfo info = new BlockFileInfo(
-        file,
-        c.readVarUint32("nBlocks"),
-        c.readVarUint32("nSize"),
-        c.readVarUint32("nUndoSize"),
-        c.readVarUint32("nHeightFirst"),
-        c.readVarUint32("nHeightLast"),
-        c.readVarInt(CoreVarInt.MAX_INT64, "nTimeFirst"),
-        c.readVarInt(CoreVarInt.MAX_INT64, "nTimeLast"));
+    BlockFileInfo info =
+        new BlockFileInfo(
+            file,
+            c.readVarUint32("nBlocks"),
+            c.readVarUint32("nSize"),
+            c.readVarUint32("nUndoSize"),
+            c.readVarUint32("nHeightFirst"),
+            c.readVarUint32("nHeightLast"),
+            c.readVarInt(CoreVarInt.MAX_INT64, "nTimeFirst"),
+            c.readVarInt(CoreVarInt.MAX_INT64, "nTimeLast"));
     c.expectEnd();
     return info;
   }

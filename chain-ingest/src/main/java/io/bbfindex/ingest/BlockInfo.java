@@ -12,7 +12,8 @@ import java.util.Arrays;
  * @param status Core's nStatus bits (see {@link io.bbfindex.ingest.records.BlockStatus})
  * @param txCount nTx (0 for header-only entries)
  * @param file blk file number, {@code -1} if the block has neither data nor undo on disk
- * @param dataPos offset of the header in blk{file}.dat, {@code -1} without data (pruned/header-only)
+ * @param dataPos offset of the header in blk{file}.dat, {@code -1} without data
+ *     (pruned/header-only)
  * @param undoPos offset in rev{file}.dat, {@code -1} without undo data
  * @param header the 80-byte block header
  * @param onActiveChain whether the block is on the chain with the most work
@@ -86,8 +87,19 @@ public record BlockInfo(
 
   @Override
   public String toString() {
-    return "BlockInfo[" + hashHex() + " height=" + height + " status=" + status + " nTx=" + txCount
-        + " file=" + file + " dataPos=" + dataPos + (onActiveChain ? " active, confirmations="
-        + confirmations : " stale") + "]";
+    return "BlockInfo["
+        + hashHex()
+        + " height="
+        + height
+        + " status="
+        + status
+        + " nTx="
+        + txCount
+        + " file="
+        + file
+        + " dataPos="
+        + dataPos
+        + (onActiveChain ? " active, confirmations=" + confirmations : " stale")
+        + "]";
   }
 }

@@ -6,8 +6,8 @@ import java.nio.file.Path;
 /**
  * The path given as a Bitcoin Core data directory cannot be used: it is missing, is not a data
  * directory (e.g. {@code blocks/} itself, or {@code ~/.bitcoin} for a regtest node), holds no
- * readable block index or txindex, or the node is running. The message names the path and says
- * how to fix it.
+ * readable block index or txindex, or the node is running. The message names the path and says how
+ * to fix it.
  */
 public class DataDirException extends IOException {
 

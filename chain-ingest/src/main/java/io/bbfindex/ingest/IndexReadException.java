@@ -4,12 +4,12 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 
 /**
- * A lookup on an open {@link NodeIndex} failed: a record read from the snapshot or a block file
- * is corrupt ({@link #getCause()} is then an {@link io.bbfindex.ingest.encoding.CorruptRecordException}
- * naming the record and field), a transaction's bytes do not hash to the txid asked for, or a
- * file could not be read. Unchecked so that lookups compose in request handlers; the message
- * always names the txid/block and the file or key involved. Never means "absent": absence is an
- * empty {@code Optional}.
+ * A lookup on an open {@link NodeIndex} failed: a record read from the snapshot or a block file is
+ * corrupt ({@link #getCause()} is then an {@link
+ * io.bbfindex.ingest.encoding.CorruptRecordException} naming the record and field), a transaction's
+ * bytes do not hash to the txid asked for, or a file could not be read. Unchecked so that lookups
+ * compose in request handlers; the message always names the txid/block and the file or key
+ * involved. Never means "absent": absence is an empty {@code Optional}.
  */
 public class IndexReadException extends UncheckedIOException {
 

@@ -29,8 +29,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.stream.Stream;
 import org.bitcoinj.core.Transaction;
 
@@ -61,8 +61,10 @@ public final class NodeIndex implements AutoCloseable {
   private final Obfuscation txObfuscation;
   private final boolean legacyTxindex;
   private final TxIndexLayout txindexLayout;
+
   /** Null for a legacy-only txindex. */
   private final HashedTxLookup hashedLookup;
+
   private final boolean reindexing;
   private final boolean prunedBlockFiles;
   private final OptionalInt lastBlockFile;
@@ -79,8 +81,12 @@ public final class NodeIndex implements AutoCloseable {
   private final BlockFileReader blockFileReader;
   private final BlocksXorKey blocksXorKey;
   private final LongAdder leveldbReads = new LongAdder();
-  /** Readers hold it while touching native LevelDB handles, so close cannot free them underneath. */
+
+  /**
+   * Readers hold it while touching native LevelDB handles, so close cannot free them underneath.
+   */
   private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
+
   private boolean closed;
 
   private NodeIndex(NodeIndexLoader o) {
@@ -114,12 +120,12 @@ public final class NodeIndex implements AutoCloseable {
    *
    * @param datadir the directory holding {@code blocks/} (e.g. {@code ~/.bitcoin}, or {@code
    *     ~/.bitcoin/regtest} for a regtest node)
-   * @param workDir where the private snapshots go (created if missing; a fresh subdirectory is
-   *     used and deleted on {@link #close}). Same filesystem as the datadir makes the snapshot
-   *     hard links instead of copies.
-   * @throws DataDirException if the path is not a usable data directory, the node is running
-   *     (it holds its LevelDB locks), there is no txindex, or a record is corrupt; the message
-   *     names the path and the fix
+   * @param workDir where the private snapshots go (created if missing; a fresh subdirectory is used
+   *     and deleted on {@link #close}). Same filesystem as the datadir makes the snapshot hard
+   *     links instead of copies.
+   * @throws DataDirException if the path is not a usable data directory, the node is running (it
+   *     holds its LevelDB locks), there is no txindex, or a record is corrupt; the message names
+   *     the path and the fix
    */
   public static NodeIndex open(Path datadir, Path workDir) throws DataDirException {
     return open(datadir, workDir, false);
@@ -128,11 +134,12 @@ public final class NodeIndex implements AutoCloseable {
   /**
    * As {@link #open(Path, Path)}; with {@code allowRunningNode}, a node holding its locks is not
    * refused: its directories are copied best-effort (table files are immutable, and a table
-   * compacted away during the copy makes the copy start over), but writes the node has not
-   * flushed yet are missing and the copy of its log may end mid-record. Prefer a stopped node or a
+   * compacted away during the copy makes the copy start over), but writes the node has not flushed
+   * yet are missing and the copy of its log may end mid-record. Prefer a stopped node or a
    * filesystem snapshot.
    */
-  public static NodeIndex open(Path datadir, Path workDir, boolean allowRunningNode) throws DataDirException {
+  public static NodeIndex open(Path datadir, Path workDir, boolean allowRunningNode)
+      throws DataDirException {
     Objects.requireNonNull(datadir, "datadir");
     Objects.requireNonNull(workDir, "workDir");
     Path dd = datadir.toAbsolutePath().normalize();
@@ -165,11 +172,11 @@ public final class NodeIndex implements AutoCloseable {
   /**
    * Where Core's txindex says {@code txidInternal} is. Exactly one LevelDB get (counted); in a
    * hashed index (Core >= 32) one seek plus a blk read per candidate row ({@link HashedTxLookup}),
-   * and in a mixed one a {@code 't'} get too when the hashed rows miss. Except
-   * for the genesis coinbase: Core never indexes it (getrawtransaction refuses it), but it is a
-   * real transaction of block 0, so it is answered from the block index (block 0's file and
-   * position, tx offset 1: after the one-byte tx count) without a read. Its txid is block 0's
-   * merkle root, which holds on every network.
+   * and in a mixed one a {@code 't'} get too when the hashed rows miss. Except for the genesis
+   * coinbase: Core never indexes it (getrawtransaction refuses it), but it is a real transaction of
+   * block 0, so it is answered from the block index (block 0's file and position, tx offset 1:
+   * after the one-byte tx count) without a read. Its txid is block 0's merkle root, which holds on
+   * every network.
    *
    * @param txidInternal 32 bytes, internal (reversed display) order
    * @return empty when the txindex has no row (unknown, unconfirmed, or not indexed yet)
@@ -178,7 +185,8 @@ public final class NodeIndex implements AutoCloseable {
   public Optional<TxLocation> findTx(byte[] txidInternal) {
     requireHash(txidInternal, "txid");
     if (genesis.dataPos() >= 0 && Arrays.equals(txidInternal, 0, 32, genesis.header(), 36, 68)) {
-      return Optional.of(new TxLocation(txidInternal.clone(), genesis.file(), genesis.dataPos(), 1, genesis));
+      return Optional.of(
+          new TxLocation(txidInternal.clone(), genesis.file(), genesis.dataPos(), 1, genesis));
     }
     if (hashedLookup != null) {
       Optional<TxLocation> hashed = findHashed(txidInternal);
@@ -193,7 +201,8 @@ public final class NodeIndex implements AutoCloseable {
       leveldbReads.increment();
       raw = txDb.get(DbKeys.txKey(txidInternal));
     } catch (LevelDbReadException e) {
-      throw new IndexReadException("txindex lookup of " + toDisplayHex(txidInternal) + " failed: " + e.getMessage(), e);
+      throw new IndexReadException(
+          "txindex lookup of " + toDisplayHex(txidInternal) + " failed: " + e.getMessage(), e);
     } finally {
       lifecycle.readLock().unlock();
     }
@@ -203,7 +212,8 @@ public final class NodeIndex implements AutoCloseable {
     try {
       return Optional.of(resolve(txidInternal, raw));
     } catch (CorruptRecordException e) {
-      throw new IndexReadException("txindex lookup of " + toDisplayHex(txidInternal) + " failed: " + e.getMessage(), e);
+      throw new IndexReadException(
+          "txindex lookup of " + toDisplayHex(txidInternal) + " failed: " + e.getMessage(), e);
     }
   }
 
@@ -215,21 +225,29 @@ public final class NodeIndex implements AutoCloseable {
       leveldbReads.increment();
       return hashedLookup.find(txidInternal, blockFileReader);
     } catch (IOException e) {
-      throw new IndexReadException("txindex lookup of " + toDisplayHex(txidInternal) + " failed: " + e.getMessage(), e);
+      throw new IndexReadException(
+          "txindex lookup of " + toDisplayHex(txidInternal) + " failed: " + e.getMessage(), e);
     } finally {
       lifecycle.readLock().unlock();
     }
   }
 
-  /** Decodes a raw (possibly obfuscated) 't' value and finds its block. Package-private for tests. */
+  /**
+   * Decodes a raw (possibly obfuscated) 't' value and finds its block. Package-private for tests.
+   */
   TxLocation resolve(byte[] txid, byte[] rawValue) throws CorruptRecordException {
     byte[] key = DbKeys.txKey(txid);
     DiskTxPos p = DiskTxPos.decode(key, txObfuscation.plain(rawValue));
     BlockInfo b = blocksByPosition.get(positionKey(p.file(), p.dataPos()));
     if (b == null) {
-      throw new CorruptRecordException("'t' txindex record (key " + HexFormat.of().formatHex(key) + "): points at "
-          + blockFileReader.blockFile(p.file()).getFileName() + " position " + p.dataPos()
-          + ", where the block index has no block");
+      throw new CorruptRecordException(
+          "'t' txindex record (key "
+              + HexFormat.of().formatHex(key)
+              + "): points at "
+              + blockFileReader.blockFile(p.file()).getFileName()
+              + " position "
+              + p.dataPos()
+              + ", where the block index has no block");
     }
     return new TxLocation(txid.clone(), p.file(), p.dataPos(), p.txOffset(), b);
   }
@@ -253,21 +271,22 @@ public final class NodeIndex implements AutoCloseable {
     lifecycle.readLock().lock();
     try {
       checkOpen();
-      return blockFileReader.readTransaction(loc.file(), loc.dataPos(), loc.txOffset(), loc.txid(),
-          loc.block().hash());
+      return blockFileReader.readTransaction(
+          loc.file(), loc.dataPos(), loc.txOffset(), loc.txid(), loc.block().hash());
     } catch (IOException e) {
-      throw new IndexReadException("reading transaction " + loc.txidHex() + " failed: " + e.getMessage(), e);
+      throw new IndexReadException(
+          "reading transaction " + loc.txidHex() + " failed: " + e.getMessage(), e);
     } finally {
       lifecycle.readLock().unlock();
     }
   }
 
   /**
-   * Calls {@code consumer} for every {@code 't'} record of the txindex, in key (txid) order.
-   * The hashed {@code 'x'} rows of Core >= 32 store no txid: for a hashed or mixed index, the
-   * txids come from the blk files ({@link io.bbfindex.ingest.txindex.BlockDataTxSource}). No
-   * allocation per record beyond what leveldbjni's iterator makes: the txid array is reused (see
-   * {@link TxRecordConsumer}). Does not count as {@link #leveldbReads()}.
+   * Calls {@code consumer} for every {@code 't'} record of the txindex, in key (txid) order. The
+   * hashed {@code 'x'} rows of Core >= 32 store no txid: for a hashed or mixed index, the txids
+   * come from the blk files ({@link io.bbfindex.ingest.txindex.BlockDataTxSource}). No allocation
+   * per record beyond what leveldbjni's iterator makes: the txid array is reused (see {@link
+   * TxRecordConsumer}). Does not count as {@link #leveldbReads()}.
    *
    * @throws IndexReadException if a record is malformed
    */
@@ -304,7 +323,9 @@ public final class NodeIndex implements AutoCloseable {
     }
   }
 
-  /** LevelDB gets made by {@link #findTx} so far (the only method that reads LevelDB after open). */
+  /**
+   * LevelDB gets made by {@link #findTx} so far (the only method that reads LevelDB after open).
+   */
   public long leveldbReads() {
     return leveldbReads.sum();
   }
@@ -331,13 +352,15 @@ public final class NodeIndex implements AutoCloseable {
 
   /** The active chain's block at {@code height}, or empty below 0 / above the tip. */
   public Optional<BlockInfo> activeBlockAt(int height) {
-    return height < 0 || height >= activeByHeight.length ? Optional.empty() : Optional.of(activeByHeight[height]);
+    return height < 0 || height >= activeByHeight.length
+        ? Optional.empty()
+        : Optional.of(activeByHeight[height]);
   }
 
   /**
-   * Height of the block the txindex was last committed at ({@code 'B'} locator's first hash);
-   * empty when the txindex never committed or its tip is unknown to the block index. Rows may run
-   * ahead of it by up to one commit interval. For a legacy (<= 0.16) txindex, the block index tip.
+   * Height of the block the txindex was last committed at ({@code 'B'} locator's first hash); empty
+   * when the txindex never committed or its tip is unknown to the block index. Rows may run ahead
+   * of it by up to one commit interval. For a legacy (<= 0.16) txindex, the block index tip.
    */
   public OptionalInt txindexTipHeight() {
     return txindexTipHeight;
@@ -374,8 +397,8 @@ public final class NodeIndex implements AutoCloseable {
   }
 
   /**
-   * Layout and location of the txindex for people: e.g. {@code "hashed, indexes/txindex"} or
-   * {@code "legacy, blocks/index"} (Core <= 0.16).
+   * Layout and location of the txindex for people: e.g. {@code "hashed, indexes/txindex"} or {@code
+   * "legacy, blocks/index"} (Core <= 0.16).
    */
   public String txindexDescription() {
     return txindexLayout.label() + ", " + (legacyTxindex ? "blocks/index" : "indexes/txindex");
@@ -386,7 +409,9 @@ public final class NodeIndex implements AutoCloseable {
     return Optional.ofNullable(hashedLookup);
   }
 
-  /** Whether the node was interrupted during a reindex ({@code 'R'} flag): the index is incomplete. */
+  /**
+   * Whether the node was interrupted during a reindex ({@code 'R'} flag): the index is incomplete.
+   */
   public boolean reindexing() {
     return reindexing;
   }
@@ -421,8 +446,10 @@ public final class NodeIndex implements AutoCloseable {
       }
       closed = true;
       IOException failure = null;
-      for (AutoCloseable c : Stream.of(blockFileReader, txDb == blockDb ? null : txDb, blockDb)
-          .filter(Objects::nonNull).toList()) {
+      for (AutoCloseable c :
+          Stream.of(blockFileReader, txDb == blockDb ? null : txDb, blockDb)
+              .filter(Objects::nonNull)
+              .toList()) {
         try {
           c.close();
         } catch (Exception e) {

@@ -34,9 +34,9 @@ import java.util.OptionalInt;
 import java.util.TreeMap;
 
 /**
- * Everything {@link NodeIndex#open} builds before the index can answer: the snapshots, the
- * decoded block index and active chain, the block files' key and magic, the txindex and its
- * locator; and the undo of a half-done open.
+ * Everything {@link NodeIndex#open} builds before the index can answer: the snapshots, the decoded
+ * block index and active chain, the block files' key and magic, the txindex and its locator; and
+ * the undo of a half-done open.
  */
 final class NodeIndexLoader {
 
@@ -77,8 +77,11 @@ final class NodeIndexLoader {
       loadBlockIndex();
       loadBlockFilesAndTxindex();
     } catch (LevelDbReadException e) {
-      throw new DataDirException(e.dir(), e.getMessage().substring(e.dir().toString().length() + 2)
-          + ": the database is damaged; let Bitcoin Core repair it (restart it with -reindex)", e);
+      throw new DataDirException(
+          e.dir(),
+          e.getMessage().substring(e.dir().toString().length() + 2)
+              + ": the database is damaged; let Bitcoin Core repair it (restart it with -reindex)",
+          e);
     }
   }
 
@@ -86,18 +89,30 @@ final class NodeIndexLoader {
     blockObfuscation = Obfuscation.read(blockDb);
     List<DiskBlockIndex> records = readBlockRecords(blockObfuscation);
     if (records.isEmpty()) {
-      throw new DataDirException(layout.blockIndexDir(), "is a LevelDB without 'b' block records, not Bitcoin "
-          + "Core's block index; point at a Bitcoin Core data directory");
+      throw new DataDirException(
+          layout.blockIndexDir(),
+          "is a LevelDB without 'b' block records, not Bitcoin "
+              + "Core's block index; point at a Bitcoin Core data directory");
     }
     blockFiles = readBlockFiles(blockObfuscation);
     reindexing = blockDb.get(new byte[] {DbKeys.REINDEX}) != null;
     byte[] last = blockDb.get(new byte[] {DbKeys.LAST_BLOCK});
-    lastBlockFile = last == null ? OptionalInt.empty()
-        : OptionalInt.of(decodeOrReport(() -> FlagRecords.decodeLastBlockFile(blockObfuscation.plain(last))));
+    lastBlockFile =
+        last == null
+            ? OptionalInt.empty()
+            : OptionalInt.of(
+                decodeOrReport(
+                    () -> FlagRecords.decodeLastBlockFile(blockObfuscation.plain(last))));
     prunedBlockFiles = flag("prunedblockfiles");
-    ActiveChain chain = ActiveChain.compute(records).orElseThrow(() -> new DataDirException(
-        layout.blockIndexDir(), "no block with validated transactions and data on disk: the node has not "
-            + "synced any block yet (or everything is marked invalid); let bitcoind sync, then retry"));
+    ActiveChain chain =
+        ActiveChain.compute(records)
+            .orElseThrow(
+                () ->
+                    new DataDirException(
+                        layout.blockIndexDir(),
+                        "no block with validated transactions and data on disk: the node has not"
+                            + " synced any block yet (or everything is marked invalid); let"
+                            + " bitcoind sync, then retry"));
     indexBlocks(records, chain);
   }
 
@@ -105,8 +120,12 @@ final class NodeIndexLoader {
     try {
       xor = BlocksXorKey.read(layout.blocksDir());
     } catch (CorruptRecordException e) {
-      throw new DataDirException(layout.blocksDir().resolve(BlocksXorKey.FILE_NAME), "is not a block-file XOR key: "
-          + e.getMessage() + "; Bitcoin Core writes exactly 8 bytes there, restore it from the node", e);
+      throw new DataDirException(
+          layout.blocksDir().resolve(BlocksXorKey.FILE_NAME),
+          "is not a block-file XOR key: "
+              + e.getMessage()
+              + "; Bitcoin Core writes exactly 8 bytes there, restore it from the node",
+          e);
     }
     blockFileReader = new BlockFileReader(layout.blocksDir(), xor, null);
     checkGenesisOnDisk();
@@ -127,14 +146,21 @@ final class NodeIndexLoader {
         try {
           decoded = BlockLocator.decode(locatorKey, txObfuscation.plain(locator));
         } catch (CorruptRecordException e) {
-          throw new DataDirException(layout.txindexDir().get(), "corrupt txindex: " + e.getMessage()
-              + "; restart bitcoind with -reindex to rebuild it", e);
+          throw new DataDirException(
+              layout.txindexDir().get(),
+              "corrupt txindex: "
+                  + e.getMessage()
+                  + "; restart bitcoind with -reindex to rebuild it",
+              e);
         }
-        decoded.tip().ifPresent(h -> {
-          txindexTipHash = h;
-          BlockInfo b = blocksByHash.get(ByteBuffer.wrap(h));
-          txindexTipHeight = b == null ? OptionalInt.empty() : OptionalInt.of(b.height());
-        });
+        decoded
+            .tip()
+            .ifPresent(
+                h -> {
+                  txindexTipHash = h;
+                  BlockInfo b = blocksByHash.get(ByteBuffer.wrap(h));
+                  txindexTipHeight = b == null ? OptionalInt.empty() : OptionalInt.of(b.height());
+                });
       }
     } else if (flag("txindex")) {
       // <= 0.16: 't' rows live in blocks/index and are written as blocks connect, ahead of the
@@ -145,8 +171,10 @@ final class NodeIndexLoader {
       txindexTipHash = tip.hash();
       txindexTipHeight = OptionalInt.of(tip.height());
     } else {
-      throw new DataDirException(layout.datadir(), "has no transaction index (no indexes/txindex, and no legacy "
-          + "txindex flag in blocks/index); restart bitcoind with -txindex=1 and let it build the index");
+      throw new DataDirException(
+          layout.datadir(),
+          "has no transaction index (no indexes/txindex, and no legacy txindex flag in"
+              + " blocks/index); restart bitcoind with -txindex=1 and let it build the index");
     }
   }
 
@@ -154,8 +182,12 @@ final class NodeIndexLoader {
     try {
       return HashedTxLookup.open(txDb, h -> blocksByHash.get(ByteBuffer.wrap(h)));
     } catch (CorruptRecordException e) {
-      throw new DataDirException(layout.txindexDir().get(), "corrupt hashed txindex: " + e.getMessage()
-          + "; restart bitcoind with -reindex to rebuild it", e);
+      throw new DataDirException(
+          layout.txindexDir().get(),
+          "corrupt hashed txindex: "
+              + e.getMessage()
+              + "; restart bitcoind with -reindex to rebuild it",
+          e);
     }
   }
 
@@ -169,8 +201,12 @@ final class NodeIndexLoader {
         // a running node compacted a table away while we linked: start this copy over
         NodeIndex.deleteTree(target);
         if (attempt == SNAPSHOT_ATTEMPTS) {
-          throw new DataDirException(source, "kept changing while being copied (" + e.getMessage()
-              + "); stop bitcoind or use a filesystem snapshot", e);
+          throw new DataDirException(
+              source,
+              "kept changing while being copied ("
+                  + e.getMessage()
+                  + "); stop bitcoind or use a filesystem snapshot",
+              e);
         }
       }
     }
@@ -178,24 +214,31 @@ final class NodeIndexLoader {
 
   private List<DiskBlockIndex> readBlockRecords(Obfuscation obf) throws IOException {
     List<DiskBlockIndex> out = new ArrayList<>();
-    blockDb.scan(DbKeys.BLOCK_INDEX, (k, v) -> {
-      DiskBlockIndex b = decodeOrReport(() -> DiskBlockIndex.decode(k, obf.plain(v)));
-      if (!ChainWork.meetsTarget(b.hash(), LittleEndian.uint32(b.header(), 72))) {
-        throw new DataDirException(layout.blockIndexDir(), "corrupt block index: block " + toDisplayHex(b.hash())
-            + " does not meet its own proof-of-work target (CheckProofOfWork failed); restart bitcoind with "
-            + "-reindex to rebuild it");
-      }
-      out.add(b);
-    });
+    blockDb.scan(
+        DbKeys.BLOCK_INDEX,
+        (k, v) -> {
+          DiskBlockIndex b = decodeOrReport(() -> DiskBlockIndex.decode(k, obf.plain(v)));
+          if (!ChainWork.meetsTarget(b.hash(), LittleEndian.uint32(b.header(), 72))) {
+            throw new DataDirException(
+                layout.blockIndexDir(),
+                "corrupt block index: block "
+                    + toDisplayHex(b.hash())
+                    + " does not meet its own proof-of-work target (CheckProofOfWork failed);"
+                    + " restart bitcoind with -reindex to rebuild it");
+          }
+          out.add(b);
+        });
     return out;
   }
 
   private Map<Integer, BlockFileInfo> readBlockFiles(Obfuscation obf) throws IOException {
     Map<Integer, BlockFileInfo> out = new TreeMap<>();
-    blockDb.scan(DbKeys.BLOCK_FILES, (k, v) -> {
-      BlockFileInfo f = decodeOrReport(() -> BlockFileInfo.decode(k, obf.plain(v)));
-      out.put(f.file(), f);
-    });
+    blockDb.scan(
+        DbKeys.BLOCK_FILES,
+        (k, v) -> {
+          BlockFileInfo f = decodeOrReport(() -> BlockFileInfo.decode(k, obf.plain(v)));
+          out.put(f.file(), f);
+        });
     return out;
   }
 
@@ -207,8 +250,12 @@ final class NodeIndexLoader {
     try {
       return d.decode();
     } catch (CorruptRecordException e) {
-      throw new DataDirException(layout.blockIndexDir(), "corrupt block index: " + e.getMessage()
-          + "; restart bitcoind with -reindex to rebuild it", e);
+      throw new DataDirException(
+          layout.blockIndexDir(),
+          "corrupt block index: "
+              + e.getMessage()
+              + "; restart bitcoind with -reindex to rebuild it",
+          e);
     }
   }
 
@@ -216,7 +263,8 @@ final class NodeIndexLoader {
   private boolean flag(String name) throws IOException {
     byte[] key = DbKeys.flagKey(name);
     byte[] v = blockDb.get(key);
-    return v != null && decodeOrReport(() -> FlagRecords.decodeFlag(key, blockObfuscation.plain(v)));
+    return v != null
+        && decodeOrReport(() -> FlagRecords.decodeFlag(key, blockObfuscation.plain(v)));
   }
 
   private void indexBlocks(List<DiskBlockIndex> records, ActiveChain chain) {
@@ -225,8 +273,18 @@ final class NodeIndexLoader {
     int tipHeight = chain.tipHeight();
     for (DiskBlockIndex r : records) {
       boolean active = chain.contains(r);
-      BlockInfo b = new BlockInfo(r.hash(), r.height(), r.status(), r.txCount(), r.file(), r.dataPos(),
-          r.undoPos(), r.header(), active, active ? tipHeight - r.height() + 1 : -1);
+      BlockInfo b =
+          new BlockInfo(
+              r.hash(),
+              r.height(),
+              r.status(),
+              r.txCount(),
+              r.file(),
+              r.dataPos(),
+              r.undoPos(),
+              r.header(),
+              active,
+              active ? tipHeight - r.height() + 1 : -1);
       blocksByHash.put(ByteBuffer.wrap(r.hash()), b);
       if (r.dataPos() >= 0) {
         blocksByPosition.put(NodeIndex.positionKey(r.file(), r.dataPos()), b);
@@ -242,9 +300,9 @@ final class NodeIndexLoader {
   }
 
   /**
-   * Reads the genesis block's header from blk files: learns the network magic and proves that
-   * the block files belong to this index and are readable (catches a missing xor.dat early).
-   * Absent file (pruned, or blocks elsewhere): left to the lookups to report.
+   * Reads the genesis block's header from blk files: learns the network magic and proves that the
+   * block files belong to this index and are readable (catches a missing xor.dat early). Absent
+   * file (pruned, or blocks elsewhere): left to the lookups to report.
    */
   private void checkGenesisOnDisk() throws DataDirException {
     if (genesis.dataPos() < 0) {
@@ -254,14 +312,17 @@ final class NodeIndexLoader {
     try {
       byte[] header = blockFileReader.readHeader(genesis.file(), genesis.dataPos());
       if (!Arrays.equals(header, genesis.header())) {
-        throw new DataDirException(file, "the genesis block there differs from the block index's; the blocks "
-            + "directory does not belong to this index");
+        throw new DataDirException(
+            file,
+            "the genesis block there differs from the block index's; the blocks "
+                + "directory does not belong to this index");
       }
     } catch (NoSuchFileException e) {
-      LOG.log(System.Logger.Level.WARNING, "{0} is missing: transactions in it cannot be read", file);
+      LOG.log(
+          System.Logger.Level.WARNING, "{0} is missing: transactions in it cannot be read", file);
     } catch (CorruptRecordException e) {
-      throw new DataDirException(file, "does not hold the genesis block where the block index says: "
-          + e.getMessage(), e);
+      throw new DataDirException(
+          file, "does not hold the genesis block where the block index says: " + e.getMessage(), e);
     } catch (IOException e) {
       throw new DataDirException(file, "cannot be read: " + e.getMessage(), e);
     }
@@ -289,20 +350,29 @@ final class NodeIndexLoader {
 
   static void refuseRunningNode(DataDirLayout layout) throws DataDirException {
     // bitcoind locks <datadir>/.lock and <blocksdir>/.lock (LockDirectory) and each LevelDB's LOCK
-    List<Path> locks = new ArrayList<>(List.of(layout.datadir().resolve(".lock"),
-        layout.blocksDir().resolve(".lock"), layout.blockIndexDir().resolve("LOCK")));
+    List<Path> locks =
+        new ArrayList<>(
+            List.of(
+                layout.datadir().resolve(".lock"),
+                layout.blocksDir().resolve(".lock"),
+                layout.blockIndexDir().resolve("LOCK")));
     layout.txindexDir().ifPresent(t -> locks.add(t.resolve("LOCK")));
     for (Path lock : locks) {
       boolean locked;
       try {
         locked = NodeLockProbe.isLocked(lock);
       } catch (IOException e) {
-        throw new DataDirException(lock, "cannot check whether Bitcoin Core is running: " + e.getMessage(), e);
+        throw new DataDirException(
+            lock, "cannot check whether Bitcoin Core is running: " + e.getMessage(), e);
       }
       if (locked) {
-        throw new DataDirException(lock, "is locked: Bitcoin Core is running on " + layout.datadir()
-            + " and may be writing its indexes. Stop bitcoind (bitcoin-cli stop), or point at a filesystem "
-            + "snapshot or copy of the data directory");
+        throw new DataDirException(
+            lock,
+            "is locked: Bitcoin Core is running on "
+                + layout.datadir()
+                + " and may be writing its indexes. Stop bitcoind (bitcoin-cli stop), or point at a"
+                + " filesystem snapshot or copy of the data directory");
       }
     }
-  }}
+  }
+}

@@ -43,7 +43,16 @@ public record TxLocation(byte[] txid, int file, long dataPos, long txOffset, Blo
 
   @Override
   public String toString() {
-    return "TxLocation[" + txidHex() + " blk" + file + " pos=" + dataPos + " txOffset=" + txOffset
-        + " in " + block + "]";
+    return "TxLocation["
+        + txidHex()
+        + " blk"
+        + file
+        + " pos="
+        + dataPos
+        + " txOffset="
+        + txOffset
+        + " in "
+        + block
+        + "]";
   }
 }

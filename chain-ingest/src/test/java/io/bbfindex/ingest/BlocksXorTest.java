@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.bbfindex.ingest.testing.Fixtures;
 import io.bbfindex.ingest.testing.Fixtures.Archive;
 import io.bbfindex.ingest.testing.Fixtures.TxRow;
-import io.bbfindex.ingest.testing.Fixtures;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -28,12 +28,12 @@ class BlocksXorTest {
 
   private static final byte[] KEY = HexFormat.of().parseHex("a1b2c3d4e5f60718");
 
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
 
   /** XORs the first {@code used} bytes of {@code file} in place with {@code key[p % 8]}. */
   static void xorLikeCore(Path file, long used, byte[] key) throws IOException {
-    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+    try (FileChannel ch =
+        FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
       ByteBuffer buf = ByteBuffer.allocate(1 << 20);
       for (long p = 0; p < used; p += buf.capacity()) {
         buf.clear().limit((int) Math.min(buf.capacity(), used - p));
@@ -66,7 +66,8 @@ class BlocksXorTest {
     Path xorDat = dd.resolve("blocks/xor.dat");
 
     // without the key the files are unreadable, and open says so
-    DataDirException missing = assertThrows(DataDirException.class, () -> NodeIndex.open(dd, tmp.resolve("w0")));
+    DataDirException missing =
+        assertThrows(DataDirException.class, () -> NodeIndex.open(dd, tmp.resolve("w0")));
     assertTrue(missing.getMessage().contains("xor.dat"), missing.getMessage());
 
     Files.write(xorDat, KEY);
@@ -79,15 +80,21 @@ class BlocksXorTest {
       }
       // the scanner de-obfuscates too, and stops at the raw zero tail
       int[] n = {0};
-      idx.blockFileReader().scan(0, (dataPos, size, header) -> {
-        assertTrue(idx.findBlock(Sha256Hash.hashTwice(header)).isPresent());
-        n[0]++;
-        return true;
-      });
+      idx.blockFileReader()
+          .scan(
+              0,
+              (dataPos, size, header) -> {
+                assertTrue(idx.findBlock(Sha256Hash.hashTwice(header)).isPresent());
+                n[0]++;
+                return true;
+              });
       assertEquals(idx.blockFiles().get(0).blocks(), n[0]);
       for (BlockInfo b : idx.blocks()) {
-        assertEquals(b.hashHex(), Sha256Hash.wrapReversed(Sha256Hash.hashTwice(
-            idx.blockFileReader().readHeader(b.file(), b.dataPos()))).toString());
+        assertEquals(
+            b.hashHex(),
+            Sha256Hash.wrapReversed(
+                    Sha256Hash.hashTwice(idx.blockFileReader().readHeader(b.file(), b.dataPos())))
+                .toString());
       }
     }
   }
@@ -98,7 +105,9 @@ class BlocksXorTest {
     Files.write(dd.resolve("blocks/xor.dat"), new byte[8]);
     try (NodeIndex idx = NodeIndex.open(dd, tmp.resolve("w"))) {
       TxRow r = Fixtures.txRows(Archive.MAINNET_LDB).get(0);
-      assertEquals(r.txidHex(), idx.readTransaction(idx.findTx(r.txidInternal()).orElseThrow()).getTxId().toString());
+      assertEquals(
+          r.txidHex(),
+          idx.readTransaction(idx.findTx(r.txidInternal()).orElseThrow()).getTxId().toString());
     }
   }
 
@@ -107,7 +116,8 @@ class BlocksXorTest {
     Path dd = Fixtures.extract(Archive.MAINNET_LDB, tmp.resolve("data"));
     for (int len : new int[] {0, 7, 9, 32}) {
       Files.write(dd.resolve("blocks/xor.dat"), new byte[len]);
-      DataDirException e = assertThrows(DataDirException.class, () -> NodeIndex.open(dd, tmp.resolve("w")));
+      DataDirException e =
+          assertThrows(DataDirException.class, () -> NodeIndex.open(dd, tmp.resolve("w")));
       assertEquals(dd.resolve("blocks/xor.dat"), e.path());
       assertTrue(e.getMessage().contains("exactly 8"), e.getMessage());
     }

@@ -14,8 +14,8 @@ import io.bbfindex.ingest.records.BlockLocator;
 import io.bbfindex.ingest.records.DbKeys;
 import io.bbfindex.ingest.records.DiskBlockIndex;
 import io.bbfindex.ingest.records.DiskTxPos;
-import io.bbfindex.ingest.testing.Fixtures.Archive;
 import io.bbfindex.ingest.testing.Fixtures;
+import io.bbfindex.ingest.testing.Fixtures.Archive;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -45,8 +45,7 @@ class CorruptRecordPropertyTest {
   private static final long SEED = 20261121L;
   private static final int GARBLES_PER_VALUE = 12;
 
-  @TempDir
-  static Path tmp;
+  @TempDir static Path tmp;
 
   /** Real raw values per archive, by record kind. */
   private record RawRecords(List<byte[][]> b, List<byte[][]> t, List<byte[][]> f, byte[] locator) {}
@@ -59,11 +58,18 @@ class CorruptRecordPropertyTest {
     for (Archive a : List.of(Archive.MAINNET_LDB, Archive.MAINNET_LEGACY, Archive.REGTEST_B)) {
       Path dd = Fixtures.extract(a, tmp.resolve(a.name()));
       indexes.put(a, NodeIndex.open(dd, tmp.resolve("work-" + a.name())));
-      Path txdir = a == Archive.MAINNET_LEGACY ? dd.resolve("blocks/index") : dd.resolve("indexes/txindex");
-      try (LevelDbSnapshot blocks = LevelDbSnapshot.open(dd.resolve("blocks/index"), tmp.resolve("raw-b-" + a));
+      Path txdir =
+          a == Archive.MAINNET_LEGACY ? dd.resolve("blocks/index") : dd.resolve("indexes/txindex");
+      try (LevelDbSnapshot blocks =
+              LevelDbSnapshot.open(dd.resolve("blocks/index"), tmp.resolve("raw-b-" + a));
           LevelDbSnapshot txs = LevelDbSnapshot.open(txdir, tmp.resolve("raw-t-" + a))) {
-        raw.put(a, new RawRecords(prefixed(blocks, DbKeys.BLOCK_INDEX), prefixed(txs, DbKeys.TX_INDEX),
-            prefixed(blocks, DbKeys.BLOCK_FILES), txs.get(new byte[] {DbKeys.BEST_BLOCK})));
+        raw.put(
+            a,
+            new RawRecords(
+                prefixed(blocks, DbKeys.BLOCK_INDEX),
+                prefixed(txs, DbKeys.TX_INDEX),
+                prefixed(blocks, DbKeys.BLOCK_FILES),
+                txs.get(new byte[] {DbKeys.BEST_BLOCK})));
       }
     }
   }
@@ -84,7 +90,9 @@ class CorruptRecordPropertyTest {
   // ------------------------------------------------------------------ 'b'
 
   @ParameterizedTest
-  @EnumSource(value = Archive.class, names = {"MAINNET_LDB", "MAINNET_LEGACY", "REGTEST_B"})
+  @EnumSource(
+      value = Archive.class,
+      names = {"MAINNET_LDB", "MAINNET_LEGACY", "REGTEST_B"})
   void blockIndexValues(Archive a) throws IOException {
     List<byte[][]> records = raw.get(a).b();
     assertEquals(indexes.get(a).blocks().size(), records.size());
@@ -99,7 +107,10 @@ class CorruptRecordPropertyTest {
       byte[] value = records.get(i)[1];
       for (int len = 0; len < value.length; len++) {
         byte[] cut = Arrays.copyOf(value, len);
-        assertThrows(CorruptRecordException.class, () -> DiskBlockIndex.decode(key, cut), "truncated to " + len);
+        assertThrows(
+            CorruptRecordException.class,
+            () -> DiskBlockIndex.decode(key, cut),
+            "truncated to " + len);
       }
       for (int g = 0; g < GARBLES_PER_VALUE; g++) {
         byte[] bad = garble(value, rnd);
@@ -116,22 +127,28 @@ class CorruptRecordPropertyTest {
         if (decoded.height() != orig.height()) {
           List<DiskBlockIndex> replaced = new ArrayList<>(originals);
           replaced.set(i, decoded);
-          assertThrows(CorruptRecordException.class, () -> ActiveChain.compute(replaced),
+          assertThrows(
+              CorruptRecordException.class,
+              () -> ActiveChain.compute(replaced),
               "a garbled height must break the parent links; seed " + SEED);
         }
-        if (decoded.dataPos() >= 0 && (decoded.file() != orig.file() || decoded.dataPos() != orig.dataPos())) {
+        if (decoded.dataPos() >= 0
+            && (decoded.file() != orig.file() || decoded.dataPos() != orig.dataPos())) {
           assertWrongPositionIsCaught(indexes.get(a), decoded);
         }
       }
     }
-    System.out.printf("%s: %d 'b' values, %d garbles decoded (header intact, checked downstream)%n", a,
-        records.size(), decodedAfterGarbling);
+    System.out.printf(
+        "%s: %d 'b' values, %d garbles decoded (header intact, checked downstream)%n",
+        a, records.size(), decodedAfterGarbling);
   }
 
   private static void assertWrongPositionIsCaught(NodeIndex idx, DiskBlockIndex decoded) {
     try {
       byte[] header = idx.blockFileReader().readHeader(decoded.file(), decoded.dataPos());
-      assertNotEquals(Arrays.toString(decoded.header()), Arrays.toString(header),
+      assertNotEquals(
+          Arrays.toString(decoded.header()),
+          Arrays.toString(header),
           "a garbled position must not hold the block's header; seed " + SEED);
     } catch (IOException expected) {
       // CorruptRecordException (bad magic/size/bounds) or NoSuchFileException (no such blk file)
@@ -141,7 +158,9 @@ class CorruptRecordPropertyTest {
   // ------------------------------------------------------------------ 't'
 
   @ParameterizedTest
-  @EnumSource(value = Archive.class, names = {"MAINNET_LDB", "MAINNET_LEGACY", "REGTEST_B"})
+  @EnumSource(
+      value = Archive.class,
+      names = {"MAINNET_LDB", "MAINNET_LEGACY", "REGTEST_B"})
   void txIndexValuesAreNeverResolvedToAWrongTransaction(Archive a) throws IOException {
     NodeIndex idx = indexes.get(a);
     Random rnd = new Random(SEED);
@@ -173,19 +192,23 @@ class CorruptRecordPropertyTest {
         }
       }
     }
-    System.out.printf("%s: %d 't' garbles decoded to a block but failed the txid check%n", a, verifiedGarbles);
+    System.out.printf(
+        "%s: %d 't' garbles decoded to a block but failed the txid check%n", a, verifiedGarbles);
   }
 
   // ------------------------------------------------------------------ 'f' and 'B'
 
   @ParameterizedTest
-  @EnumSource(value = Archive.class, names = {"MAINNET_LDB", "MAINNET_LEGACY", "REGTEST_B"})
+  @EnumSource(
+      value = Archive.class,
+      names = {"MAINNET_LDB", "MAINNET_LEGACY", "REGTEST_B"})
   void blockFileValues(Archive a) throws CorruptRecordException {
     Random rnd = new Random(SEED);
     List<byte[][]> files = raw.get(a).f();
     assertEquals(indexes.get(a).blockFiles().size(), files.size());
     for (byte[][] kv : files) {
-      assertEquals(indexes.get(a).blockFiles().get(BlockFileInfo.decode(kv[0], kv[1]).file()),
+      assertEquals(
+          indexes.get(a).blockFiles().get(BlockFileInfo.decode(kv[0], kv[1]).file()),
           BlockFileInfo.decode(kv[0], kv[1]));
       for (int len = 0; len < kv[1].length; len++) {
         byte[] cut = Arrays.copyOf(kv[1], len);
@@ -203,7 +226,9 @@ class CorruptRecordPropertyTest {
   }
 
   @ParameterizedTest
-  @EnumSource(value = Archive.class, names = {"MAINNET_LDB", "REGTEST_B"})
+  @EnumSource(
+      value = Archive.class,
+      names = {"MAINNET_LDB", "REGTEST_B"})
   void locatorValues(Archive a) throws CorruptRecordException {
     byte[] key = {DbKeys.BEST_BLOCK};
     byte[] value = raw.get(a).locator();
@@ -223,7 +248,8 @@ class CorruptRecordPropertyTest {
       } catch (CorruptRecordException expected) {
         continue;
       }
-      // a garbled hash can only name no block at all (it is not authenticated, but 2^-256 collisions)
+      // a garbled hash can only name no block at all (it is not authenticated, but 2^-256
+      // collisions)
       for (int i = 0; i < l.hashes().size(); i++) {
         if (!Arrays.equals(l.hashes().get(i), truth.hashes().get(i))) {
           assertTrue(idx.findBlock(l.hashes().get(i)).isEmpty(), "seed " + SEED);
@@ -235,7 +261,9 @@ class CorruptRecordPropertyTest {
   // ------------------------------------------------------------------ random bytes
 
   @ParameterizedTest
-  @EnumSource(value = Archive.class, names = {"REGTEST_B"})
+  @EnumSource(
+      value = Archive.class,
+      names = {"REGTEST_B"})
   void randomBytesOnlyEverRaiseTheDocumentedException(Archive a) {
     Random rnd = new Random(SEED);
     byte[] bKey = raw.get(a).b().get(0)[0];

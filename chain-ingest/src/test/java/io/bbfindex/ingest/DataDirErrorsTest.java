@@ -24,18 +24,21 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Paths that are not a usable data directory: a {@link DataDirException} naming the path and the fix. */
+/**
+ * Paths that are not a usable data directory: a {@link DataDirException} naming the path and the
+ * fix.
+ */
 class DataDirErrorsTest {
 
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
 
   private Path work() {
     return tmp.resolve("work");
   }
 
   private DataDirException refused(Path datadir) {
-    DataDirException e = assertThrows(DataDirException.class, () -> NodeIndex.open(datadir, work()));
+    DataDirException e =
+        assertThrows(DataDirException.class, () -> NodeIndex.open(datadir, work()));
     System.out.println("refused: " + e.getMessage());
     return e;
   }
@@ -124,11 +127,13 @@ class DataDirErrorsTest {
 
   @Test
   void hashedTxindexWithAMalformedSaltIsRefusedRatherThanMisread() throws IOException {
-    // Core >= 32's hashed layout is read (see io.bbfindex.ingest.txindex); a salt it cannot use is refused
+    // Core >= 32's hashed layout is read (see io.bbfindex.ingest.txindex); a salt it cannot use is
+    // refused
     Path dd = Fixtures.extract(Archive.MAINNET_LDB, tmp.resolve("x"));
-    CoreLevelDbWriter.putAll(dd.resolve("indexes/txindex"),
-        Map.of(DbKeys.stringKey("txid_hash_salt"), new byte[15]));
-    assertMentions(refused(dd), "indexes/txindex", "corrupt hashed txindex", "txid_hash_salt", "-reindex");
+    CoreLevelDbWriter.putAll(
+        dd.resolve("indexes/txindex"), Map.of(DbKeys.stringKey("txid_hash_salt"), new byte[15]));
+    assertMentions(
+        refused(dd), "indexes/txindex", "corrupt hashed txindex", "txid_hash_salt", "-reindex");
   }
 
   @Test
@@ -153,7 +158,10 @@ class DataDirErrorsTest {
     Path dd = Fixtures.extract(Archive.MAINNET_LDB, tmp.resolve("x"));
     Path lock = dd.resolve("blocks/index/LOCK");
     Files.createFile(lock);
-    Path holder = Files.writeString(tmp.resolve("HoldLock.java"), """
+    Path holder =
+        Files.writeString(
+            tmp.resolve("HoldLock.java"),
+"""
         import java.nio.channels.FileChannel;
         import java.nio.file.Path;
 import java.util.Map;
@@ -168,12 +176,15 @@ import java.util.Map;
             }
           }
         }
-        """);
+""");
     Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-    Process p = new ProcessBuilder(java.toString(), holder.toString(), lock.toString())
-        .redirectErrorStream(true).start();
+    Process p =
+        new ProcessBuilder(java.toString(), holder.toString(), lock.toString())
+            .redirectErrorStream(true)
+            .start();
     try {
-      BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+      BufferedReader out =
+          new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
       assertEquals("locked", out.readLine());
       DataDirException e = refused(dd);
       assertEquals(lock, e.path());

@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.bbfindex.ingest.testing.Fixtures;
 import io.bbfindex.ingest.testing.Fixtures.Archive;
 import io.bbfindex.ingest.testing.Fixtures.TxRow;
-import io.bbfindex.ingest.testing.Fixtures;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -44,8 +44,7 @@ class NodeIndexFixtureTest {
   /** Seeded sample size of tx-byte verifications on the 150k-txid fixture (all rows elsewhere). */
   private static final long SEED = 0x5EED_0001L;
 
-  @TempDir
-  static Path tmp;
+  @TempDir static Path tmp;
 
   private final Map<Archive, Path> datadirs = new EnumMap<>(Archive.class);
   private final Map<Archive, Map<String, String>> hashesBefore = new EnumMap<>(Archive.class);
@@ -77,7 +76,9 @@ class NodeIndexFixtureTest {
     List<TxRow> rows = truth.get(a);
     long readsBefore = idx.leveldbReads();
     for (TxRow r : rows) {
-      TxLocation loc = idx.findTx(r.txidInternal()).orElseThrow(() -> new AssertionError(a + ": not found " + r));
+      TxLocation loc =
+          idx.findTx(r.txidInternal())
+              .orElseThrow(() -> new AssertionError(a + ": not found " + r));
       assertEquals(r.file(), loc.file(), r.txidHex());
       assertEquals(r.pos(), loc.dataPos(), r.txidHex());
       assertEquals(r.txOffset(), loc.txOffset(), r.txidHex());
@@ -86,7 +87,8 @@ class NodeIndexFixtureTest {
       assertEquals(r.pos(), loc.block().dataPos(), r.txidHex());
       assertArrayEquals(r.txidInternal(), loc.txid());
     }
-    assertEquals(rows.size(), idx.leveldbReads() - readsBefore, "exactly one LevelDB get per findTx");
+    assertEquals(
+        rows.size(), idx.leveldbReads() - readsBefore, "exactly one LevelDB get per findTx");
   }
 
   @ParameterizedTest
@@ -108,7 +110,8 @@ class NodeIndexFixtureTest {
     for (BlockInfo b : idx.blocks()) {
       assertArrayEquals(b.hash(), Sha256Hash.hashTwice(b.header()), b.toString());
       if (b.dataPos() >= 0) {
-        assertArrayEquals(b.header(), idx.blockFileReader().readHeader(b.file(), b.dataPos()), b.toString());
+        assertArrayEquals(
+            b.header(), idx.blockFileReader().readHeader(b.file(), b.dataPos()), b.toString());
       }
       assertEquals(b, idx.findBlock(b.hash()).orElseThrow());
     }
@@ -126,7 +129,8 @@ class NodeIndexFixtureTest {
       assertTrue(b.onActiveChain());
       assertEquals(tip - h + 1, b.confirmations());
       if (h > 0) {
-        assertArrayEquals(idx.activeBlockAt(h - 1).orElseThrow().hash(), b.prevHash(), "height " + h);
+        assertArrayEquals(
+            idx.activeBlockAt(h - 1).orElseThrow().hash(), b.prevHash(), "height " + h);
       }
     }
     long active = idx.blocks().stream().filter(BlockInfo::onActiveChain).count();
@@ -145,18 +149,25 @@ class NodeIndexFixtureTest {
   }
 
   @ParameterizedTest
-  @EnumSource(value = Archive.class, names = {"MAINNET_LDB", "MAINNET_LEGACY"})
+  @EnumSource(
+      value = Archive.class,
+      names = {"MAINNET_LDB", "MAINNET_LEGACY"})
   void mainnetFixturesEndAt599AndHoldTheFirstPayment(Archive a) {
     NodeIndex idx = indexes.get(a);
     assertEquals(599, idx.tipHeight());
     // difficulty 1 throughout: chainwork = 600 * 0x100010001, as getblockheader reports
     assertEquals(java.math.BigInteger.valueOf(600L * 0x1_0001_0001L), idx.tipChainWork());
-    assertEquals("000000000019d6689c085ae165831e934ff763ae46a2a6c172b3f1b60a8ce26f",
+    assertEquals(
+        "000000000019d6689c085ae165831e934ff763ae46a2a6c172b3f1b60a8ce26f",
         idx.activeBlockAt(0).orElseThrow().hashHex());
-    TxLocation loc = idx.findTx(Fixtures.internal(
-        "f4184fc596403b9d638783cf57adfe4c75c605f6356fbc91338530e9831e9e16")).orElseThrow();
+    TxLocation loc =
+        idx.findTx(
+                Fixtures.internal(
+                    "f4184fc596403b9d638783cf57adfe4c75c605f6356fbc91338530e9831e9e16"))
+            .orElseThrow();
     assertEquals(170, loc.block().height());
-    assertEquals("00000000d1145790a8694403d4063f323d499e655c83426834d4ce2f8dd4a2ee", loc.block().hashHex());
+    assertEquals(
+        "00000000d1145790a8694403d4063f323d499e655c83426834d4ce2f8dd4a2ee", loc.block().hashHex());
     assertTrue(loc.block().onActiveChain());
     assertEquals(599 - 170 + 1, loc.block().confirmations());
     assertEquals(a == Archive.MAINNET_LEGACY, idx.legacyTxindex());
@@ -166,16 +177,19 @@ class NodeIndexFixtureTest {
   @EnumSource(Archive.class)
   void genesisCoinbaseIsAnsweredFromTheBlockIndexWithoutARead(Archive a) {
     NodeIndex idx = indexes.get(a);
-    byte[] txid = Fixtures.internal("4a5e1e4baab89f3a32518a88c31bc87f618f76673e2cc77ab2127b7afdeda33b");
+    byte[] txid =
+        Fixtures.internal("4a5e1e4baab89f3a32518a88c31bc87f618f76673e2cc77ab2127b7afdeda33b");
     long before = idx.leveldbReads();
     TxLocation loc = idx.findTx(txid).orElseThrow();
     assertEquals(before, idx.leveldbReads());
     assertEquals(0, loc.block().height());
     assertEquals(1, loc.txOffset());
     assertEquals(idx.activeBlockAt(0).orElseThrow(), loc.block());
-    assertEquals("4a5e1e4baab89f3a32518a88c31bc87f618f76673e2cc77ab2127b7afdeda33b",
+    assertEquals(
+        "4a5e1e4baab89f3a32518a88c31bc87f618f76673e2cc77ab2127b7afdeda33b",
         idx.readTransaction(loc).getTxId().toString());
-    assertTrue(truth.get(a).stream().noneMatch(r -> Arrays.equals(r.txidInternal(), txid)),
+    assertTrue(
+        truth.get(a).stream().noneMatch(r -> Arrays.equals(r.txidInternal(), txid)),
         "Core does not index the genesis coinbase");
   }
 
@@ -199,7 +213,9 @@ class NodeIndexFixtureTest {
    * absent, at one LevelDB read each.
    */
   @ParameterizedTest
-  @EnumSource(value = Archive.class, names = {"MAINNET_LDB", "MAINNET_LEGACY"})
+  @EnumSource(
+      value = Archive.class,
+      names = {"MAINNET_LDB", "MAINNET_LEGACY"})
   void realMainnetTxidsAreFoundInTheirBlockOrAbsent(Archive a) throws IOException {
     NodeIndex idx = indexes.get(a);
     int found = 0;
@@ -215,7 +231,8 @@ class NodeIndexFixtureTest {
         absent++;
       }
     }
-    System.out.printf("%s: real mainnet txids: %d found in their block, %d absent%n", a, found, absent);
+    System.out.printf(
+        "%s: real mainnet txids: %d found in their block, %d absent%n", a, found, absent);
     assertTrue(absent > 80_000);
   }
 
@@ -229,14 +246,15 @@ class NodeIndexFixtureTest {
     }
     long before = idx.leveldbReads();
     int[] count = {0};
-    idx.forEachTx((txid, file, pos, off) -> {
-      TxRow r = expected.get(ByteBuffer.wrap(txid));
-      assertNotNull(r, "unexpected txid");
-      assertEquals(r.file(), file);
-      assertEquals(r.pos(), pos);
-      assertEquals(r.txOffset(), off);
-      count[0]++;
-    });
+    idx.forEachTx(
+        (txid, file, pos, off) -> {
+          TxRow r = expected.get(ByteBuffer.wrap(txid));
+          assertNotNull(r, "unexpected txid");
+          assertEquals(r.file(), file);
+          assertEquals(r.pos(), pos);
+          assertEquals(r.txOffset(), off);
+          count[0]++;
+        });
     assertEquals(expected.size(), count[0]);
     assertEquals(before, idx.leveldbReads(), "a scan is not counted as lookups");
   }
@@ -250,8 +268,9 @@ class NodeIndexFixtureTest {
     BlockInfo b = idx.findBlock(idx.txindexTipHash().orElseThrow()).orElseThrow();
     assertTrue(b.onActiveChain());
     assertEquals(h, b.height());
-    System.out.printf("%s: tip %d, txindex 'B' tip %d, %d blocks, %d files%n", a, idx.tipHeight(), h,
-        idx.blocks().size(), idx.blockFiles().size());
+    System.out.printf(
+        "%s: tip %d, txindex 'B' tip %d, %d blocks, %d files%n",
+        a, idx.tipHeight(), h, idx.blocks().size(), idx.blockFiles().size());
   }
 
   @ParameterizedTest
@@ -260,17 +279,22 @@ class NodeIndexFixtureTest {
     NodeIndex idx = indexes.get(a);
     assertFalse(idx.blockFiles().isEmpty());
     long blocksWithData = idx.blocks().stream().filter(b -> b.dataPos() >= 0).count();
-    assertEquals(blocksWithData, idx.blockFiles().values().stream().mapToLong(BlockFileInfo::blocks).sum());
+    assertEquals(
+        blocksWithData, idx.blockFiles().values().stream().mapToLong(BlockFileInfo::blocks).sum());
     for (BlockFileInfo f : idx.blockFiles().values()) {
-      // every framed record Core counted in nSize is found by the scanner, which then stops at the zero tail
+      // every framed record Core counted in nSize is found by the scanner, which then stops at the
+      // zero tail
       long[] end = {0};
       int[] n = {0};
-      idx.blockFileReader().scan(f.file(), (dataPos, size, header) -> {
-        assertTrue(idx.findBlock(Sha256Hash.hashTwice(header)).isPresent());
-        end[0] = dataPos + size;
-        n[0]++;
-        return true;
-      });
+      idx.blockFileReader()
+          .scan(
+              f.file(),
+              (dataPos, size, header) -> {
+                assertTrue(idx.findBlock(Sha256Hash.hashTwice(header)).isPresent());
+                end[0] = dataPos + size;
+                n[0]++;
+                return true;
+              });
       assertEquals(f.size(), end[0], "nSize of file " + f.file());
       assertEquals(f.blocks(), n[0], "nBlocks of file " + f.file());
     }
@@ -286,7 +310,7 @@ class NodeIndexFixtureTest {
       for (TxRow r : truth.get(a)) {
         idx.readTransaction(idx.findTx(r.txidInternal()).orElseThrow());
       }
-      idx.forEachTx((txid, file, pos, off) -> { });
+      idx.forEachTx((txid, file, pos, off) -> {});
     }
     assertEquals(before, Fixtures.hashTree(dd));
     try (Stream<Path> left = Files.list(work)) {
@@ -298,7 +322,8 @@ class NodeIndexFixtureTest {
   @EnumSource(Archive.class)
   void lastBlockFileAndFlags(Archive a) {
     NodeIndex idx = indexes.get(a);
-    int highest = idx.blockFiles().keySet().stream().mapToInt(Integer::intValue).max().orElseThrow();
+    int highest =
+        idx.blockFiles().keySet().stream().mapToInt(Integer::intValue).max().orElseThrow();
     assertEquals(highest, idx.lastBlockFile().orElseThrow());
     assertFalse(idx.reindexing());
     assertFalse(idx.prunedBlockFiles());
@@ -316,18 +341,20 @@ class NodeIndexFixtureTest {
     try (var pool = java.util.concurrent.Executors.newFixedThreadPool(threads)) {
       for (int t = 0; t < threads; t++) {
         long seed = SEED + t;
-        done.add(pool.submit(() -> {
-          Random rnd = new Random(seed);
-          for (int i = 0; i < perThread; i++) {
-            TxRow r = rows.get(rnd.nextInt(rows.size()));
-            TxLocation loc = idx.findTx(r.txidInternal()).orElseThrow();
-            assertEquals(r.absOffset(), loc.txFileOffset(), "seed " + seed);
-            if (i % 50 == 0) {
-              assertEquals(r.txidHex(), idx.readTransaction(loc).getTxId().toString());
-            }
-          }
-          return perThread;
-        }));
+        done.add(
+            pool.submit(
+                () -> {
+                  Random rnd = new Random(seed);
+                  for (int i = 0; i < perThread; i++) {
+                    TxRow r = rows.get(rnd.nextInt(rows.size()));
+                    TxLocation loc = idx.findTx(r.txidInternal()).orElseThrow();
+                    assertEquals(r.absOffset(), loc.txFileOffset(), "seed " + seed);
+                    if (i % 50 == 0) {
+                      assertEquals(r.txidHex(), idx.readTransaction(loc).getTxId().toString());
+                    }
+                  }
+                  return perThread;
+                }));
       }
       for (var f : done) {
         f.get();
@@ -344,10 +371,14 @@ class NodeIndexFixtureTest {
     TxLocation loc = idx.findTx(r.txidInternal()).orElseThrow();
     idx.close();
     idx.close();
-    org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> idx.findTx(r.txidInternal()));
-    org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> idx.readTransaction(loc));
-    org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> idx.forEachTx((t, f, p, o) -> { }));
-    org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+    org.junit.jupiter.api.Assertions.assertThrows(
+        IllegalStateException.class, () -> idx.findTx(r.txidInternal()));
+    org.junit.jupiter.api.Assertions.assertThrows(
+        IllegalStateException.class, () -> idx.readTransaction(loc));
+    org.junit.jupiter.api.Assertions.assertThrows(
+        IllegalStateException.class, () -> idx.forEachTx((t, f, p, o) -> {}));
+    org.junit.jupiter.api.Assertions.assertThrows(
+        IllegalArgumentException.class,
         () -> indexes.get(Archive.MAINNET_LDB).findTx(new byte[31]));
   }
 

@@ -22,23 +22,23 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Core obfuscates only chainstate/, but CDBWrapper would obfuscate any DB created with a key
- * record: a txindex copy rewritten the way CDBWrapper writes (key record {@code 0e00"obfuscate_key"}
- * = {@code 08 + 8 bytes} stored plain, every other value XORed with the key from offset 0) must
- * give exactly the same answers.
+ * record: a txindex copy rewritten the way CDBWrapper writes (key record {@code
+ * 0e00"obfuscate_key"} = {@code 08 + 8 bytes} stored plain, every other value XORed with the key
+ * from offset 0) must give exactly the same answers.
  */
 class ObfuscatedTxindexTest {
 
   private static final byte[] KEY = HexFormat.of().parseHex("5a17c3e2090b4f88");
 
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
 
   @Test
   void findTxForEachTxAndTheLocatorSeeThroughTheKey() throws IOException {
     Archive a = Archive.MAINNET_LDB;
     Path dd = Fixtures.extract(a, tmp.resolve("data"));
     Map<byte[], byte[]> rewritten = new HashMap<>();
-    try (LevelDbSnapshot db = LevelDbSnapshot.open(dd.resolve("indexes/txindex"), tmp.resolve("read"))) {
+    try (LevelDbSnapshot db =
+        LevelDbSnapshot.open(dd.resolve("indexes/txindex"), tmp.resolve("read"))) {
       db.scan(DbKeys.TX_INDEX, (k, v) -> rewritten.put(k, xor(v)));
       rewritten.put(new byte[] {DbKeys.BEST_BLOCK}, xor(db.get(new byte[] {DbKeys.BEST_BLOCK})));
     }
@@ -47,10 +47,12 @@ class ObfuscatedTxindexTest {
     System.arraycopy(KEY, 0, keyRecord, 1, 8);
     rewritten.put(DbKeys.OBFUSCATE_KEY, keyRecord);
     CoreLevelDbWriter.putAll(dd.resolve("indexes/txindex"), rewritten);
-    try (LevelDbSnapshot db = LevelDbSnapshot.open(dd.resolve("indexes/txindex"), tmp.resolve("check"))) {
+    try (LevelDbSnapshot db =
+        LevelDbSnapshot.open(dd.resolve("indexes/txindex"), tmp.resolve("check"))) {
       // the rewrite took: the key record is there and the stored values are the XORed ones
       assertTrue(Obfuscation.read(db).active());
-      db.scan(DbKeys.TX_INDEX, (k, v) -> assertArrayEquals(rewritten.get(findKey(rewritten, k)), v));
+      db.scan(
+          DbKeys.TX_INDEX, (k, v) -> assertArrayEquals(rewritten.get(findKey(rewritten, k)), v));
     }
 
     List<TxRow> rows = Fixtures.txRows(a);
@@ -61,10 +63,11 @@ class ObfuscatedTxindexTest {
         assertEquals(r.txidHex(), idx.readTransaction(loc).getTxId().toString());
       }
       int[] n = {0};
-      idx.forEachTx((txid, file, pos, off) -> {
-        assertTrue(pos > 0 && off > 0);
-        n[0]++;
-      });
+      idx.forEachTx(
+          (txid, file, pos, off) -> {
+            assertTrue(pos > 0 && off > 0);
+            n[0]++;
+          });
       assertEquals(rows.size(), n[0]);
       assertEquals(599, idx.txindexTipHeight().orElseThrow());
     }

@@ -11,16 +11,15 @@ import io.bbfindex.ingest.encoding.CoreVarInt;
 import io.bbfindex.ingest.records.BlockStatus;
 import io.bbfindex.ingest.records.DbKeys;
 import io.bbfindex.ingest.testing.CoreLevelDbWriter;
+import io.bbfindex.ingest.testing.Fixtures;
 import io.bbfindex.ingest.testing.Fixtures.Archive;
 import io.bbfindex.ingest.testing.Fixtures.TxRow;
-import io.bbfindex.ingest.testing.Fixtures;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.HexFormat;
@@ -36,16 +35,15 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A reorg written into a copy of a real regtest datadir the way Core writes one: competing blocks
  * appended to blk00000.dat (magic, size, header, one coinbase), their 'b' records (with a real
- * proof of work) added to blocks/index and their coinbase's 't' rows to indexes/txindex. Core
- * never deletes 't' rows of disconnected blocks, so lookups must say "stale" for them.
+ * proof of work) added to blocks/index and their coinbase's 't' rows to indexes/txindex. Core never
+ * deletes 't' rows of disconnected blocks, so lookups must say "stale" for them.
  */
 class ReorgTest {
 
   private static final long REGTEST_BITS = 0x207fffffL;
   private static final byte[] REGTEST_MAGIC = HexFormat.of().parseHex("fabfb5da");
 
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
 
   private Path dd;
   private BlockInfo oldTip;
@@ -68,9 +66,12 @@ class ReorgTest {
 
   @Test
   void aCompetingBlockOfEqualWorkStaysStaleAndItsTransactionsSayStale() throws IOException {
-    Added s1 = appendBlock(parentOfOldTip.hash(), parentOfOldTip.height() + 1, parentOfOldTip.time() + 1, true);
+    Added s1 =
+        appendBlock(
+            parentOfOldTip.hash(), parentOfOldTip.height() + 1, parentOfOldTip.time() + 1, true);
     try (NodeIndex idx = NodeIndex.open(dd, tmp.resolve("w"))) {
-      assertArrayEquals(oldTip.hash(), idx.tipHash(), "equal work: the block stored first stays active");
+      assertArrayEquals(
+          oldTip.hash(), idx.tipHash(), "equal work: the block stored first stays active");
       BlockInfo stale = idx.findBlock(s1.hash()).orElseThrow();
       assertFalse(stale.onActiveChain());
       assertEquals(-1, stale.confirmations());
@@ -84,14 +85,21 @@ class ReorgTest {
 
   @Test
   void aLongerForkBecomesActiveAndTheOldTipsTransactionsBecomeStale() throws IOException {
-    Added s1 = appendBlock(parentOfOldTip.hash(), parentOfOldTip.height() + 1, parentOfOldTip.time() + 1, true);
+    Added s1 =
+        appendBlock(
+            parentOfOldTip.hash(), parentOfOldTip.height() + 1, parentOfOldTip.time() + 1, true);
     Added s2 = appendBlock(s1.hash(), parentOfOldTip.height() + 2, parentOfOldTip.time() + 2, true);
-    TxRow inOldTip = Fixtures.txRows(Archive.REGTEST_B).stream()
-        .filter(r -> r.pos() == oldTip.dataPos()).findFirst().orElseThrow();
+    TxRow inOldTip =
+        Fixtures.txRows(Archive.REGTEST_B).stream()
+            .filter(r -> r.pos() == oldTip.dataPos())
+            .findFirst()
+            .orElseThrow();
     try (NodeIndex idx = NodeIndex.open(dd, tmp.resolve("w"))) {
       assertEquals(oldTip.height() + 1, idx.tipHeight());
       assertArrayEquals(s2.hash(), idx.tipHash());
-      assertEquals(ChainWork.blockProof(REGTEST_BITS).multiply(java.math.BigInteger.valueOf(idx.tipHeight() + 1)),
+      assertEquals(
+          ChainWork.blockProof(REGTEST_BITS)
+              .multiply(java.math.BigInteger.valueOf(idx.tipHeight() + 1)),
           idx.tipChainWork());
 
       BlockInfo old = idx.findBlock(oldTip.hash()).orElseThrow();
@@ -111,7 +119,8 @@ class ReorgTest {
   @Test
   void aBlockRecordWithoutProofOfWorkIsRefusedLikeCore() throws IOException {
     appendBlock(oldTip.hash(), oldTip.height() + 1, oldTip.time() + 1, false);
-    DataDirException e = assertThrows(DataDirException.class, () -> NodeIndex.open(dd, tmp.resolve("w")));
+    DataDirException e =
+        assertThrows(DataDirException.class, () -> NodeIndex.open(dd, tmp.resolve("w")));
     assertTrue(e.getMessage().contains("proof-of-work"), e.getMessage());
   }
 
@@ -121,7 +130,9 @@ class ReorgTest {
    * @param mined whether to grind the nonce until the header meets the regtest target
    */
   private Added appendBlock(byte[] prev, int height, long time, boolean mined) throws IOException {
-    Transaction cb = Transaction.coinbase(("reorg test block " + blocksAdded++).getBytes(StandardCharsets.US_ASCII));
+    Transaction cb =
+        Transaction.coinbase(
+            ("reorg test block " + blocksAdded++).getBytes(StandardCharsets.US_ASCII));
     cb.addOutput(Coin.valueOf(50, 0), ScriptBuilder.createOpReturnScript(new byte[] {1, 2, 3}));
     byte[] txBytes = cb.serialize();
 
@@ -145,26 +156,37 @@ class ReorgTest {
     block.write(1); // tx count (CompactSize)
     block.write(txBytes);
     ByteBuffer record = ByteBuffer.allocate(8 + block.size());
-    record.put(REGTEST_MAGIC).order(ByteOrder.LITTLE_ENDIAN).putInt(block.size())
-        .put(block.toByteArray()).flip();
+    record
+        .put(REGTEST_MAGIC)
+        .order(ByteOrder.LITTLE_ENDIAN)
+        .putInt(block.size())
+        .put(block.toByteArray())
+        .flip();
     long dataPos = blkEnd + 8;
-    try (FileChannel ch = FileChannel.open(dd.resolve("blocks/blk00000.dat"), StandardOpenOption.WRITE)) {
+    try (FileChannel ch =
+        FileChannel.open(dd.resolve("blocks/blk00000.dat"), StandardOpenOption.WRITE)) {
       ch.write(record, blkEnd);
     }
     blkEnd += record.capacity();
 
     ByteArrayOutputStream b = new ByteArrayOutputStream();
-    for (long v : new long[] {259900, height, BlockStatus.VALID_SCRIPTS | BlockStatus.HAVE_DATA, 1, 0, dataPos}) {
+    for (long v :
+        new long[] {
+          259900, height, BlockStatus.VALID_SCRIPTS | BlockStatus.HAVE_DATA, 1, 0, dataPos
+        }) {
       b.write(CoreVarInt.encode(v));
     }
     b.write(header);
-    CoreLevelDbWriter.putAll(dd.resolve("blocks/index"), Map.of(DbKeys.blockKey(hash), b.toByteArray()));
+    CoreLevelDbWriter.putAll(
+        dd.resolve("blocks/index"), Map.of(DbKeys.blockKey(hash), b.toByteArray()));
 
     ByteArrayOutputStream t = new ByteArrayOutputStream();
     for (long v : new long[] {0, dataPos, 1}) {
       t.write(CoreVarInt.encode(v));
     }
-    CoreLevelDbWriter.putAll(dd.resolve("indexes/txindex"), Map.of(DbKeys.txKey(cb.getTxId().getReversedBytes()), t.toByteArray()));
+    CoreLevelDbWriter.putAll(
+        dd.resolve("indexes/txindex"),
+        Map.of(DbKeys.txKey(cb.getTxId().getReversedBytes()), t.toByteArray()));
     return new Added(hash, dataPos, cb, header);
   }
 }

@@ -2,10 +2,10 @@ package io.bbfindex.filters;
 
 /**
  * The project's one argument check, with one message shape: {@code "<name> must <rule>: <value>"},
- * e.g. {@code requireArgument(k >= 1, "k must be >= 1", k)} fails with {@code "k must be >= 1:
- * 0"}. It lives here, in the base module's exported API package, so that chain-ingest and app use
- * the same check; it knows nothing of filters. The primitive overloads keep a passing check free
- * of boxing on paths that run per request.
+ * e.g. {@code requireArgument(k >= 1, "k must be >= 1", k)} fails with {@code "k must be >= 1: 0"}.
+ * It lives here, in the base module's exported API package, so that chain-ingest and app use the
+ * same check; it knows nothing of filters. The primitive overloads keep a passing check free of
+ * boxing on paths that run per request.
  */
 public final class Arguments {
 

@@ -7,10 +7,10 @@ import static io.bbfindex.filters.Arguments.requireArgument;
  * {@code k} words of {@code wordBits} bits (lw). One key sets exactly one bit in every word of one
  * group, so a group is the unit of memory access.
  *
- * <p>A group is at most 64 bytes (one cache line on x86-64 and most ARM cores) and its size
- * divides 64, so with the bit array aligned to 64 bytes no group straddles two cache lines and a
- * lookup costs one cache miss at most. Hence the allowed shapes: lw = 32 with k in {2, 4, 8, 16}
- * and lw = 64 with k in {2, 4, 8}.
+ * <p>A group is at most 64 bytes (one cache line on x86-64 and most ARM cores) and its size divides
+ * 64, so with the bit array aligned to 64 bytes no group straddles two cache lines and a lookup
+ * costs one cache miss at most. Hence the allowed shapes: lw = 32 with k in {2, 4, 8, 16} and lw =
+ * 64 with k in {2, 4, 8}.
  *
  * @param groups number of groups r; a power of two in [1, {@link #MAX_GROUPS}]
  * @param k words per group, i.e. bits set per key
@@ -33,8 +33,10 @@ public record BbfGeometry(long groups, int k, int wordBits) {
    * @throws IllegalArgumentException naming the bad field and its value
    */
   public BbfGeometry {
-    requireArgument(groups >= 1 && groups <= MAX_GROUPS && Long.bitCount(groups) == 1,
-        "groups (r) must be a power of two in [1, 2^32]", groups);
+    requireArgument(
+        groups >= 1 && groups <= MAX_GROUPS && Long.bitCount(groups) == 1,
+        "groups (r) must be a power of two in [1, 2^32]",
+        groups);
     checkShape(k, wordBits);
   }
 
@@ -46,7 +48,8 @@ public record BbfGeometry(long groups, int k, int wordBits) {
   public static void checkShape(int k, int wordBits) {
     switch (wordBits) {
       case 32 -> {
-        requireArgument(k == 2 || k == 4 || k == 8 || k == 16, "k must be one of 2, 4, 8, 16 for lw = 32", k);
+        requireArgument(
+            k == 2 || k == 4 || k == 8 || k == 16, "k must be one of 2, 4, 8, 16 for lw = 32", k);
       }
       case 64 -> {
         requireArgument(k == 2 || k == 4 || k == 8, "k must be one of 2, 4, 8 for lw = 64", k);
@@ -88,6 +91,14 @@ public record BbfGeometry(long groups, int k, int wordBits) {
 
   @Override
   public String toString() {
-    return "BbfGeometry[r=" + groups + ", k=" + k + ", lw=" + wordBits + ", bits=" + bitSize() + "]";
+    return "BbfGeometry[r="
+        + groups
+        + ", k="
+        + k
+        + ", lw="
+        + wordBits
+        + ", bits="
+        + bitSize()
+        + "]";
   }
 }

@@ -15,14 +15,13 @@ import static io.bbfindex.filters.Arguments.requireArgument;
  *   FPR = sum over z of  C(n, z) (1/r)^z (1 - 1/r)^(n-z)  *  (1 - (1 - 1/lw)^z)^k
  * </pre>
  *
- * The sum is evaluated in log space, walking outwards from the mode with the ratio
- * pmf(z) / pmf(z - 1) = (n - z + 1) / z * p / (1 - p), and stops in each direction once the
- * weight falls below 1e-300 of the mode's; the weights are normalised by their own sum, so no
- * log-gamma is needed. The walk visits about 75 standard deviations of Z, a few hundred terms
- * for realistic loads. When even the groups 40 standard deviations below the mean are saturated
- * (every bit set, to double precision) the answer is 1 without a walk; so the walk only runs for
- * means under about 6,000 keys per group and never takes more than a few thousand terms, whatever
- * n and r (up to 2^63 and 2^32).
+ * The sum is evaluated in log space, walking outwards from the mode with the ratio pmf(z) / pmf(z -
+ * 1) = (n - z + 1) / z * p / (1 - p), and stops in each direction once the weight falls below
+ * 1e-300 of the mode's; the weights are normalised by their own sum, so no log-gamma is needed. The
+ * walk visits about 75 standard deviations of Z, a few hundred terms for realistic loads. When even
+ * the groups 40 standard deviations below the mean are saturated (every bit set, to double
+ * precision) the answer is 1 without a walk; so the walk only runs for means under about 6,000 keys
+ * per group and never takes more than a few thousand terms, whatever n and r (up to 2^63 and 2^32).
  */
 public final class BbfSizing {
 
@@ -35,8 +34,8 @@ public final class BbfSizing {
   private BbfSizing() {}
 
   /**
-   * Eq. 3 of the paper: the probability that a key never added is reported present, after
-   * {@code n} keys were added to a filter of geometry {@code g}.
+   * Eq. 3 of the paper: the probability that a key never added is reported present, after {@code n}
+   * keys were added to a filter of geometry {@code g}.
    *
    * @throws IllegalArgumentException if {@code n < 0}
    */
@@ -52,7 +51,8 @@ public final class BbfSizing {
    */
   public static double modelFpr(long n, double groups, int k, int wordBits) {
     requireArgument(n >= 0, "n must be >= 0", n);
-    requireArgument(groups >= 1 && !Double.isInfinite(groups), "groups must be a finite number >= 1", groups);
+    requireArgument(
+        groups >= 1 && !Double.isInfinite(groups), "groups must be a finite number >= 1", groups);
     BbfGeometry.checkShape(k, wordBits);
     if (n == 0) {
       return 0;
@@ -118,10 +118,11 @@ public final class BbfSizing {
   }
 
   /**
-   * Bits a standard Bloom filter with {@code k} hash functions needs so that {@code n} keys give
-   * at most {@code fpr}: m = ceil(-k n / ln(1 - fpr^(1/k))).
+   * Bits a standard Bloom filter with {@code k} hash functions needs so that {@code n} keys give at
+   * most {@code fpr}: m = ceil(-k n / ln(1 - fpr^(1/k))).
    *
-   * @throws IllegalArgumentException if {@code fpr} is not in (0, 1), {@code n < 1} or {@code k < 1}
+   * @throws IllegalArgumentException if {@code fpr} is not in (0, 1), {@code n < 1} or {@code k <
+   *     1}
    */
   public static long bloomBitsFor(long n, double fpr, int k) {
     requireArgument(n >= 1, "n must be >= 1", n);
@@ -131,8 +132,8 @@ public final class BbfSizing {
   }
 
   /**
-   * Bits a standard Bloom filter with the best (real-valued) number of hash functions needs so
-   * that {@code n} keys give at most {@code fpr}: m = ceil(n ln(1/fpr) / (ln 2)^2). This is the
+   * Bits a standard Bloom filter with the best (real-valued) number of hash functions needs so that
+   * {@code n} keys give at most {@code fpr}: m = ceil(n ln(1/fpr) / (ln 2)^2). This is the
    * yardstick of the paper's section 2.1.
    *
    * @throws IllegalArgumentException if {@code fpr} is not in (0, 1) or {@code n < 1}
@@ -144,10 +145,9 @@ public final class BbfSizing {
   }
 
   /**
-   * How many more bits the BBF uses than the best standard Bloom filter ({@link
-   * #bloomBitsFor(long, double)}) reaching the same false-positive rate, as a fraction (0.1540 =
-   * 15.40 % more). The paper reports 15.40 % (lw = 32) and 11.98 % (lw = 64) for n = 10^4, k = 4,
-   * m = 100,000 bits.
+   * How many more bits the BBF uses than the best standard Bloom filter ({@link #bloomBitsFor(long,
+   * double)}) reaching the same false-positive rate, as a fraction (0.1540 = 15.40 % more). The
+   * paper reports 15.40 % (lw = 32) and 11.98 % (lw = 64) for n = 10^4, k = 4, m = 100,000 bits.
    */
   public static double extraBitsVsBloom(long n, BbfGeometry g) {
     return extraBitsVsBloom(n, (double) g.groups(), g.k(), g.wordBits());
@@ -199,8 +199,8 @@ public final class BbfSizing {
   }
 
   /**
-   * The smallest power-of-two r such that {@code n} keys in a (r, k, lw) filter give at most
-   * {@code targetFpr}.
+   * The smallest power-of-two r such that {@code n} keys in a (r, k, lw) filter give at most {@code
+   * targetFpr}.
    *
    * @throws IllegalArgumentException for invalid arguments or an unreachable target
    */
@@ -210,8 +210,15 @@ public final class BbfSizing {
     BbfGeometry g = smallest(n, targetFpr, k, wordBits);
     if (g == null) {
       throw new IllegalArgumentException(
-          "no BBF with k = " + k + ", lw = " + wordBits + " and at most 2^32 groups reaches FPR "
-              + targetFpr + " for " + n + " keys");
+          "no BBF with k = "
+              + k
+              + ", lw = "
+              + wordBits
+              + " and at most 2^32 groups reaches FPR "
+              + targetFpr
+              + " for "
+              + n
+              + " keys");
     }
     return g;
   }

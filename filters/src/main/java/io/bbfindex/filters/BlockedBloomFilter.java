@@ -59,19 +59,17 @@ import java.util.Objects;
  * <b>Kernels.</b> {@link Kernel#SCALAR} ({@link ScalarGroupKernel}) and {@link Kernel#VECTOR}
  * ({@link VectorGroupKernel}) set and test exactly the same bits; the best available one is chosen
  * once per JVM ({@link #bestKernel()}). Unsalted filters hand the kernel the key itself, whose
- * bytes 0..15 are the position bytes, so the vector kernel loads them straight into its lanes.
- * The batch lookups ({@link #mightContainBatch}, boolean and bitmap forms) are {@link
+ * bytes 0..15 are the position bytes, so the vector kernel loads them straight into its lanes. The
+ * batch lookups ({@link #mightContainBatch}, boolean and bitmap forms) are {@link
  * MembershipFilter}'s plain loop over {@link #mightContain}: nothing a key's answer depends on
  * steers a branch (the vector kernel's test is branch-free), so the CPU runs ahead through the
  * following keys while a group load misses and keeps as many misses in flight as its reorder window
- * holds keys. A loop with the fields hoisted by hand measured slower (5.50 against 5.21 ns a key
- * at n = 1e7: FilterBenchmark.negativeBatch at 618f05c vs negativeBatchBooleans at 77980cb,
- * BBF_SIMD), and so did two-pass shapes that touch every group first ({@code
- * BatchShapeBenchmark}).
+ * holds keys. A loop with the fields hoisted by hand measured slower (5.50 against 5.21 ns a key at
+ * n = 1e7: FilterBenchmark.negativeBatch at 618f05c vs negativeBatchBooleans at 77980cb, BBF_SIMD),
+ * and so did two-pass shapes that touch every group first ({@code BatchShapeBenchmark}).
  *
- * <p><b>False positives.</b> {@link #modelledFpr()} is eq. 3 of the paper at the present key
- * count: Z ~ Binomial(n, 1/r) keys per group, P(FP | Z = z) = (1 - (1 - 1/lw)^z)^k ({@link
- * BbfSizing}).
+ * <p><b>False positives.</b> {@link #modelledFpr()} is eq. 3 of the paper at the present key count:
+ * Z ~ Binomial(n, 1/r) keys per group, P(FP | Z = z) = (1 - (1 - 1/lw)^z)^k ({@link BbfSizing}).
  *
  * <p><b>Threads.</b> Lookups may run from any number of threads at once. {@link #add} and {@link
  * #union} are not synchronised: build a filter on one thread, then publish it safely. A filter
@@ -101,8 +99,10 @@ public final class BlockedBloomFilter implements MembershipFilter, AutoCloseable
   private final long groupMask;
   private final int groupShift;
   private final boolean usesLane1;
+
   /** Unsalted: position byte P[i] is key byte i, so kernels may read them from the key. */
   private final boolean rawPositions;
+
   private final boolean readOnly;
   private final AutoCloseable owner;
   private boolean closed;
@@ -171,8 +171,8 @@ public final class BlockedBloomFilter implements MembershipFilter, AutoCloseable
   }
 
   /**
-   * A read-only filter over existing bits, for persistence layers (a file mapping). The filter
-   * does not copy the bits; {@link #close()} closes {@code owner}.
+   * A read-only filter over existing bits, for persistence layers (a file mapping). The filter does
+   * not copy the bits; {@link #close()} closes {@code owner}.
    *
    * @param keyCount keys the bits hold (for {@link #count()} and {@link #modelledFpr()})
    * @param bits exactly {@code geometry.byteSize()} bytes, 64-byte aligned when native
@@ -183,10 +183,14 @@ public final class BlockedBloomFilter implements MembershipFilter, AutoCloseable
       BbfGeometry geometry, long salt, long keyCount, MemorySegment bits, AutoCloseable owner) {
     Objects.requireNonNull(geometry, "geometry");
     Objects.requireNonNull(bits, "bits");
-    requireArgument(bits.byteSize() == geometry.byteSize(),
-        "bits must be exactly " + geometry.byteSize() + " bytes for " + geometry, bits.byteSize());
-    requireArgument(!bits.isNative() || bits.address() % BbfGeometry.CACHE_LINE_BYTES == 0,
-        "bits must start at a 64-byte aligned address", "0x" + Long.toHexString(bits.address()));
+    requireArgument(
+        bits.byteSize() == geometry.byteSize(),
+        "bits must be exactly " + geometry.byteSize() + " bytes for " + geometry,
+        bits.byteSize());
+    requireArgument(
+        !bits.isNative() || bits.address() % BbfGeometry.CACHE_LINE_BYTES == 0,
+        "bits must start at a 64-byte aligned address",
+        "0x" + Long.toHexString(bits.address()));
     requireArgument(keyCount >= 0, "keyCount must be >= 0", keyCount);
     GroupKernel groupKernel = KernelSelection.create(geometry, bestKernel());
     return new BlockedBloomFilter(
@@ -205,8 +209,8 @@ public final class BlockedBloomFilter implements MembershipFilter, AutoCloseable
 
   /**
    * A read-only view of the same bits that answers with another kernel (to compare kernels on one
-   * array, e.g. a mapped file). It shares the original's lifetime and reports the key count at
-   * the time of the call; closing the view does nothing, close the original.
+   * array, e.g. a mapped file). It shares the original's lifetime and reports the key count at the
+   * time of the call; closing the view does nothing, close the original.
    *
    * @throws UnsupportedOperationException if {@code kernel} is unavailable on this JVM
    */
@@ -272,7 +276,10 @@ public final class BlockedBloomFilter implements MembershipFilter, AutoCloseable
     if (salt != other.salt || derivationId() != other.derivationId()) {
       throw new IllegalArgumentException(
           "cannot union filters of different salt or derivation: derivation "
-              + derivationId() + " vs " + other.derivationId() + ", salts differ: "
+              + derivationId()
+              + " vs "
+              + other.derivationId()
+              + ", salts differ: "
               + (salt != other.salt));
     }
     long bytes = geometry.byteSize();
@@ -377,7 +384,15 @@ public final class BlockedBloomFilter implements MembershipFilter, AutoCloseable
 
   @Override
   public String toString() {
-    return "BlockedBloomFilter[" + geometry + ", keys=" + count + ", derivation=" + derivationId()
-        + ", kernel=" + kernel() + (readOnly ? ", read-only" : "") + "]";
+    return "BlockedBloomFilter["
+        + geometry
+        + ", keys="
+        + count
+        + ", derivation="
+        + derivationId()
+        + ", kernel="
+        + kernel()
+        + (readOnly ? ", read-only" : "")
+        + "]";
   }
 }

@@ -3,8 +3,8 @@ package io.bbfindex.filters;
 import java.lang.foreign.MemorySegment;
 
 /**
- * Sets or tests one key's k bits inside one group. Implementations differ only in instructions:
- * for the same (segment, group offset, lanes) they set and test exactly the same bits, which the
+ * Sets or tests one key's k bits inside one group. Implementations differ only in instructions: for
+ * the same (segment, group offset, lanes) they set and test exactly the same bits, which the
  * property tests check bit for bit. The lanes come from {@link BitDerivation}; see the layout in
  * {@link BlockedBloomFilter}.
  *
@@ -22,18 +22,24 @@ interface GroupKernel {
   boolean test(MemorySegment bits, long groupOffset, long lane0, long lane1);
 
   /**
-   * {@link #insert} for the unsalted derivation: the lanes are the raw key bytes at {@code
-   * offset} (the caller has checked that 32 bytes are there).
+   * {@link #insert} for the unsalted derivation: the lanes are the raw key bytes at {@code offset}
+   * (the caller has checked that 32 bytes are there).
    */
   default void insertKey(MemorySegment bits, long groupOffset, byte[] keys, int offset) {
-    insert(bits, groupOffset,
-        BitDerivation.rawLane(keys, offset), BitDerivation.rawLane(keys, offset + 8));
+    insert(
+        bits,
+        groupOffset,
+        BitDerivation.rawLane(keys, offset),
+        BitDerivation.rawLane(keys, offset + 8));
   }
 
   /** {@link #test} for the unsalted derivation, as {@link #insertKey}. */
   default boolean testKey(MemorySegment bits, long groupOffset, byte[] keys, int offset) {
-    return test(bits, groupOffset,
-        BitDerivation.rawLane(keys, offset), BitDerivation.rawLane(keys, offset + 8));
+    return test(
+        bits,
+        groupOffset,
+        BitDerivation.rawLane(keys, offset),
+        BitDerivation.rawLane(keys, offset + 8));
   }
 
   /** Which kernel this is. */

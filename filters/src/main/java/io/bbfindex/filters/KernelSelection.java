@@ -13,7 +13,8 @@ import java.util.Locale;
  *
  * <p>{@link VectorGroupKernel} is named here only as a string and loaded reflectively, after the
  * checks below pass, so no class that refers to {@code jdk.incubator.vector} is ever loaded on a
- * JVM started without {@code --add-modules=jdk.incubator.vector}. The vector kernel is refused when:
+ * JVM started without {@code --add-modules=jdk.incubator.vector}. The vector kernel is refused
+ * when:
  *
  * <ul>
  *   <li>the module is not in the boot layer;
@@ -104,7 +105,9 @@ final class KernelSelection {
     if (factory == null) {
       LOG.log(
           System.Logger.Level.WARNING,
-          "BBF kernel: falling back to SCALAR because " + reason + "; lookups stay correct but slower");
+          "BBF kernel: falling back to SCALAR because "
+              + reason
+              + "; lookups stay correct but slower");
       return new Choice(Kernel.SCALAR, null, reason);
     }
     return new Choice(Kernel.VECTOR, factory, null);
@@ -113,8 +116,11 @@ final class KernelSelection {
   /** Why the vector kernel must not even be loaded, or {@code null}. */
   private static String vectorBlocker() {
     if (ModuleLayer.boot().findModule(VECTOR_MODULE).isEmpty()) {
-      return "the module " + VECTOR_MODULE + " is not present (start the JVM with --add-modules="
-          + VECTOR_MODULE + ")";
+      return "the module "
+          + VECTOR_MODULE
+          + " is not present (start the JVM with --add-modules="
+          + VECTOR_MODULE
+          + ")";
     }
     if (System.getProperty("java.vm.info", "").contains("interpreted mode")) {
       return "the JVM runs interpreted (-Xint), so the Vector API is not compiled";

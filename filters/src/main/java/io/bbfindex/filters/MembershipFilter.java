@@ -103,6 +103,7 @@ public interface MembershipFilter {
    * @throws UnsupportedOperationException if {@link #supportsRemove()} is {@code false}
    */
   default boolean remove(byte[] keys, int offset) {
-    throw new UnsupportedOperationException(getClass().getSimpleName() + " does not support remove");
+    throw new UnsupportedOperationException(
+        getClass().getSimpleName() + " does not support remove");
   }
 }

@@ -5,12 +5,12 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 
 /**
- * The reference kernel: one word at a time, in plain Java. It is also the fallback when the
- * {@code jdk.incubator.vector} module is absent. Queries stop at the first clear bit, which is
- * what makes negative lookups cheap here (most words of a sparse group miss).
+ * The reference kernel: one word at a time, in plain Java. It is also the fallback when the {@code
+ * jdk.incubator.vector} module is absent. Queries stop at the first clear bit, which is what makes
+ * negative lookups cheap here (most words of a sparse group miss).
  *
- * <p>Java's shift operators use only the low 5 (int) or 6 (long) bits of the shift count, so
- * {@code 1 << (int) (lane >>> 8 * i)} is exactly "bit {@code P[i] & (lw - 1)}" of the layout.
+ * <p>Java's shift operators use only the low 5 (int) or 6 (long) bits of the shift count, so {@code
+ * 1 << (int) (lane >>> 8 * i)} is exactly "bit {@code P[i] & (lw - 1)}" of the layout.
  */
 final class ScalarGroupKernel implements GroupKernel {
 

@@ -10,9 +10,9 @@ import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
- * The SIMD kernel (Vector API): a whole group, or 256-bit chunks of it, in a few instructions.
- * Only {@link KernelSelection} names this class, by string, after checking that the
- * {@code jdk.incubator.vector} module is present: nothing else may refer to it.
+ * The SIMD kernel (Vector API): a whole group, or 256-bit chunks of it, in a few instructions. Only
+ * {@link KernelSelection} names this class, by string, after checking that the {@code
+ * jdk.incubator.vector} module is present: nothing else may refer to it.
  *
  * <h2>Per chunk (same bits as {@link ScalarGroupKernel})</h2>
  *
@@ -32,9 +32,9 @@ import jdk.incubator.vector.VectorSpecies;
  * Without a salt, P[i] is key byte i, so {@code testKey}/{@code insertKey} load the chunk's
  * position bytes from the key with one sign-extending load into the lanes (VPMOVSXBD for lw = 32,
  * VPMOVSXBQ for lw = 64: byte w of the 8 loaded goes to lane w; the sign does not matter, the shift
- * count keeps only its low 5 or 6 bits), then shift a vector of ones by them (the shapes of
- * 256 bits and more, and lw = 32 in 128-bit chunks; the 64- and 128-bit groups use scalar code or
- * the lane path, see their classes):
+ * count keeps only its low 5 or 6 bits), then shift a vector of ones by them (the shapes of 256
+ * bits and more, and lw = 32 in 128-bit chunks; the 64- and 128-bit groups use scalar code or the
+ * lane path, see their classes):
  *
  * <pre>
  *   mask  = ONES &lt;&lt; (int) keys[offset + first word .. + lanes]     (VPMOVSX, VPAND, VPSLLV)
@@ -42,20 +42,19 @@ import jdk.incubator.vector.VectorSpecies;
  * </pre>
  *
  * about 12 instructions a 256-bit group, no branch, against about twice that for the broadcast and
- * shift of a lane (BatchShapeBenchmark, laneBroadcast vs singlePass). A 512-bit group (two
- * chunks) ANDs both chunks' compare masks and tests once, so a lookup has no data-dependent branch:
- * {@link BlockedBloomFilter#mightContainBatch} relies on that to keep many cache misses in flight.
+ * shift of a lane (BatchShapeBenchmark, laneBroadcast vs singlePass). A 512-bit group (two chunks)
+ * ANDs both chunks' compare masks and tests once, so a lookup has no data-dependent branch: {@link
+ * BlockedBloomFilter#mightContainBatch} relies on that to keep many cache misses in flight.
  *
  * <h2>Species</h2>
  *
- * A chunk is min(group bits, 256, preferred vector bits). Species larger than the preferred one
- * are not intrinsified (they fall back to Java arrays, far slower), and 512-bit vectors
- * would only save one load per 64-byte group while lowering the clock on some AVX-512 parts, so
- * 256 is the ceiling. Groups of 128 bits use the 128-bit species, except lw = 64, k = 2 (two
- * words: two shifts in general-purpose registers, {@code TwoLongs}). A 64-bit group (lw = 32,
- * k = 2) fits one general-purpose register: it is done as one 64-bit OR / AND of both words' bits
- * (SWAR), because the 64-bit species' mask operations are not intrinsified (measured several
- * times slower).
+ * A chunk is min(group bits, 256, preferred vector bits). Species larger than the preferred one are
+ * not intrinsified (they fall back to Java arrays, far slower), and 512-bit vectors would only save
+ * one load per 64-byte group while lowering the clock on some AVX-512 parts, so 256 is the ceiling.
+ * Groups of 128 bits use the 128-bit species, except lw = 64, k = 2 (two words: two shifts in
+ * general-purpose registers, {@code TwoLongs}). A 64-bit group (lw = 32, k = 2) fits one
+ * general-purpose register: it is done as one 64-bit OR / AND of both words' bits (SWAR), because
+ * the 64-bit species' mask operations are not intrinsified (measured several times slower).
  *
  * <p>Each shape is its own final class whose species are static finals: the Vector API is only
  * intrinsified when C2 sees the species as a constant, and separate classes keep one shape's
@@ -145,9 +144,11 @@ final class VectorGroupKernel {
   private static final class TwoLongs extends Base {
     @Override
     public void insert(MemorySegment bits, long at, long lane0, long lane1) {
-      bits.set(ScalarGroupKernel.LE_LONG, at,
-          bits.get(ScalarGroupKernel.LE_LONG, at) | (1L << lane0));
-      bits.set(ScalarGroupKernel.LE_LONG, at + 8,
+      bits.set(
+          ScalarGroupKernel.LE_LONG, at, bits.get(ScalarGroupKernel.LE_LONG, at) | (1L << lane0));
+      bits.set(
+          ScalarGroupKernel.LE_LONG,
+          at + 8,
           bits.get(ScalarGroupKernel.LE_LONG, at + 8) | (1L << (lane0 >>> 8)));
     }
 
@@ -211,7 +212,8 @@ final class VectorGroupKernel {
     private static LongVector keyMask(byte[] keys, int at) {
       return ONES.lanewise(
           VectorOperators.LSHL,
-          (LongVector) ByteVector.fromArray(KEY_BYTES, keys, at).convertShape(VectorOperators.B2L, S, 0));
+          (LongVector)
+              ByteVector.fromArray(KEY_BYTES, keys, at).convertShape(VectorOperators.B2L, S, 0));
     }
 
     @Override
@@ -225,11 +227,14 @@ final class VectorGroupKernel {
     @Override
     public boolean testKey(MemorySegment bits, long at, byte[] keys, int offset) {
       LongVector m0 = keyMask(keys, offset);
-      VectorMask<Long> all = m0.and(LongVector.fromMemorySegment(S, bits, at, LE)).compare(VectorOperators.EQ, m0);
+      VectorMask<Long> all =
+          m0.and(LongVector.fromMemorySegment(S, bits, at, LE)).compare(VectorOperators.EQ, m0);
       if (chunks == 2) {
         LongVector m1 = keyMask(keys, offset + 4);
-        all = all.and(
-            m1.and(LongVector.fromMemorySegment(S, bits, at + 32, LE)).compare(VectorOperators.EQ, m1));
+        all =
+            all.and(
+                m1.and(LongVector.fromMemorySegment(S, bits, at + 32, LE))
+                    .compare(VectorOperators.EQ, m1));
       }
       return all.allTrue();
     }
@@ -298,7 +303,8 @@ final class VectorGroupKernel {
     private static IntVector keyMask(byte[] keys, int at) {
       return ONES.lanewise(
           VectorOperators.LSHL,
-          (IntVector) ByteVector.fromArray(KEY_BYTES, keys, at).convertShape(VectorOperators.B2I, S, 0));
+          (IntVector)
+              ByteVector.fromArray(KEY_BYTES, keys, at).convertShape(VectorOperators.B2I, S, 0));
     }
 
     @Override
@@ -313,7 +319,8 @@ final class VectorGroupKernel {
     public boolean testKey(MemorySegment bits, long at, byte[] keys, int offset) {
       for (int c = 0; c < chunks; c++, at += S.vectorByteSize()) {
         IntVector m = keyMask(keys, offset + c * S.length());
-        IntVector missing = m.lanewise(VectorOperators.AND_NOT, IntVector.fromMemorySegment(S, bits, at, LE));
+        IntVector missing =
+            m.lanewise(VectorOperators.AND_NOT, IntVector.fromMemorySegment(S, bits, at, LE));
         if (!isZero128(missing.reinterpretAsLongs())) {
           return false;
         }
@@ -368,7 +375,8 @@ final class VectorGroupKernel {
     private static IntVector keyMask(byte[] keys, int at) {
       return ONES.lanewise(
           VectorOperators.LSHL,
-          (IntVector) ByteVector.fromArray(KEY_BYTES, keys, at).convertShape(VectorOperators.B2I, S, 0));
+          (IntVector)
+              ByteVector.fromArray(KEY_BYTES, keys, at).convertShape(VectorOperators.B2I, S, 0));
     }
 
     @Override
@@ -386,8 +394,10 @@ final class VectorGroupKernel {
           m0.and(IntVector.fromMemorySegment(S, bits, at, LE)).compare(VectorOperators.EQ, m0);
       if (chunks == 2) {
         IntVector m1 = keyMask(keys, offset + 8);
-        all = all.and(
-            m1.and(IntVector.fromMemorySegment(S, bits, at + 32, LE)).compare(VectorOperators.EQ, m1));
+        all =
+            all.and(
+                m1.and(IntVector.fromMemorySegment(S, bits, at + 32, LE))
+                    .compare(VectorOperators.EQ, m1));
       }
       return all.allTrue();
     }

@@ -1,11 +1,11 @@
 package io.bbfindex.filters;
 
-import io.bbfindex.filters.catalog.FilterType;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.bbfindex.filters.catalog.FilterType;
 import java.util.Arrays;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -44,9 +44,11 @@ class BatchFormsTest {
         int words = MembershipFilter.bitmapWords(count);
         long[] maybe = new long[words + 1];
         Arrays.fill(maybe, UNTOUCHED);
-        assertEquals(expectedHits, f.mightContainBatch(probes, count, maybe), type + " count " + count);
+        assertEquals(
+            expectedHits, f.mightContainBatch(probes, count, maybe), type + " count " + count);
         for (int i = 0; i < count; i++) {
-          assertEquals(single[i], (maybe[i >>> 6] >>> i & 1) == 1, type + " key " + i + " of " + count);
+          assertEquals(
+              single[i], (maybe[i >>> 6] >>> i & 1) == 1, type + " key " + i + " of " + count);
         }
         if (count % 64 != 0) {
           assertEquals(0, maybe[words - 1] >>> (count % 64), type + ": bits past the count");
@@ -58,7 +60,8 @@ class BatchFormsTest {
         assertArrayEquals(single, out, type + " boolean form, count " + count);
         trues = expectedHits;
       }
-      assertTrue(trues > 500 && trues < 1_000, type + ": both answers among the 1,000 probes: " + trues);
+      assertTrue(
+          trues > 500 && trues < 1_000, type + ": both answers among the 1,000 probes: " + trues);
     } finally {
       if (f instanceof AutoCloseable closeable) {
         closeable.close();

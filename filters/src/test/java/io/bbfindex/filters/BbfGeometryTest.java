@@ -36,16 +36,14 @@ class BbfGeometryTest {
   void invalidGeometriesAreRefusedWithTheFieldAndValue() {
     assertEquals(
         "k must be one of 2, 4, 8, 16 for lw = 32: 3",
-        assertThrows(IllegalArgumentException.class, () -> new BbfGeometry(8, 3, 32))
-            .getMessage());
+        assertThrows(IllegalArgumentException.class, () -> new BbfGeometry(8, 3, 32)).getMessage());
     assertEquals(
         "k must be one of 2, 4, 8 for lw = 64: 16",
         assertThrows(IllegalArgumentException.class, () -> new BbfGeometry(8, 16, 64))
             .getMessage());
     assertEquals(
         "wordBits (lw) must be 32 or 64: 16",
-        assertThrows(IllegalArgumentException.class, () -> new BbfGeometry(8, 4, 16))
-            .getMessage());
+        assertThrows(IllegalArgumentException.class, () -> new BbfGeometry(8, 4, 16)).getMessage());
     for (long bad : new long[] {0, -1, 3, 12, BbfGeometry.MAX_GROUPS * 2, Long.MIN_VALUE}) {
       String msg =
           assertThrows(IllegalArgumentException.class, () -> new BbfGeometry(bad, 4, 32))

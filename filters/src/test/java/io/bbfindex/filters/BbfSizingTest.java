@@ -63,14 +63,18 @@ class BbfSizingTest {
     System.out.printf(
         "paper check: FPR lw=32 %.5f (paper 0.0156), lw=64 %.5f (paper 0.0137); extra bits vs"
             + " BF %.2f%% (paper 15.40%%), %.2f%% (paper 11.98%%)%n",
-        fpr32, fpr64,
+        fpr32,
+        fpr64,
         100 * BbfSizing.extraBitsVsBloom(10_000, 100_000.0 / 128, 4, 32),
         100 * BbfSizing.extraBitsVsBloom(10_000, 100_000.0 / 256, 4, 64));
   }
 
   @Test
   void bloomFormulas() {
-    assertEquals(Math.pow(1 - Math.exp(-4.0 * 1000 / 10_000), 4), BbfSizing.bloomFpr(1000, 10_000, 4), 1e-15);
+    assertEquals(
+        Math.pow(1 - Math.exp(-4.0 * 1000 / 10_000), 4),
+        BbfSizing.bloomFpr(1000, 10_000, 4),
+        1e-15);
     long m = BbfSizing.bloomBitsFor(1000, 0.01, 7);
     assertTrue(BbfSizing.bloomFpr(1000, m, 7) <= 0.01);
     assertTrue(BbfSizing.bloomFpr(1000, m - 1, 7) > 0.01);
@@ -128,9 +132,13 @@ class BbfSizingTest {
       }
     }
     BbfGeometry typical = BbfSizing.forTarget(250_000, 0.01);
-    System.out.println("forTarget(250000, 1%) = " + typical + ", bits/key "
-        + (double) typical.bitSize() / 250_000 + ", extra vs best BF "
-        + String.format("%.1f%%", 100 * BbfSizing.extraBitsVsBloom(250_000, typical)));
+    System.out.println(
+        "forTarget(250000, 1%) = "
+            + typical
+            + ", bits/key "
+            + (double) typical.bitSize() / 250_000
+            + ", extra vs best BF "
+            + String.format("%.1f%%", 100 * BbfSizing.extraBitsVsBloom(250_000, typical)));
   }
 
   @Test

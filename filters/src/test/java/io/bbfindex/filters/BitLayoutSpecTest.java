@@ -12,8 +12,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Checks both kernels against the bit layout as FORMAT.md states it, re-implemented here from the
- * text with none of the production code (so a change of layout cannot slip through by changing
- * code and oracle together).
+ * text with none of the production code (so a change of layout cannot slip through by changing code
+ * and oracle together).
  */
 class BitLayoutSpecTest {
 
@@ -42,8 +42,7 @@ class BitLayoutSpecTest {
     long[] lanes = new long[3];
     for (int i = 0; i < 3; i++) {
       long raw = le64(key, off + 8 * i);
-      lanes[i] =
-          salt == 0 ? raw : fmix64(raw ^ fmix64(salt + (i + 1) * 0x9E3779B97F4A7C15L));
+      lanes[i] = salt == 0 ? raw : fmix64(raw ^ fmix64(salt + (i + 1) * 0x9E3779B97F4A7C15L));
     }
     return lanes;
   }
@@ -103,8 +102,7 @@ class BitLayoutSpecTest {
               for (int i = 0; i < TestKeys.count(keys); i++) {
                 f.add(keys, i * 32);
               }
-              assertEquals(
-                  expected, setBits(f.bits()), g + " salt=" + salt + " kernel=" + kernel);
+              assertEquals(expected, setBits(f.bits()), g + " salt=" + salt + " kernel=" + kernel);
             }
           }
         }

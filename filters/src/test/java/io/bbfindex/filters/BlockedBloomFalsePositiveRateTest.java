@@ -16,11 +16,11 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
- * Measured false-positive rate against the paper's eq. 3, for both word sizes, every k and 4, 8,
- * 10 and 16 bits per key. The bound is binomial: |measured - model| <= 4.5 sigma + 3 % of the
- * model, sigma = sqrt(p (1 - p) / trials). The 3 % covers the variation between filters (one
- * filter's fill differs from the average one the model describes; with at least 8192 groups its
- * standard deviation is about 1 % of p). The table is printed for the record.
+ * Measured false-positive rate against the paper's eq. 3, for both word sizes, every k and 4, 8, 10
+ * and 16 bits per key. The bound is binomial: |measured - model| <= 4.5 sigma + 3 % of the model,
+ * sigma = sqrt(p (1 - p) / trials). The 3 % covers the variation between filters (one filter's fill
+ * differs from the average one the model describes; with at least 8192 groups its standard
+ * deviation is about 1 % of p). The table is printed for the record.
  */
 class BlockedBloomFalsePositiveRateTest {
 
@@ -46,7 +46,8 @@ class BlockedBloomFalsePositiveRateTest {
     }
   }
 
-  private static Row measure(String label, BbfGeometry g, long salt, byte[] members, byte[] probes) {
+  private static Row measure(
+      String label, BbfGeometry g, long salt, byte[] members, byte[] probes) {
     try (BlockedBloomFilter f = BlockedBloomFilter.create(g, salt)) {
       int n = TestKeys.count(members);
       for (int i = 0; i < n; i++) {
@@ -73,8 +74,15 @@ class BlockedBloomFalsePositiveRateTest {
       table.append(
           String.format(
               "%-10s %3d %3d %10.2f %8d %9d %10.6f %10.6f %7.2f%s%n",
-              r.label(), r.g().wordBits(), r.g().k(), (double) r.g().bitSize() / r.n(),
-              r.g().groups(), r.trials(), r.model(), r.measured(), r.z(),
+              r.label(),
+              r.g().wordBits(),
+              r.g().k(),
+              (double) r.g().bitSize() / r.n(),
+              r.g().groups(),
+              r.trials(),
+              r.model(),
+              r.measured(),
+              r.z(),
               r.withinBound() ? "" : "  <-- outside bound"));
     }
     System.out.print(table);
@@ -94,8 +102,7 @@ class BlockedBloomFalsePositiveRateTest {
         double p = BbfSizing.modelFpr(n, g);
         int trials = (int) Math.max(200_000, Math.min(3_000_000, 400 / p));
         seed++;
-        rows.add(
-            measure("random", g, 0, TestKeys.random(seed, n), TestKeys.random(~seed, trials)));
+        rows.add(measure("random", g, 0, TestKeys.random(seed, n), TestKeys.random(~seed, trials)));
       }
     }
     // Block-hash-like keys (zero bytes 22..31) and a salted filter behave the same.

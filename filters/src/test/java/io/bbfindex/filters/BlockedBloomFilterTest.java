@@ -76,7 +76,8 @@ class BlockedBloomFilterTest {
         BlockedBloomFilter otherSize = BlockedBloomFilter.create(new BbfGeometry(128, 4, 32), 7);
         BlockedBloomFilter otherSalt = BlockedBloomFilter.create(new BbfGeometry(64, 4, 32), 8);
         BlockedBloomFilter unsalted = BlockedBloomFilter.create(new BbfGeometry(64, 4, 32), 0)) {
-      for (BlockedBloomFilter other : new BlockedBloomFilter[] {otherShape, otherSize, otherSalt, unsalted}) {
+      for (BlockedBloomFilter other :
+          new BlockedBloomFilter[] {otherShape, otherSize, otherSalt, unsalted}) {
         assertThrows(IllegalArgumentException.class, () -> f.union(other), other.toString());
       }
       assertEquals(2, f.derivationId());
@@ -142,11 +143,12 @@ class BlockedBloomFilterTest {
               if (offset >= 0 && offset + 32 <= keys.length) {
                 assertFalse(f.mightContain(keys, at), where);
               } else {
-                assertThrows(IndexOutOfBoundsException.class, () -> f.mightContain(keys, at), where);
+                assertThrows(
+                    IndexOutOfBoundsException.class, () -> f.mightContain(keys, at), where);
               }
             }
-            assertThrows(IndexOutOfBoundsException.class,
-                () -> f.mightContain(keys, Integer.MAX_VALUE - 8));
+            assertThrows(
+                IndexOutOfBoundsException.class, () -> f.mightContain(keys, Integer.MAX_VALUE - 8));
           }
         }
       }
@@ -163,7 +165,8 @@ class BlockedBloomFilterTest {
       assertThrows(
           IndexOutOfBoundsException.class, () -> f.mightContainBatch(key, 2, new boolean[2]));
       assertThrows(
-          IndexOutOfBoundsException.class, () -> f.mightContainBatch(new byte[64], 2, new boolean[1]));
+          IndexOutOfBoundsException.class,
+          () -> f.mightContainBatch(new byte[64], 2, new boolean[1]));
       assertThrows(NullPointerException.class, () -> BlockedBloomFilter.create(null, 0));
     }
   }
@@ -199,7 +202,8 @@ class BlockedBloomFilterTest {
       assertThrows(IllegalStateException.class, () -> wrapped.mightContain(keys, 0));
       assertThrows(
           IllegalArgumentException.class,
-          () -> BlockedBloomFilter.wrapReadOnly(g, 3, 1, MemorySegment.ofArray(new byte[10]), null));
+          () ->
+              BlockedBloomFilter.wrapReadOnly(g, 3, 1, MemorySegment.ofArray(new byte[10]), null));
       assertThrows(
           IllegalArgumentException.class,
           () -> BlockedBloomFilter.wrapReadOnly(g, 3, -1, source.bits(), null));
@@ -207,7 +211,11 @@ class BlockedBloomFilterTest {
           IllegalArgumentException.class,
           () ->
               BlockedBloomFilter.wrapReadOnly(
-                  new BbfGeometry(1, 2, 32), 0, 0, Arena.global().allocate(72, 64).asSlice(8), null));
+                  new BbfGeometry(1, 2, 32),
+                  0,
+                  0,
+                  Arena.global().allocate(72, 64).asSlice(8),
+                  null));
     }
   }
 

@@ -13,8 +13,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Property tests: the scalar and vector kernels build bit-identical arrays and give identical
  * answers over every geometry, random and adversarial keys, salted and unsalted; batch answers
- * equal single-key answers. Run twice by Maven: with the vector module, and without it
- * ({@code -Dbbf.expectScalar=true}), where the scalar fallback must have been chosen.
+ * equal single-key answers. Run twice by Maven: with the vector module, and without it ({@code
+ * -Dbbf.expectScalar=true}), where the scalar fallback must have been chosen.
  */
 class KernelEquivalenceTest {
 

@@ -17,8 +17,19 @@ class NoFalseNegativesTest {
       assertEquals(n, f.count());
       for (int i = 0; i < n; i++) {
         if (!f.mightContain(keys, i * 32)) {
-          fail("false negative: key " + i + " of " + n + " in " + g + " salt=" + salt + " seed="
-              + seed + " kernel=" + f.kernel());
+          fail(
+              "false negative: key "
+                  + i
+                  + " of "
+                  + n
+                  + " in "
+                  + g
+                  + " salt="
+                  + salt
+                  + " seed="
+                  + seed
+                  + " kernel="
+                  + f.kernel());
         }
       }
       boolean[] out = new boolean[n];

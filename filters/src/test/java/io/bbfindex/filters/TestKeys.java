@@ -17,8 +17,13 @@ public final class TestKeys {
   /** Every valid (k, lw) shape, lw = 32 first. */
   public static List<int[]> shapes() {
     return List.of(
-        new int[] {2, 32}, new int[] {4, 32}, new int[] {8, 32}, new int[] {16, 32},
-        new int[] {2, 64}, new int[] {4, 64}, new int[] {8, 64});
+        new int[] {2, 32},
+        new int[] {4, 32},
+        new int[] {8, 32},
+        new int[] {16, 32},
+        new int[] {2, 64},
+        new int[] {4, 64},
+        new int[] {8, 64});
   }
 
   /** {@code count} uniformly random keys (like SHA-256d outputs) from {@code seed}. */

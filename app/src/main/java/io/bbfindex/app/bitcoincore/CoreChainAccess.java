@@ -20,31 +20,50 @@ import java.nio.file.Path;
 public final class CoreChainAccess implements ChainAccess {
 
   @Override
-  public String ingest(Path datadir, Path filters, Path work, double targetFpr, PrintStream log) throws IOException {
-    log.println("bbf-index: reading " + datadir + " (private LevelDB snapshots under " + work + ")");
+  public String ingest(Path datadir, Path filters, Path work, double targetFpr, PrintStream log)
+      throws IOException {
+    log.println(
+        "bbf-index: reading " + datadir + " (private LevelDB snapshots under " + work + ")");
     try (NodeIndex index = NodeIndex.open(datadir, work)) {
-      BuildReport report = FilterBuilder.build(index, filters, options(targetFpr), new ConsoleProgress());
-      return "txindex: " + index.txindexDescription() + (index.txindexLayout().storesEveryTxid() ? ""
-          : " (txids computed from the blk files)") + "\n" + report.describe() + "\nfilter store: " + filters + " (index tip " + index.tipHeight() + ")";
+      BuildReport report =
+          FilterBuilder.build(index, filters, options(targetFpr), new ConsoleProgress());
+      return "txindex: "
+          + index.txindexDescription()
+          + (index.txindexLayout().storesEveryTxid() ? "" : " (txids computed from the blk files)")
+          + "\n"
+          + report.describe()
+          + "\nfilter store: "
+          + filters
+          + " (index tip "
+          + index.tipHeight()
+          + ")";
     }
   }
 
   /**
-   * Opens the index and its filter store, first building or repairing whatever the store lacks
-   * (a missing store, a file that fails its checksum, blocks added since the last ingest): a store
-   * is never served in part or stale.
+   * Opens the index and its filter store, first building or repairing whatever the store lacks (a
+   * missing store, a file that fails its checksum, blocks added since the last ingest): a store is
+   * never served in part or stale.
    */
   @Override
-  public ChainBackend open(Path datadir, Path filters, Path work, double targetFpr, PrintStream log) throws IOException {
+  public ChainBackend open(Path datadir, Path filters, Path work, double targetFpr, PrintStream log)
+      throws IOException {
     long start = System.nanoTime();
-    log.println("bbf-index: opening " + datadir + " (private LevelDB snapshots under " + work + ")");
+    log.println(
+        "bbf-index: opening " + datadir + " (private LevelDB snapshots under " + work + ")");
     NodeIndex index = NodeIndex.open(datadir, work);
     try {
-      FilterStore store = FilterBuilder.ensureBuilt(index, filters, options(targetFpr), new ConsoleProgress());
+      FilterStore store =
+          FilterBuilder.ensureBuilt(index, filters, options(targetFpr), new ConsoleProgress());
       CoreChainBackend backend = new CoreChainBackend(index, store);
       log.println("bbf-index: txindex " + index.txindexDescription());
-      log.printf("bbf-index: index tip %d, %,d txids in %d filter(s) under %s, ready in %d ms%n", index.tipHeight(),
-          store.manifest().txKeys(), store.manifest().files().size() + 2, filters, (System.nanoTime() - start) / 1_000_000);
+      log.printf(
+          "bbf-index: index tip %d, %,d txids in %d filter(s) under %s, ready in %d ms%n",
+          index.tipHeight(),
+          store.manifest().txKeys(),
+          store.manifest().files().size() + 2,
+          filters,
+          (System.nanoTime() - start) / 1_000_000);
       return backend;
     } catch (IOException | RuntimeException e) {
       index.close();

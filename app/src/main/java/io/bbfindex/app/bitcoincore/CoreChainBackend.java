@@ -60,7 +60,14 @@ public final class CoreChainBackend implements ChainBackend {
 
   private static TxAnswer answer(TxLocation loc) {
     BlockInfo b = loc.block();
-    return new TxAnswer(b.hash(), b.height(), b.confirmations(), loc.file(), loc.dataPos(), loc.txOffset(), b.onActiveChain());
+    return new TxAnswer(
+        b.hash(),
+        b.height(),
+        b.confirmations(),
+        loc.file(),
+        loc.dataPos(),
+        loc.txOffset(),
+        b.onActiveChain());
   }
 
   @Override
@@ -70,9 +77,25 @@ public final class CoreChainBackend implements ChainBackend {
 
   @Override
   public Optional<BlockAnswer> lookupBlock(byte[] hash) {
-    return index.findBlock(hash).map(b -> new BlockAnswer(b.hash(), b.height(), b.status(), b.txCount(), b.file(),
-        b.dataPos(), b.version(), b.prevHash(), b.merkleRoot(), b.time(), b.bits(), b.nonce(), b.onActiveChain(),
-        b.confirmations()));
+    return index
+        .findBlock(hash)
+        .map(
+            b ->
+                new BlockAnswer(
+                    b.hash(),
+                    b.height(),
+                    b.status(),
+                    b.txCount(),
+                    b.file(),
+                    b.dataPos(),
+                    b.version(),
+                    b.prevHash(),
+                    b.merkleRoot(),
+                    b.time(),
+                    b.bits(),
+                    b.nonce(),
+                    b.onActiveChain(),
+                    b.confirmations()));
   }
 
   @Override

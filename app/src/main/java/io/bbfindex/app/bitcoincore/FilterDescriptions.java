@@ -7,12 +7,11 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * The {@code GET /v1/filters} view of a filter store, shared by every backend over a
- * {@link FilterStore}. Describing a filter costs a popcount (fill ratio) and an eq. 3 sum
- * (modelled FPR): about a second for mainnet's 5,600 per-file filters (959 ms in {@code
- * ./bbf-index bench scale}), so {@link #all()} is
- * computed on first use and kept, and start-up only describes the two filters that answer lookups
- * ({@link #lookupFilters()}), which the gauges cover.
+ * The {@code GET /v1/filters} view of a filter store, shared by every backend over a {@link
+ * FilterStore}. Describing a filter costs a popcount (fill ratio) and an eq. 3 sum (modelled FPR):
+ * about a second for mainnet's 5,600 per-file filters (959 ms in {@code ./bbf-index bench scale}),
+ * so {@link #all()} is computed on first use and kept, and start-up only describes the two filters
+ * that answer lookups ({@link #lookupFilters()}), which the gauges cover.
  */
 public final class FilterDescriptions {
   private final FilterStore store;
@@ -43,7 +42,15 @@ public final class FilterDescriptions {
   }
 
   private static FilterSummary summary(FilterInfo f) {
-    return new FilterSummary(f.name(), f.kind().label(), f.blockFile(), f.keys(), f.bits(), f.k(), f.wordBits(),
-        f.fillRatio(), f.modelledFpr());
+    return new FilterSummary(
+        f.name(),
+        f.kind().label(),
+        f.blockFile(),
+        f.keys(),
+        f.bits(),
+        f.k(),
+        f.wordBits(),
+        f.fillRatio(),
+        f.modelledFpr());
   }
 }

@@ -5,7 +5,10 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 
-/** How the commands reach chain data: open a backend for {@code serve}, build filters for {@code ingest}. */
+/**
+ * How the commands reach chain data: open a backend for {@code serve}, build filters for {@code
+ * ingest}.
+ */
 public interface ChainAccess {
 
   /**
@@ -14,11 +17,13 @@ public interface ChainAccess {
    * @param log where one-line messages go (long work also reports rate and ETA)
    * @return a summary for the user
    */
-  String ingest(Path datadir, Path filters, Path work, double targetFpr, PrintStream log) throws IOException;
+  String ingest(Path datadir, Path filters, Path work, double targetFpr, PrintStream log)
+      throws IOException;
 
   /**
    * Opens the backend over {@code datadir} and its filter store, building first whatever the store
    * lacks (missing, damaged, or behind the index).
    */
-  ChainBackend open(Path datadir, Path filters, Path work, double targetFpr, PrintStream log) throws IOException;
+  ChainBackend open(Path datadir, Path filters, Path work, double targetFpr, PrintStream log)
+      throws IOException;
 }

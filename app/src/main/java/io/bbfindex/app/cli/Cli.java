@@ -8,18 +8,20 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * The {@code bbf-index} command line: {@code serve} and {@code ingest}, each with
- * {@code --help}. Exit codes: 0 success, 1 the work failed (one line on stderr saying why), 2 a bad
- * command line (one line on stderr).
+ * The {@code bbf-index} command line: {@code serve} and {@code ingest}, each with {@code --help}.
+ * Exit codes: 0 success, 1 the work failed (one line on stderr saying why), 2 a bad command line
+ * (one line on stderr).
  */
 public final class Cli {
   public static final int OK = 0;
   public static final int FAILED = 1;
   public static final int USAGE = 2;
+
   /** Returned by {@code serve} once the server has stopped because the JVM is shutting down. */
   public static final int SERVING = -1;
 
-  static final String HELP = """
+  static final String HELP =
+      """
       usage: bbf-index <command> [options]
 
       Tells whether a Bitcoin txid or block hash is on chain and where Bitcoin Core stored it,
@@ -46,7 +48,8 @@ public final class Cli {
    * Runs one command. {@code serve} blocks until the server stops (Ctrl-C / SIGTERM close it
    * through a shutdown hook).
    */
-  public static int run(String[] argv, PrintStream out, PrintStream err, ChainAccess access, Path home) {
+  public static int run(
+      String[] argv, PrintStream out, PrintStream err, ChainAccess access, Path home) {
     List<String> args = Arrays.asList(argv);
     if (args.isEmpty() || List.of("--help", "-h", "help").contains(args.getFirst())) {
       out.print(HELP);
@@ -61,14 +64,21 @@ public final class Cli {
           if (started == null) {
             return OK;
           }
-          Runtime.getRuntime().addShutdownHook(new Thread(started.service()::close, "bbf-shutdown"));
+          Runtime.getRuntime()
+              .addShutdownHook(new Thread(started.service()::close, "bbf-shutdown"));
           started.service().awaitClose();
           return SERVING;
         }
         case "ingest" -> IngestCommand.run(rest, out, err, access);
-        case "bench" -> throw new UsageException(
-            "the benchmarks are not part of the product: run ./bbf-index bench store|scale|http|ingest|filters|paper");
-        default -> throw new UsageException("unknown command '" + command + "' (commands: serve, ingest; see bbf-index --help)");
+        case "bench" ->
+            throw new UsageException(
+                "the benchmarks are not part of the product: run ./bbf-index bench"
+                    + " store|scale|http|ingest|filters|paper");
+        default ->
+            throw new UsageException(
+                "unknown command '"
+                    + command
+                    + "' (commands: serve, ingest; see bbf-index --help)");
       }
       return OK;
     } catch (UsageException e) {

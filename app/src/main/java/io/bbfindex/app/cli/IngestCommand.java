@@ -11,7 +11,8 @@ import java.util.Set;
 final class IngestCommand {
   static final double DEFAULT_FPR = 0.01;
 
-  static final String HELP = """
+  static final String HELP =
+      """
       usage: bbf-index ingest --datadir DIR --out FILTERS [--fpr P] [--work DIR]
 
       Reads Bitcoin Core's block index, txindex and block files (never writing to DIR) and builds
@@ -28,7 +29,9 @@ final class IngestCommand {
 
   private IngestCommand() {}
 
-  /** @return false when only help was printed */
+  /**
+   * @return false when only help was printed
+   */
   static boolean run(List<String> args, PrintStream out, PrintStream err, ChainAccess access)
       throws UsageException, IOException {
     Options o = Options.parse("ingest", args, OPTIONS);
@@ -40,7 +43,11 @@ final class IngestCommand {
     Path filters = o.requiredPath("out");
     double fpr = o.probability("fpr", DEFAULT_FPR);
     if (!Files.isDirectory(datadir.resolve("blocks"))) {
-      throw new UsageException("--datadir " + datadir + " has no blocks/ folder (pass the folder that holds blocks/, e.g. ~/.bitcoin or ~/.bitcoin/regtest)");
+      throw new UsageException(
+          "--datadir "
+              + datadir
+              + " has no blocks/ folder (pass the folder that holds blocks/, e.g. ~/.bitcoin or"
+              + " ~/.bitcoin/regtest)");
     }
     Path work = o.path("work");
     if (work == null) {

@@ -10,9 +10,9 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The {@code --name value} / {@code --name=value} options of one command, checked against the
- * names the command accepts. Every problem is a {@link UsageException} with a one-line message
- * that names the option.
+ * The {@code --name value} / {@code --name=value} options of one command, checked against the names
+ * the command accepts. Every problem is a {@link UsageException} with a one-line message that names
+ * the option.
  */
 final class Options {
   private final String command;
@@ -30,7 +30,8 @@ final class Options {
    * @throws UsageException on an unknown option, a missing value, a repeated option or a stray
    *     positional argument
    */
-  static Options parse(String command, List<String> args, Set<String> valued) throws UsageException {
+  static Options parse(String command, List<String> args, Set<String> valued)
+      throws UsageException {
     Options o = new Options(command);
     for (int i = 0; i < args.size(); i++) {
       String arg = args.get(i);
@@ -39,12 +40,14 @@ final class Options {
         continue;
       }
       if (!arg.startsWith("--") || arg.length() == 2) {
-        throw new UsageException("unexpected argument '" + arg + "' (see bbf-index " + command + " --help)");
+        throw new UsageException(
+            "unexpected argument '" + arg + "' (see bbf-index " + command + " --help)");
       }
       int eq = arg.indexOf('=');
       String name = eq < 0 ? arg.substring(2) : arg.substring(2, eq);
       if (!valued.contains(name)) {
-        throw new UsageException("unknown option --" + name + " (see bbf-index " + command + " --help)");
+        throw new UsageException(
+            "unknown option --" + name + " (see bbf-index " + command + " --help)");
       }
       String value;
       if (eq >= 0) {
@@ -91,7 +94,8 @@ final class Options {
   Path requiredPath(String name) throws UsageException {
     Path p = path(name);
     if (p == null) {
-      throw new UsageException("option --" + name + " is required (see bbf-index " + command + " --help)");
+      throw new UsageException(
+          "option --" + name + " is required (see bbf-index " + command + " --help)");
     }
     return p;
   }
@@ -104,7 +108,8 @@ final class Options {
     try {
       int n = Integer.parseInt(v.trim());
       if (n < min || n > max) {
-        throw new UsageException("option --" + name + " must be in [" + min + ", " + max + "]: " + v);
+        throw new UsageException(
+            "option --" + name + " must be in [" + min + ", " + max + "]: " + v);
       }
       return n;
     } catch (NumberFormatException e) {
@@ -129,12 +134,15 @@ final class Options {
     }
   }
 
-  /** A literal IP address (no DNS lookup: binding to a name that resolves elsewhere would surprise). */
+  /**
+   * A literal IP address (no DNS lookup: binding to a name that resolves elsewhere would surprise).
+   */
   InetAddress address(String name, String fallback) throws UsageException {
     String v = values.getOrDefault(name, fallback).trim();
     boolean literal = v.matches("[0-9.]+") || v.contains(":");
     if (!literal && !v.equals("localhost")) {
-      throw new UsageException("option --" + name + " must be an IP address such as 127.0.0.1 or ::1: " + v);
+      throw new UsageException(
+          "option --" + name + " must be an IP address such as 127.0.0.1 or ::1: " + v);
     }
     try {
       return InetAddress.getByName(v);

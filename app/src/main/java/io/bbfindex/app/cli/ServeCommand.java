@@ -15,7 +15,8 @@ import java.util.Set;
 
 /** {@code bbf-index serve}: open the backend, start the HTTP server, print where it listens. */
 public final class ServeCommand {
-  static final String HELP = """
+  static final String HELP =
+      """
       usage: bbf-index serve [--datadir DIR --filters DIR] [--port N] [--bind ADDR] [--work DIR] [--fpr P]
 
       Serves txid and block lookups over HTTP.
@@ -36,14 +37,16 @@ public final class ServeCommand {
       Prints 'listening on http://HOST:PORT' once it accepts connections; stops on Ctrl-C/SIGTERM.
       """;
 
-  private static final Set<String> OPTIONS = Set.of("datadir", "filters", "port", "bind", "work", "fpr");
+  private static final Set<String> OPTIONS =
+      Set.of("datadir", "filters", "port", "bind", "work", "fpr");
 
   private ServeCommand() {}
 
   /** The started service and whether it is the demo; the caller waits on and closes it. */
   record Started(Service service, boolean demo) {}
 
-  static Started start(List<String> args, PrintStream out, PrintStream err, ChainAccess access, Path home)
+  static Started start(
+      List<String> args, PrintStream out, PrintStream err, ChainAccess access, Path home)
       throws UsageException, IOException {
     Options o = Options.parse("serve", args, OPTIONS);
     if (o.help()) {
@@ -51,7 +54,8 @@ public final class ServeCommand {
       return null;
     }
     if (o.has("datadir") != o.has("filters")) {
-      throw new UsageException("--datadir and --filters go together (or give neither to serve the embedded demo)");
+      throw new UsageException(
+          "--datadir and --filters go together (or give neither to serve the embedded demo)");
     }
     int port = o.integer("port", 8080, 0, 65_535);
     InetAddress bind = o.address("bind", "127.0.0.1");
@@ -62,20 +66,28 @@ public final class ServeCommand {
     boolean demo = datadir == null;
     if (demo) {
       if (home == null) {
-        throw new UsageException("no --datadir given and the project root is unknown (-Dbbf.home); run through ./bbf-index");
+        throw new UsageException(
+            "no --datadir given and the project root is unknown (-Dbbf.home); run through"
+                + " ./bbf-index");
       }
       EmbeddedDemo.Layout layout = EmbeddedDemo.prepare(home, err);
       datadir = layout.datadir();
       filters = layout.filters();
       work = work == null ? layout.work() : work;
     } else if (!Files.isDirectory(datadir.resolve("blocks"))) {
-      throw new UsageException("--datadir " + datadir + " has no blocks/ folder (pass the folder that holds blocks/, e.g. ~/.bitcoin or ~/.bitcoin/regtest)");
+      throw new UsageException(
+          "--datadir "
+              + datadir
+              + " has no blocks/ folder (pass the folder that holds blocks/, e.g. ~/.bitcoin or"
+              + " ~/.bitcoin/regtest)");
     }
     if (work == null) {
       work = filters.resolveSibling(filters.getFileName() + "-work");
     }
     ChainBackend backend = access.open(datadir, filters, work, fpr, err);
-    Service service = Service.start(backend, new InetSocketAddress(bind, port), HttpInitializer.DEFAULT_MAX_BODY_BYTES);
+    Service service =
+        Service.start(
+            backend, new InetSocketAddress(bind, port), HttpInitializer.DEFAULT_MAX_BODY_BYTES);
     String base = service.server().baseUrl();
     out.println("listening on " + base);
     if (demo) {
@@ -88,13 +100,14 @@ public final class ServeCommand {
   static String demoExamples(String base) {
     return """
 
-        Embedded demo: real Bitcoin mainnet blocks 0-599. Try:
-          curl -s %1$s/v1/tx/%2$s
-          curl -s %1$s/v1/tx/%3$s
-          curl -s %1$s/v1/block/%4$s
-          curl -s -X POST %1$s/v1/tx/lookup -d '["%2$s","%3$s"]'
-          curl -s %1$s/v1/filters
-          curl -s %1$s/metrics | grep '^bbf_'
-        """.formatted(base, EmbeddedDemo.PAYMENT_170, EmbeddedDemo.LATER_TXID, EmbeddedDemo.BLOCK_170);
+    Embedded demo: real Bitcoin mainnet blocks 0-599. Try:
+      curl -s %1$s/v1/tx/%2$s
+      curl -s %1$s/v1/tx/%3$s
+      curl -s %1$s/v1/block/%4$s
+      curl -s -X POST %1$s/v1/tx/lookup -d '["%2$s","%3$s"]'
+      curl -s %1$s/v1/filters
+      curl -s %1$s/metrics | grep '^bbf_'
+    """
+        .formatted(base, EmbeddedDemo.PAYMENT_170, EmbeddedDemo.LATER_TXID, EmbeddedDemo.BLOCK_170);
   }
 }

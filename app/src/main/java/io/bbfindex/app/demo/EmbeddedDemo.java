@@ -20,11 +20,19 @@ public final class EmbeddedDemo {
   public static final String ARCHIVE = "fixtures/core-0.21.1-mainnet-0-599-txindex-ldb.tar.gz";
 
   /** The first person-to-person payment (Satoshi to Hal Finney), in block 170. */
-  public static final String PAYMENT_170 = "f4184fc596403b9d638783cf57adfe4c75c605f6356fbc91338530e9831e9e16";
+  public static final String PAYMENT_170 =
+      "f4184fc596403b9d638783cf57adfe4c75c605f6356fbc91338530e9831e9e16";
+
   /** Block 170. */
-  public static final String BLOCK_170 = "00000000d1145790a8694403d4063f323d499e655c83426834d4ce2f8dd4a2ee";
-  /** A real mainnet txid from a much later block (fixtures/mainnet-real-txids.tsv.gz): a negative here. */
-  public static final String LATER_TXID = "3c8335377e4a59b96d2fa621f7f5de7901fac6d7fd0bfb965ae498f39196add2";
+  public static final String BLOCK_170 =
+      "00000000d1145790a8694403d4063f323d499e655c83426834d4ce2f8dd4a2ee";
+
+  /**
+   * A real mainnet txid from a much later block (fixtures/mainnet-real-txids.tsv.gz): a negative
+   * here.
+   */
+  public static final String LATER_TXID =
+      "3c8335377e4a59b96d2fa621f7f5de7901fac6d7fd0bfb965ae498f39196add2";
 
   /**
    * Where the demo lives under the project root.
@@ -55,10 +63,17 @@ public final class EmbeddedDemo {
       return layout;
     }
     if (!Files.isRegularFile(archive)) {
-      throw new IOException("the embedded demo archive is missing: " + archive
-          + " (run ./bbf-index from a full clone of the project, or pass --datadir and --filters)");
+      throw new IOException(
+          "the embedded demo archive is missing: "
+              + archive
+              + " (run ./bbf-index from a full clone of the project, or pass --datadir and"
+              + " --filters)");
     }
-    log.println("bbf-index: first run: extracting " + home.relativize(archive) + " into " + layout.datadir());
+    log.println(
+        "bbf-index: first run: extracting "
+            + home.relativize(archive)
+            + " into "
+            + layout.datadir());
     Path tmp = layout.datadir().resolveSibling("datadir.tmp-" + ProcessHandle.current().pid());
     deleteRecursively(tmp);
     ArchiveExtractor.extractTarGz(archive, tmp, 1);

@@ -3,9 +3,9 @@ package io.bbfindex.app.http;
 import io.netty.handler.codec.http.HttpResponseStatus;
 
 /**
- * A request the API refuses, with the status and a JSON body {@code {"error", "detail"}}. Thrown
- * by the route handlers' guard clauses and turned into a response by {@link ApiHandler}; never
- * carries a stack trace to the client.
+ * A request the API refuses, with the status and a JSON body {@code {"error", "detail"}}. Thrown by
+ * the route handlers' guard clauses and turned into a response by {@link ApiHandler}; never carries
+ * a stack trace to the client.
  *
  * @param status the HTTP status
  * @param error a short, stable, machine-readable code, e.g. {@code malformed_txid}

@@ -48,14 +48,14 @@ import java.util.function.Supplier;
  * Routes decoded requests to the lookup service and writes JSON answers.
  *
  * <p>Guard clauses first: an undecodable request is a 400/414/431 and the connection closes (the
- * byte stream can no longer be trusted); an unknown path is a 404; a known path with another
- * method is a 405 with {@code Allow}; then the route handler validates its own input (400 that
- * names the problem, 413 over the batch limit). Anything unexpected is logged with the route and
- * answered with a JSON 500, so no stack trace reaches a client and the channel keeps serving.
+ * byte stream can no longer be trusted); an unknown path is a 404; a known path with another method
+ * is a 405 with {@code Allow}; then the route handler validates its own input (400 that names the
+ * problem, 413 over the batch limit). Anything unexpected is logged with the route and answered
+ * with a JSON 500, so no stack trace reaches a client and the channel keeps serving.
  *
- * <p>Keep-alive is explicit: a response to a keep-alive request is only written, and
- * {@link #channelReadComplete} flushes once per read batch (so pipelined requests share one
- * syscall); a non-keep-alive response is flushed and the connection closed after it.
+ * <p>Keep-alive is explicit: a response to a keep-alive request is only written, and {@link
+ * #channelReadComplete} flushes once per read batch (so pipelined requests share one syscall); a
+ * non-keep-alive response is flushed and the connection closed after it.
  *
  * <p>Lookups run on the event loop. WHY: a filter "no" is a few cache lines, and a "maybe" is one
  * LevelDB get served from the page cache in microseconds; a hand-off to another pool would cost
@@ -69,14 +69,17 @@ public final class ApiHandler extends ChannelInboundHandlerAdapter {
   public static final int MAX_BATCH = 10_000;
 
   static final AsciiString APPLICATION_JSON = AsciiString.cached("application/json");
-  static final AsciiString PROMETHEUS_TEXT = AsciiString.cached("text/plain; version=0.0.4; charset=utf-8");
+  static final AsciiString PROMETHEUS_TEXT =
+      AsciiString.cached("text/plain; version=0.0.4; charset=utf-8");
 
   private static final System.Logger LOG = System.getLogger(ApiHandler.class.getName());
   private static final ObjectMapper MAPPER = new ObjectMapper();
   private static final JsonFactory JSON_FACTORY = MAPPER.getFactory();
   private static final byte[] LIVE = Json.ascii("{\"status\":\"live\"}");
+
   /** Scratch for hex digits, one per event-loop thread (handler instances are shared). */
-  private static final ThreadLocal<byte[]> HEX_SCRATCH = ThreadLocal.withInitial(() -> new byte[HashKeys.HEX_CHARS]);
+  private static final ThreadLocal<byte[]> HEX_SCRATCH =
+      ThreadLocal.withInitial(() -> new byte[HashKeys.HEX_CHARS]);
 
   private final LookupService lookups;
   private final Supplier<String> metricsText;
@@ -117,9 +120,14 @@ public final class ApiHandler extends ChannelInboundHandlerAdapter {
       } catch (ApiError.Exception refused) {
         response = error(refused.error());
       } catch (RuntimeException bug) {
-        LOG.log(Level.ERROR, "internal error on " + request.method() + " route " + route.tag(), bug);
-        response = error(new ApiError(HttpResponseStatus.INTERNAL_SERVER_ERROR, "internal_error",
-            "the server failed to answer; the failure is in its log"));
+        LOG.log(
+            Level.ERROR, "internal error on " + request.method() + " route " + route.tag(), bug);
+        response =
+            error(
+                new ApiError(
+                    HttpResponseStatus.INTERNAL_SERVER_ERROR,
+                    "internal_error",
+                    "the server failed to answer; the failure is in its log"));
       }
       write(ctx, request, response, HttpUtil.isKeepAlive(request));
     } finally {
@@ -138,23 +146,32 @@ public final class ApiHandler extends ChannelInboundHandlerAdapter {
     // Reached only for transport errors (a reset peer, a failed write, a client that hung up in
     // the middle of a body): request errors are answered in channelRead. The connection is
     // unusable, so close it; only the unexpected is worth a warning.
-    boolean routine = cause instanceof IOException || cause instanceof PrematureChannelClosureException;
+    boolean routine =
+        cause instanceof IOException || cause instanceof PrematureChannelClosureException;
     Level level = routine ? Level.DEBUG : Level.WARNING;
     LOG.log(level, "closing " + ctx.channel().remoteAddress() + " after a transport error", cause);
     ctx.close();
   }
 
-  private FullHttpResponse dispatch(ChannelHandlerContext ctx, Route route, FullHttpRequest request, String path) {
+  private FullHttpResponse dispatch(
+      ChannelHandlerContext ctx, Route route, FullHttpRequest request, String path) {
     if (route == Route.OTHER) {
-      throw new ApiError.Exception(new ApiError(HttpResponseStatus.NOT_FOUND, "not_found",
-          "no such route; routes: GET /v1/tx/{txid}, POST /v1/tx/lookup, GET /v1/block/{hash}, "
-              + "GET /v1/filters, GET /v1/status, GET /metrics, GET /livez, GET /readyz"));
+      throw new ApiError.Exception(
+          new ApiError(
+              HttpResponseStatus.NOT_FOUND,
+              "not_found",
+              "no such route; routes: GET /v1/tx/{txid}, POST /v1/tx/lookup, GET /v1/block/{hash}, "
+                  + "GET /v1/filters, GET /v1/status, GET /metrics, GET /livez, GET /readyz"));
     }
     // A 405 keeps the connection: the aggregator has already consumed the whole body, so the
     // stream is at a clean request boundary and closing would only cost the client a reconnect.
     if (!route.method().equals(request.method())) {
-      FullHttpResponse refused = error(new ApiError(HttpResponseStatus.METHOD_NOT_ALLOWED, "method_not_allowed",
-          "this route accepts " + route.method() + " only"));
+      FullHttpResponse refused =
+          error(
+              new ApiError(
+                  HttpResponseStatus.METHOD_NOT_ALLOWED,
+                  "method_not_allowed",
+                  "this route accepts " + route.method() + " only"));
       refused.headers().set(HttpHeaderNames.ALLOW, route.method().asciiName());
       return refused;
     }
@@ -164,8 +181,11 @@ public final class ApiHandler extends ChannelInboundHandlerAdapter {
       case BLOCK -> block(ctx, path);
       case FILTERS -> json(HttpResponseStatus.OK, filtersBody());
       case STATUS -> json(HttpResponseStatus.OK, statusBody());
-      case METRICS -> response(HttpResponseStatus.OK, PROMETHEUS_TEXT,
-          Unpooled.wrappedBuffer(metricsText.get().getBytes(StandardCharsets.UTF_8)));
+      case METRICS ->
+          response(
+              HttpResponseStatus.OK,
+              PROMETHEUS_TEXT,
+              Unpooled.wrappedBuffer(metricsText.get().getBytes(StandardCharsets.UTF_8)));
       case LIVEZ -> response(HttpResponseStatus.OK, APPLICATION_JSON, Unpooled.wrappedBuffer(LIVE));
       case READYZ -> readyz();
       case OTHER -> throw new IllegalStateException("unreachable: " + route);
@@ -175,38 +195,51 @@ public final class ApiHandler extends ChannelInboundHandlerAdapter {
   /** {@code GET /v1/tx/{txid}}: the hot path, written without object mapping. */
   private FullHttpResponse tx(ChannelHandlerContext ctx, String path) {
     byte[] key = new byte[HashKeys.KEY_BYTES];
-    String problem = HashKeys.parseDisplayHex(path, Route.TX_PREFIX.length(), path.length(), key, 0);
+    String problem =
+        HashKeys.parseDisplayHex(path, Route.TX_PREFIX.length(), path.length(), key, 0);
     if (problem != null) {
-      throw new ApiError.Exception(ApiError.badRequest("malformed_txid", "txid must be 64 hex characters: " + problem));
+      throw new ApiError.Exception(
+          ApiError.badRequest("malformed_txid", "txid must be 64 hex characters: " + problem));
     }
     TxAnswer answer = lookups.tx(key).orElse(null);
     ByteBuf body = ctx.alloc().buffer(Json.MAX_TX_ANSWER_BYTES);
     Json.writeTx(body, key, 0, answer, HEX_SCRATCH.get());
-    return response(answer == null ? HttpResponseStatus.NOT_FOUND : HttpResponseStatus.OK, APPLICATION_JSON, body);
+    return response(
+        answer == null ? HttpResponseStatus.NOT_FOUND : HttpResponseStatus.OK,
+        APPLICATION_JSON,
+        body);
   }
 
   /** {@code GET /v1/block/{hash}}. */
   private FullHttpResponse block(ChannelHandlerContext ctx, String path) {
     byte[] hash = new byte[HashKeys.KEY_BYTES];
-    String problem = HashKeys.parseDisplayHex(path, Route.BLOCK_PREFIX.length(), path.length(), hash, 0);
+    String problem =
+        HashKeys.parseDisplayHex(path, Route.BLOCK_PREFIX.length(), path.length(), hash, 0);
     if (problem != null) {
-      throw new ApiError.Exception(ApiError.badRequest("malformed_hash", "block hash must be 64 hex characters: " + problem));
+      throw new ApiError.Exception(
+          ApiError.badRequest(
+              "malformed_hash", "block hash must be 64 hex characters: " + problem));
     }
     Optional<BlockAnswer> answer = lookups.block(hash);
     ByteBuf body = ctx.alloc().buffer(2 * Json.MAX_TX_ANSWER_BYTES);
     Json.writeBlock(body, hash, answer.orElse(null), HEX_SCRATCH.get());
-    return response(answer.isPresent() ? HttpResponseStatus.OK : HttpResponseStatus.NOT_FOUND, APPLICATION_JSON, body);
+    return response(
+        answer.isPresent() ? HttpResponseStatus.OK : HttpResponseStatus.NOT_FOUND,
+        APPLICATION_JSON,
+        body);
   }
 
   /**
    * {@code POST /v1/tx/lookup}: a JSON array of txid strings, answered in order. The body is
-   * streamed with Jackson's parser and the keys packed into one flat array, so the filter can
-   * probe them all in one batch call; the parse stops at the first bad element or past the limit.
+   * streamed with Jackson's parser and the keys packed into one flat array, so the filter can probe
+   * them all in one batch call; the parse stops at the first bad element or past the limit.
    */
   private FullHttpResponse txBatch(ChannelHandlerContext ctx, ByteBuf content) {
     byte[] keys = new byte[HashKeys.KEY_BYTES * 64];
     int count = 0;
-    try (JsonParser parser = JSON_FACTORY.createParser((java.io.InputStream) new ByteBufInputStream(content.duplicate()))) {
+    try (JsonParser parser =
+        JSON_FACTORY.createParser(
+            (java.io.InputStream) new ByteBufInputStream(content.duplicate()))) {
       if (parser.nextToken() != JsonToken.START_ARRAY) {
         throw notAnArray();
       }
@@ -215,32 +248,47 @@ public final class ApiHandler extends ChannelInboundHandlerAdapter {
           throw notAnArray();
         }
         if (t != JsonToken.VALUE_STRING) {
-          throw new ApiError.Exception(ApiError.badRequest("malformed_txid",
-              "txids[" + count + "] is not a string; the body must be a JSON array of txid strings"));
+          throw new ApiError.Exception(
+              ApiError.badRequest(
+                  "malformed_txid",
+                  "txids["
+                      + count
+                      + "] is not a string; the body must be a JSON array of txid strings"));
         }
         if (count == MAX_BATCH) {
-          throw new ApiError.Exception(new ApiError(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, "too_many_txids",
-              "at most " + MAX_BATCH + " txids per request; split the batch"));
+          throw new ApiError.Exception(
+              new ApiError(
+                  HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE,
+                  "too_many_txids",
+                  "at most " + MAX_BATCH + " txids per request; split the batch"));
         }
         if ((count + 1) * HashKeys.KEY_BYTES > keys.length) {
-          keys = java.util.Arrays.copyOf(keys, Math.min(2 * keys.length, MAX_BATCH * HashKeys.KEY_BYTES));
+          keys =
+              java.util.Arrays.copyOf(
+                  keys, Math.min(2 * keys.length, MAX_BATCH * HashKeys.KEY_BYTES));
         }
         String text = parser.getText();
-        String problem = HashKeys.parseDisplayHex(text, 0, text.length(), keys, count * HashKeys.KEY_BYTES);
+        String problem =
+            HashKeys.parseDisplayHex(text, 0, text.length(), keys, count * HashKeys.KEY_BYTES);
         if (problem != null) {
-          throw new ApiError.Exception(ApiError.badRequest("malformed_txid",
-              "txids[" + count + "] must be 64 hex characters: " + problem));
+          throw new ApiError.Exception(
+              ApiError.badRequest(
+                  "malformed_txid", "txids[" + count + "] must be 64 hex characters: " + problem));
         }
         count++;
       }
       if (parser.nextToken() != null) {
-        throw new ApiError.Exception(ApiError.badRequest("malformed_body", "unexpected content after the JSON array"));
+        throw new ApiError.Exception(
+            ApiError.badRequest("malformed_body", "unexpected content after the JSON array"));
       }
     } catch (JsonProcessingException e) {
-      throw new ApiError.Exception(ApiError.badRequest("malformed_body", "body is not valid JSON: " + e.getOriginalMessage()));
+      throw new ApiError.Exception(
+          ApiError.badRequest(
+              "malformed_body", "body is not valid JSON: " + e.getOriginalMessage()));
     } catch (IOException e) {
       // Reading a ByteBuf cannot fail with I/O; treat it like malformed input rather than a 500.
-      throw new ApiError.Exception(ApiError.badRequest("malformed_body", "body could not be read: " + e.getMessage()));
+      throw new ApiError.Exception(
+          ApiError.badRequest("malformed_body", "body could not be read: " + e.getMessage()));
     }
 
     TxAnswer[] answers = lookups.txBatch(keys, count);
@@ -258,7 +306,8 @@ public final class ApiHandler extends ChannelInboundHandlerAdapter {
   }
 
   private static ApiError.Exception notAnArray() {
-    return new ApiError.Exception(ApiError.badRequest("malformed_body", "the body must be a JSON array of txid strings"));
+    return new ApiError.Exception(
+        ApiError.badRequest("malformed_body", "the body must be a JSON array of txid strings"));
   }
 
   private Object filtersBody() {
@@ -285,7 +334,9 @@ public final class ApiHandler extends ChannelInboundHandlerAdapter {
   private FullHttpResponse readyz() {
     ChainBackend backend = lookups.backend();
     if (!backend.ready()) {
-      return error(new ApiError(HttpResponseStatus.SERVICE_UNAVAILABLE, "not_ready", "the index is not loaded"));
+      return error(
+          new ApiError(
+              HttpResponseStatus.SERVICE_UNAVAILABLE, "not_ready", "the index is not loaded"));
     }
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("ready", true);
@@ -295,13 +346,20 @@ public final class ApiHandler extends ChannelInboundHandlerAdapter {
 
   private static ApiError undecodable(Throwable cause) {
     if (cause instanceof TooLongHttpLineException) {
-      return new ApiError(HttpResponseStatus.REQUEST_URI_TOO_LONG, "uri_too_long", "the request line is too long");
+      return new ApiError(
+          HttpResponseStatus.REQUEST_URI_TOO_LONG, "uri_too_long", "the request line is too long");
     }
     if (cause instanceof TooLongHttpHeaderException) {
-      return new ApiError(HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE, "headers_too_large", "the request headers are too large");
+      return new ApiError(
+          HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE,
+          "headers_too_large",
+          "the request headers are too large");
     }
     if (cause instanceof TooLongFrameException) {
-      return new ApiError(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, "payload_too_large", "the request is too large");
+      return new ApiError(
+          HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE,
+          "payload_too_large",
+          "the request is too large");
     }
     return ApiError.badRequest("bad_request", "the request is not valid HTTP/1.1");
   }
@@ -316,22 +374,32 @@ public final class ApiHandler extends ChannelInboundHandlerAdapter {
 
   private static FullHttpResponse json(HttpResponseStatus status, Object body) {
     try {
-      return response(status, APPLICATION_JSON, Unpooled.wrappedBuffer(MAPPER.writeValueAsBytes(body)));
+      return response(
+          status, APPLICATION_JSON, Unpooled.wrappedBuffer(MAPPER.writeValueAsBytes(body)));
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("cannot serialise " + body.getClass().getSimpleName(), e);
     }
   }
 
-  static FullHttpResponse response(HttpResponseStatus status, AsciiString contentType, ByteBuf body) {
+  static FullHttpResponse response(
+      HttpResponseStatus status, AsciiString contentType, ByteBuf body) {
     FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, body);
-    response.headers()
+    response
+        .headers()
         .set(HttpHeaderNames.CONTENT_TYPE, contentType)
         .setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
     return response;
   }
 
-  /** Writes (keep-alive) or writes, flushes and closes; the response's version follows the request's. */
-  private static void write(ChannelHandlerContext ctx, FullHttpRequest request, FullHttpResponse response, boolean keepAlive) {
+  /**
+   * Writes (keep-alive) or writes, flushes and closes; the response's version follows the
+   * request's.
+   */
+  private static void write(
+      ChannelHandlerContext ctx,
+      FullHttpRequest request,
+      FullHttpResponse response,
+      boolean keepAlive) {
     response.setProtocolVersion(request.protocolVersion());
     if (keepAlive) {
       if (request.protocolVersion().equals(HttpVersion.HTTP_1_0)) {

@@ -10,9 +10,8 @@ import io.netty.handler.codec.http.HttpServerExpectContinueHandler;
 import java.util.Objects;
 
 /**
- * The pipeline of one connection: HTTP/1.1 codec, body aggregation bounded by {@code
- * maxBodyBytes} (JSON 413 beyond it), {@code Expect: 100-continue} handling, then the shared
- * {@link ApiHandler}.
+ * The pipeline of one connection: HTTP/1.1 codec, body aggregation bounded by {@code maxBodyBytes}
+ * (JSON 413 beyond it), {@code Expect: 100-continue} handling, then the shared {@link ApiHandler}.
  */
 public final class HttpInitializer extends ChannelInitializer<Channel> {
   /**

@@ -27,7 +27,8 @@ public final class HttpServer implements AutoCloseable {
   private final Channel channel;
   private final String transport;
 
-  private HttpServer(EventLoopGroup boss, EventLoopGroup workers, Channel channel, String transport) {
+  private HttpServer(
+      EventLoopGroup boss, EventLoopGroup workers, Channel channel, String transport) {
     this.boss = boss;
     this.workers = workers;
     this.channel = channel;
@@ -40,23 +41,26 @@ public final class HttpServer implements AutoCloseable {
    *
    * @throws java.io.IOException wrapped bind failures (e.g. port in use), naming the address
    */
-  public static HttpServer start(InetSocketAddress address, ChannelInitializer<? extends Channel> initializer)
+  public static HttpServer start(
+      InetSocketAddress address, ChannelInitializer<? extends Channel> initializer)
       throws java.io.IOException {
     boolean epoll = Epoll.isAvailable();
     IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
-    Class<? extends ServerChannel> channelType = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+    Class<? extends ServerChannel> channelType =
+        epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
     EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, io);
     EventLoopGroup workers = new MultiThreadIoEventLoopGroup(io);
     try {
-      Channel ch = new ServerBootstrap()
-          .group(boss, workers)
-          .channel(channelType)
-          .option(ChannelOption.SO_BACKLOG, 1024)
-          .childOption(ChannelOption.TCP_NODELAY, true)
-          .childHandler(initializer)
-          .bind(address)
-          .sync()
-          .channel();
+      Channel ch =
+          new ServerBootstrap()
+              .group(boss, workers)
+              .channel(channelType)
+              .option(ChannelOption.SO_BACKLOG, 1024)
+              .childOption(ChannelOption.TCP_NODELAY, true)
+              .childHandler(initializer)
+              .bind(address)
+              .sync()
+              .channel();
       return new HttpServer(boss, workers, ch, epoll ? "epoll" : "nio");
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -64,7 +68,14 @@ public final class HttpServer implements AutoCloseable {
       throw new java.io.InterruptedIOException("interrupted while binding " + address);
     } catch (Exception e) {
       shutdown(boss, workers);
-      throw new java.io.IOException("cannot listen on " + address.getHostString() + ":" + address.getPort() + ": " + e.getMessage(), e);
+      throw new java.io.IOException(
+          "cannot listen on "
+              + address.getHostString()
+              + ":"
+              + address.getPort()
+              + ": "
+              + e.getMessage(),
+          e);
     }
   }
 

@@ -10,11 +10,11 @@ import java.util.HexFormat;
 /**
  * Writes the API's small, fixed-shape JSON objects straight into a {@link ByteBuf}.
  *
- * <p>WHY not Jackson here: a single lookup is the hot path (wrk measures it against {@code /livez}),
- * and its answer is a handful of fields whose values are hex hashes, integers and fixed words, none
- * of which needs escaping. Writing ASCII bytes directly costs no object mapping and no intermediate
- * {@code String}s. Bodies that carry free text (errors, {@code /v1/filters}) go through Jackson so
- * escaping is always right.
+ * <p>WHY not Jackson here: a single lookup is the hot path (wrk measures it against {@code
+ * /livez}), and its answer is a handful of fields whose values are hex hashes, integers and fixed
+ * words, none of which needs escaping. Writing ASCII bytes directly costs no object mapping and no
+ * intermediate {@code String}s. Bodies that carry free text (errors, {@code /v1/filters}) go
+ * through Jackson so escaping is always right.
  */
 final class Json {
   private static final byte[] TXID = ascii("{\"txid\":\"");
@@ -39,7 +39,9 @@ final class Json {
   private static final byte[] TRUE = ascii("true");
   private static final byte[] FALSE = ascii("false");
 
-  /** An upper bound of one tx answer's bytes, for sizing buffers: fixed text + 2 hashes + numbers. */
+  /**
+   * An upper bound of one tx answer's bytes, for sizing buffers: fixed text + 2 hashes + numbers.
+   */
   static final int MAX_TX_ANSWER_BYTES = 300;
 
   private Json() {}
@@ -72,7 +74,10 @@ final class Json {
     out.writeByte('}');
   }
 
-  /** Writes {@code {"hash":..,"present":false}} or the full answer for a block hash (internal order). */
+  /**
+   * Writes {@code {"hash":..,"present":false}} or the full answer for a block hash (internal
+   * order).
+   */
   static void writeBlock(ByteBuf out, byte[] hash, BlockAnswer b, byte[] scratch) {
     out.writeBytes(HASH);
     writeHash(out, hash, 0, scratch);

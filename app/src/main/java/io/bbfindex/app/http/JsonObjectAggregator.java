@@ -30,14 +30,16 @@ final class JsonObjectAggregator extends HttpObjectAggregator {
   }
 
   @Override
-  protected void handleOversizedMessage(ChannelHandlerContext ctx, HttpMessage oversized) throws Exception {
+  protected void handleOversizedMessage(ChannelHandlerContext ctx, HttpMessage oversized)
+      throws Exception {
     if (!(oversized instanceof HttpRequest request)) {
       super.handleOversizedMessage(ctx, oversized);
       return;
     }
     FullHttpResponse tooLarge = tooLarge();
-    boolean close = oversized instanceof FullHttpMessage
-        || (!HttpUtil.is100ContinueExpected(request) && !HttpUtil.isKeepAlive(request));
+    boolean close =
+        oversized instanceof FullHttpMessage
+            || (!HttpUtil.is100ContinueExpected(request) && !HttpUtil.isKeepAlive(request));
     if (close) {
       tooLarge.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
       ctx.writeAndFlush(tooLarge).addListener(ChannelFutureListener.CLOSE);
@@ -47,9 +49,11 @@ final class JsonObjectAggregator extends HttpObjectAggregator {
   }
 
   @Override
-  protected Object newContinueResponse(HttpMessage start, int maxContentLength, ChannelPipeline pipeline) {
+  protected Object newContinueResponse(
+      HttpMessage start, int maxContentLength, ChannelPipeline pipeline) {
     Object answer = super.newContinueResponse(start, maxContentLength, pipeline);
-    if (answer instanceof HttpResponse r && r.status().code() == HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE.code()) {
+    if (answer instanceof HttpResponse r
+        && r.status().code() == HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE.code()) {
       ReferenceCountUtil.release(answer);
       return tooLarge();
     }
@@ -57,7 +61,10 @@ final class JsonObjectAggregator extends HttpObjectAggregator {
   }
 
   private FullHttpResponse tooLarge() {
-    return ApiHandler.error(new ApiError(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, "payload_too_large",
-        "the request body is larger than " + maxContentLength + " bytes"));
+    return ApiHandler.error(
+        new ApiError(
+            HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE,
+            "payload_too_large",
+            "the request body is larger than " + maxContentLength + " bytes"));
   }
 }

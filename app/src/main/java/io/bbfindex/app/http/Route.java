@@ -23,6 +23,7 @@ enum Route {
   static final String BLOCK_PREFIX = "/v1/block/";
 
   private final String tag;
+
   @SuppressWarnings("ImmutableEnumChecker") // Netty's HttpMethod constants are never mutated
   private final HttpMethod method;
 

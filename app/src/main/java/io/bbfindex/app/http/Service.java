@@ -19,7 +19,8 @@ public final class Service implements AutoCloseable {
   private final Metrics metrics;
   private final HttpServer server;
 
-  private Service(ChainBackend backend, PrometheusMeterRegistry registry, Metrics metrics, HttpServer server) {
+  private Service(
+      ChainBackend backend, PrometheusMeterRegistry registry, Metrics metrics, HttpServer server) {
     this.backend = backend;
     this.registry = registry;
     this.metrics = metrics;
@@ -30,12 +31,14 @@ public final class Service implements AutoCloseable {
    * Starts serving {@code backend} on {@code address}; the service owns the backend from here on
    * (it is closed with the service, or at once if the server cannot start).
    */
-  public static Service start(ChainBackend backend, InetSocketAddress address, int maxBodyBytes) throws IOException {
+  public static Service start(ChainBackend backend, InetSocketAddress address, int maxBodyBytes)
+      throws IOException {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     try {
       Metrics metrics = new Metrics(registry, version());
       metrics.bindBackend(backend);
-      ApiHandler handler = new ApiHandler(new LookupService(backend, metrics), metrics, registry::scrape);
+      ApiHandler handler =
+          new ApiHandler(new LookupService(backend, metrics), metrics, registry::scrape);
       HttpServer server = HttpServer.start(address, new HttpInitializer(handler, maxBodyBytes));
       metrics.bindEventLoops(server.eventLoops());
       return new Service(backend, registry, metrics, server);

@@ -13,17 +13,23 @@ import java.util.Optional;
  */
 public interface ChainBackend extends AutoCloseable {
 
-  /** Filter probe for the txid at {@code keys[offset .. offset + 32)}: {@code false} = certainly absent. */
+  /**
+   * Filter probe for the txid at {@code keys[offset .. offset + 32)}: {@code false} = certainly
+   * absent.
+   */
   boolean txMaybe(byte[] keys, int offset);
 
   /**
    * Filter probe of {@code count} consecutive txids (32 bytes each from offset 0): bit {@code i %
-   * 64} of {@code maybe[i / 64]} is txid i's "maybe", the bits from {@code count} on are 0;
-   * returns how many are set.
+   * 64} of {@code maybe[i / 64]} is txid i's "maybe", the bits from {@code count} on are 0; returns
+   * how many are set.
    */
   int txMaybeBatch(byte[] keys, int count, long[] maybe);
 
-  /** The txid's location confirmed by the txindex (one LevelDB read), or empty when Core does not know it. */
+  /**
+   * The txid's location confirmed by the txindex (one LevelDB read), or empty when Core does not
+   * know it.
+   */
   Optional<TxAnswer> lookupTx(byte[] txid);
 
   /** Filter probe for a block hash: {@code false} = certainly not in the block index. */
@@ -56,14 +62,17 @@ public interface ChainBackend extends AutoCloseable {
   }
 
   /**
-   * Which rows the node's txindex holds: {@code legacy} ({@code 't'} rows), {@code hashed}
-   * ({@code 'x'} rows of Core >= 32, no txids stored) or {@code mixed} (both).
+   * Which rows the node's txindex holds: {@code legacy} ({@code 't'} rows), {@code hashed} ({@code
+   * 'x'} rows of Core >= 32, no txids stored) or {@code mixed} (both).
    */
   default String txindexLayout() {
     return "legacy";
   }
 
-  /** Where the txindex lives: {@code indexes/txindex} (Core >= 0.17) or {@code blocks/index} (<= 0.16). */
+  /**
+   * Where the txindex lives: {@code indexes/txindex} (Core >= 0.17) or {@code blocks/index} (<=
+   * 0.16).
+   */
   default String txindexLocation() {
     return "indexes/txindex";
   }

@@ -12,4 +12,12 @@ package io.bbfindex.app.lookup;
  * @param wordBits bits per word of the blocked layout (lw)
  */
 public record FilterSummary(
-    String name, String kind, int blockFile, long keys, long bits, int k, int wordBits, double fillRatio, double modelledFpr) {}
+    String name,
+    String kind,
+    int blockFile,
+    long keys,
+    long bits,
+    int k,
+    int wordBits,
+    double fillRatio,
+    double modelledFpr) {}

@@ -10,6 +10,8 @@ public interface LookupCounter {
   /** Counts one lookup of {@code kind} that ended as {@code outcome}. */
   void countLookup(LookupKind kind, LookupOutcome outcome);
 
-  /** Counts {@code n} lookups of {@code kind} that ended as {@code outcome}; nothing when n <= 0. */
+  /**
+   * Counts {@code n} lookups of {@code kind} that ended as {@code outcome}; nothing when n <= 0.
+   */
   void countLookups(LookupKind kind, LookupOutcome outcome, long n);
 }

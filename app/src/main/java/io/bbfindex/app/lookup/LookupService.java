@@ -44,8 +44,10 @@ public final class LookupService {
    * @return one answer per key, in order; {@code null} where the txid is unknown
    */
   public TxAnswer[] txBatch(byte[] keys, int count) {
-    requireArgument(count >= 0 && (long) count * HashKeys.KEY_BYTES <= keys.length,
-        "count must be in [0, keys.length / 32]", count);
+    requireArgument(
+        count >= 0 && (long) count * HashKeys.KEY_BYTES <= keys.length,
+        "count must be in [0, keys.length / 32]",
+        count);
     long[] maybe = new long[(count + 63) >>> 6]; // a bit a txid
     int maybes = backend.txMaybeBatch(keys, count, maybe);
     TxAnswer[] answers = new TxAnswer[count];
@@ -53,7 +55,9 @@ public final class LookupService {
     for (int word = 0; word < maybe.length; word++) {
       for (long bits = maybe[word]; bits != 0; bits &= bits - 1) {
         int i = (word << 6) + Long.numberOfTrailingZeros(bits);
-        byte[] key = java.util.Arrays.copyOfRange(keys, i * HashKeys.KEY_BYTES, (i + 1) * HashKeys.KEY_BYTES);
+        byte[] key =
+            java.util.Arrays.copyOfRange(
+                keys, i * HashKeys.KEY_BYTES, (i + 1) * HashKeys.KEY_BYTES);
         answers[i] = confirmTx(key).orElse(null);
       }
     }

@@ -18,10 +18,17 @@ import io.bbfindex.ingest.encoding.HashKeys;
  *     blocks that a reorg disconnected, so a hit can be stale)
  */
 public record TxAnswer(
-    byte[] blockHash, int height, int confirmations, int file, long dataPos, long txOffset, boolean onActiveChain) {
+    byte[] blockHash,
+    int height,
+    int confirmations,
+    int file,
+    long dataPos,
+    long txOffset,
+    boolean onActiveChain) {
 
   public TxAnswer {
-    requireArgument(blockHash.length == HashKeys.KEY_BYTES, "blockHash must be 32 bytes", blockHash.length);
+    requireArgument(
+        blockHash.length == HashKeys.KEY_BYTES, "blockHash must be 32 bytes", blockHash.length);
   }
 
   /** {@code confirmed} or {@code stale}, as the API reports it. */

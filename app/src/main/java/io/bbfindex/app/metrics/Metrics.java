@@ -40,26 +40,37 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class Metrics implements LookupCounter {
   /** Counter {@code bbf_lookups_total{kind, outcome}}. */
   public static final String LOOKUPS = "bbf.lookups";
+
   /** Function counter {@code bbf_leveldb_reads_total}: LevelDB gets done by the backend. */
   public static final String LEVELDB_READS = "bbf.leveldb.reads";
+
   /** Timer histogram {@code bbf_http_request_seconds{route}} (buckets, count, sum, max). */
   public static final String HTTP_REQUEST = "bbf.http.request";
+
   /** Gauge {@code bbf_filter_fill_ratio{filter}}: share of bits set. */
   public static final String FILTER_FILL_RATIO = "bbf.filter.fill.ratio";
+
   /** Gauge {@code bbf_filter_modelled_fpr{filter}}: the paper's model at the filter's load. */
   public static final String FILTER_MODELLED_FPR = "bbf.filter.modelled.fpr";
+
   /** Gauge {@code bbf_filter_keys{filter}}: keys in the filter. */
   public static final String FILTER_KEYS = "bbf.filter.keys";
+
   /** Gauge {@code bbf_filter_observed_fpr{kind}}: false positives / filter "maybe"s since start. */
   public static final String FILTER_OBSERVED_FPR = "bbf.filter.observed.fpr";
+
   /** Gauge {@code bbf_index_tip_height}: height of the active chain's tip the index serves. */
   public static final String INDEX_TIP_HEIGHT = "bbf.index.tip.height";
+
   /** Gauge {@code bbf_index_txindex_lag_blocks}: blocks the txindex trails the active tip by. */
   public static final String TXINDEX_LAG = "bbf.index.txindex.lag.blocks";
+
   /** Gauge {@code bbf_index_txindex_layout{layout,location}}: 1 for the node's txindex layout. */
   public static final String TXINDEX_LAYOUT = "bbf.index.txindex.layout";
+
   public static final String TAG_LAYOUT = "layout";
   public static final String TAG_LOCATION = "location";
+
   /**
    * {@code bbf_build_info{version} 1}. Prometheus reserves the {@code _info} suffix for its Info
    * type, which Micrometer cannot create, so on a Prometheus registry this is a native Info metric;
@@ -87,16 +98,19 @@ public final class Metrics implements LookupCounter {
     for (LookupKind kind : LookupKind.values()) {
       Counter[] byOutcome = new Counter[LookupOutcome.values().length];
       for (LookupOutcome outcome : LookupOutcome.values()) {
-        byOutcome[outcome.ordinal()] = Counter.builder(LOOKUPS)
-            .description("Lookups by what was looked up and how the answer was reached")
-            .tag(TAG_KIND, kind.tag())
-            .tag(TAG_OUTCOME, outcome.tag())
-            .register(registry);
+        byOutcome[outcome.ordinal()] =
+            Counter.builder(LOOKUPS)
+                .description("Lookups by what was looked up and how the answer was reached")
+                .tag(TAG_KIND, kind.tag())
+                .tag(TAG_OUTCOME, outcome.tag())
+                .register(registry);
       }
       lookups.put(kind, byOutcome);
       Counter[] c = byOutcome;
       Gauge.builder(FILTER_OBSERVED_FPR, () -> observedFpr(c))
-          .description("Filter 'maybe' answers that the index refuted, over all 'maybe' answers, since start")
+          .description(
+              "Filter 'maybe' answers that the index refuted, over all 'maybe' answers, since"
+                  + " start")
           .tag(TAG_KIND, kind.tag())
           .strongReference(true)
           .register(registry);
@@ -182,13 +196,17 @@ public final class Metrics implements LookupCounter {
    * 10 s, so both the in-memory path and a cold batch land inside the range.
    */
   public Timer requestTimer(String route) {
-    return routeTimers.computeIfAbsent(route, r -> Timer.builder(HTTP_REQUEST)
-        .description("HTTP request latency from the decoded request to the written response")
-        .tag(TAG_ROUTE, r)
-        .publishPercentileHistogram()
-        .minimumExpectedValue(Duration.ofNanos(5_000))
-        .maximumExpectedValue(Duration.ofSeconds(10))
-        .register(registry));
+    return routeTimers.computeIfAbsent(
+        route,
+        r ->
+            Timer.builder(HTTP_REQUEST)
+                .description(
+                    "HTTP request latency from the decoded request to the written response")
+                .tag(TAG_ROUTE, r)
+                .publishPercentileHistogram()
+                .minimumExpectedValue(Duration.ofNanos(5_000))
+                .maximumExpectedValue(Duration.ofSeconds(10))
+                .register(registry));
   }
 
   private static void registerBuildInfo(MeterRegistry registry, String version) {
@@ -210,9 +228,10 @@ public final class Metrics implements LookupCounter {
 
   private static double observedFpr(Counter[] byOutcome) {
     double falsePositives = byOutcome[LookupOutcome.FILTER_FALSE_POSITIVE.ordinal()].count();
-    double maybes = falsePositives
-        + byOutcome[LookupOutcome.CONFIRMED.ordinal()].count()
-        + byOutcome[LookupOutcome.STALE.ordinal()].count();
+    double maybes =
+        falsePositives
+            + byOutcome[LookupOutcome.CONFIRMED.ordinal()].count()
+            + byOutcome[LookupOutcome.STALE.ordinal()].count();
     return maybes == 0 ? 0.0 : falsePositives / maybes;
   }
 }

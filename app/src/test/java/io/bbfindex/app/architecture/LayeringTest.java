@@ -29,8 +29,8 @@ import org.junit.jupiter.api.Test;
  * knows nothing of the app, nobody reaches into {@code filters}' unexported packages, no package
  * cycle, no bitcoinj internals, and no benchmark harness in the product.
  *
- * <p>This module is the last product module built, so its test class path holds the main classes
- * of all three ({@code filters}, {@code chain-ingest}, {@code app}).
+ * <p>This module is the last product module built, so its test class path holds the main classes of
+ * all three ({@code filters}, {@code chain-ingest}, {@code app}).
  */
 class LayeringTest {
 
@@ -131,7 +131,8 @@ class LayeringTest {
   private static Set<String> filtersExports() {
     try {
       Path location =
-          Path.of(MembershipFilter.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+          Path.of(
+              MembershipFilter.class.getProtectionDomain().getCodeSource().getLocation().toURI());
       InputStream in;
       if (Files.isDirectory(location)) {
         in = Files.newInputStream(location.resolve("module-info.class"));

@@ -15,31 +15,42 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** The command line's contract: help everywhere, and one line plus exit code 2 for a bad argument. */
+/**
+ * The command line's contract: help everywhere, and one line plus exit code 2 for a bad argument.
+ */
 class CliTest {
   @TempDir Path tmp;
 
   /** Fails the test if a bad command line ever reaches the chain data. */
-  private static final ChainAccess UNREACHABLE = new ChainAccess() {
-    @Override
-    public String ingest(Path datadir, Path filters, Path work, double fpr, PrintStream progress) {
-      throw new AssertionError("ingest must not run");
-    }
+  private static final ChainAccess UNREACHABLE =
+      new ChainAccess() {
+        @Override
+        public String ingest(
+            Path datadir, Path filters, Path work, double fpr, PrintStream progress) {
+          throw new AssertionError("ingest must not run");
+        }
 
-    @Override
-    public ChainBackend open(Path datadir, Path filters, Path work, double fpr, PrintStream progress) {
-      throw new AssertionError("open must not run");
-    }
-  };
+        @Override
+        public ChainBackend open(
+            Path datadir, Path filters, Path work, double fpr, PrintStream progress) {
+          throw new AssertionError("open must not run");
+        }
+      };
 
   record Run(int code, String out, String err) {}
 
   private Run run(String... args) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code = Cli.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
-        UNREACHABLE, tmp);
-    return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    int code =
+        Cli.run(
+            args,
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8),
+            UNREACHABLE,
+            tmp);
+    return new Run(
+        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }
 
   @ParameterizedTest
@@ -47,7 +58,9 @@ class CliTest {
   void topLevelHelpListsTheCommands(String arg) {
     Run r = arg.isEmpty() ? run() : run(arg);
     assertEquals(0, r.code());
-    assertTrue(r.out().contains("serve") && r.out().contains("ingest") && r.out().contains("bench"), r.out());
+    assertTrue(
+        r.out().contains("serve") && r.out().contains("ingest") && r.out().contains("bench"),
+        r.out());
   }
 
   @ParameterizedTest
@@ -65,25 +78,27 @@ class CliTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {
-      "frobnicate",
-      "serve --bogus 1",
-      "serve --port 70000",
-      "serve --port abc",
-      "serve --port",
-      "serve --port 1 --port 2",
-      "serve --bind example.com",
-      "serve --datadir /nonexistent",
-      "serve --filters /tmp/x",
-      "serve stray",
-      "serve --datadir /nonexistent-dir --filters /tmp/f",
-      "ingest",
-      "ingest --datadir /nonexistent-dir --out /tmp/x",
-      "ingest --datadir /tmp --out /tmp/x --fpr 1.5",
-      "ingest --datadir /tmp --out /tmp/x --fpr nope",
-      "ingest --out /tmp/x",
-      "bench nosuch",
-      "bench filters"})
+  @ValueSource(
+      strings = {
+        "frobnicate",
+        "serve --bogus 1",
+        "serve --port 70000",
+        "serve --port abc",
+        "serve --port",
+        "serve --port 1 --port 2",
+        "serve --bind example.com",
+        "serve --datadir /nonexistent",
+        "serve --filters /tmp/x",
+        "serve stray",
+        "serve --datadir /nonexistent-dir --filters /tmp/f",
+        "ingest",
+        "ingest --datadir /nonexistent-dir --out /tmp/x",
+        "ingest --datadir /tmp --out /tmp/x --fpr 1.5",
+        "ingest --datadir /tmp --out /tmp/x --fpr nope",
+        "ingest --out /tmp/x",
+        "bench nosuch",
+        "bench filters"
+      })
   void aBadCommandLineIsOneLineOnStderrAndExitCode2(String line) {
     Run r = run(line.split(" "));
     assertEquals(2, r.code(), line + " -> " + r.err());
@@ -96,7 +111,9 @@ class CliTest {
   void theDemoNeedsItsArchiveAndSaysWhereItLooked() {
     Run r = run("serve", "--port", "0");
     assertEquals(1, r.code());
-    assertTrue(r.err().contains("embedded demo archive is missing") && r.err().contains(tmp.toString()), r.err());
+    assertTrue(
+        r.err().contains("embedded demo archive is missing") && r.err().contains(tmp.toString()),
+        r.err());
     assertEquals(1, r.err().lines().count(), r.err());
   }
 

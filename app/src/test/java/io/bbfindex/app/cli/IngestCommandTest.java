@@ -26,43 +26,88 @@ class IngestCommandTest {
   private static Run run(String... args) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code = Cli.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
-        new CoreChainAccess(), null);
-    return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    int code =
+        Cli.run(
+            args,
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8),
+            new CoreChainAccess(),
+            null);
+    return new Run(
+        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }
 
   @Test
   void ingestBuildsTheStoreARerunKeepsItAndServeUsesIt() throws Exception {
     Path datadir = Fixtures.extract(Archive.REGTEST_B, tmp);
     Path filters = tmp.resolve("filters");
-    Run first = run("ingest", "--datadir", datadir.toString(), "--out", filters.toString(), "--fpr", "0.001");
+    Run first =
+        run(
+            "ingest",
+            "--datadir",
+            datadir.toString(),
+            "--out",
+            filters.toString(),
+            "--fpr",
+            "0.001");
     assertEquals(0, first.code(), first.err());
     assertTrue(first.out().contains("filter store: " + filters), first.out());
     assertTrue(Files.isRegularFile(filters.resolve("tx-summary.bbf")), "summary filter written");
 
-    Run again = run("ingest", "--datadir", datadir.toString(), "--out", filters.toString(), "--fpr", "0.001");
+    Run again =
+        run(
+            "ingest",
+            "--datadir",
+            datadir.toString(),
+            "--out",
+            filters.toString(),
+            "--fpr",
+            "0.001");
     assertEquals(0, again.code(), again.err());
-    assertTrue(again.out().contains("0 rebuilt"), "a re-run with nothing changed rebuilds nothing: " + again.out());
+    assertTrue(
+        again.out().contains("0 rebuilt"),
+        "a re-run with nothing changed rebuilds nothing: " + again.out());
 
     ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ServeCommand.Started started = ServeCommand.start(
-        List.of("--datadir", datadir.toString(), "--filters", filters.toString(), "--port", "0"),
-        new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(OutputStream.nullOutputStream()), new CoreChainAccess(), null);
+    ServeCommand.Started started =
+        ServeCommand.start(
+            List.of(
+                "--datadir", datadir.toString(), "--filters", filters.toString(), "--port", "0"),
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(OutputStream.nullOutputStream()),
+            new CoreChainAccess(),
+            null);
     try (var service = started.service()) {
       ApiClient api = new ApiClient(service.server().baseUrl());
       var filtersJson = api.get("/v1/filters").json().get("filters");
-      assertTrue(filtersJson.size() >= 3, "summary, block hashes and one filter per blk file: " + filtersJson);
-      double summaryFpr = api.metric("bbf_filter_modelled_fpr", java.util.Map.of("filter", "tx-summary.bbf"));
-      assertTrue(summaryFpr > 0 && summaryFpr <= 0.001, "the --fpr target reached the summary: " + summaryFpr);
+      assertTrue(
+          filtersJson.size() >= 3,
+          "summary, block hashes and one filter per blk file: " + filtersJson);
+      double summaryFpr =
+          api.metric("bbf_filter_modelled_fpr", java.util.Map.of("filter", "tx-summary.bbf"));
+      assertTrue(
+          summaryFpr > 0 && summaryFpr <= 0.001,
+          "the --fpr target reached the summary: " + summaryFpr);
     }
   }
 
   @Test
   void ingestOfADirectoryThatIsNotADatadirExitsWith1AndSaysWhy() throws Exception {
     Path fake = Files.createDirectories(tmp.resolve("fake/blocks"));
-    Run r = run("ingest", "--datadir", fake.getParent().toString(), "--out", tmp.resolve("f").toString());
+    Run r =
+        run(
+            "ingest",
+            "--datadir",
+            fake.getParent().toString(),
+            "--out",
+            tmp.resolve("f").toString());
     assertEquals(1, r.code(), r.err());
-    String why = r.err().lines().filter(l -> l.startsWith("bbf-index ingest: ")).findFirst().orElseThrow(() -> new AssertionError(r.err()));
+    String why =
+        r.err()
+            .lines()
+            .filter(l -> l.startsWith("bbf-index ingest: "))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError(r.err()));
     assertTrue(why.contains(fake.getParent().toString()), "names the directory: " + why);
   }
 }

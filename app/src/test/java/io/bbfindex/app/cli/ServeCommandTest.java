@@ -22,9 +22,12 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code serve} end to end from the command line: the embedded demo and an explicit data directory. */
+/**
+ * {@code serve} end to end from the command line: the embedded demo and an explicit data directory.
+ */
 class ServeCommandTest {
-  private static final Pattern LISTENING = Pattern.compile("^listening on (http://127\\.0\\.0\\.1:(\\d+))$", Pattern.MULTILINE);
+  private static final Pattern LISTENING =
+      Pattern.compile("^listening on (http://127\\.0\\.0\\.1:(\\d+))$", Pattern.MULTILINE);
 
   @TempDir Path home;
 
@@ -39,7 +42,9 @@ class ServeCommandTest {
     }
 
     @Override
-    public ChainBackend open(Path datadir, Path filters, Path work, double fpr, PrintStream progress) throws IOException {
+    public ChainBackend open(
+        Path datadir, Path filters, Path work, double fpr, PrintStream progress)
+        throws IOException {
       this.datadir = datadir;
       this.filters = filters;
       return new CoreChainAccess().open(datadir, filters, work, fpr, progress);
@@ -49,12 +54,18 @@ class ServeCommandTest {
   @Test
   void theEmbeddedDemoIsExtractedOnFirstRunServedAndPrintsWorkingCurlCommands() throws Exception {
     Files.createDirectories(home.resolve("fixtures"));
-    Files.createSymbolicLink(home.resolve(EmbeddedDemo.ARCHIVE), Fixtures.archive(Archive.MAINNET_LDB));
+    Files.createSymbolicLink(
+        home.resolve(EmbeddedDemo.ARCHIVE), Fixtures.archive(Archive.MAINNET_LDB));
     RecordingAccess access = new RecordingAccess();
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    ServeCommand.Started started = ServeCommand.start(List.of("--port", "0"), new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8), access, home);
+    ServeCommand.Started started =
+        ServeCommand.start(
+            List.of("--port", "0"),
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8),
+            access,
+            home);
     try (var service = started.service()) {
       assertEquals(home.resolve("data/demo/datadir"), access.datadir);
       assertEquals(home.resolve("data/demo/filters"), access.filters);
@@ -65,21 +76,31 @@ class ServeCommandTest {
       assertEquals(service.server().address().getPort(), Integer.parseInt(m.group(2)));
       ApiClient api = new ApiClient(m.group(1));
       // Every printed GET example answers as advertised.
-      assertTrue(printed.contains("curl -s " + m.group(1) + "/v1/tx/" + EmbeddedDemo.PAYMENT_170), printed);
+      assertTrue(
+          printed.contains("curl -s " + m.group(1) + "/v1/tx/" + EmbeddedDemo.PAYMENT_170),
+          printed);
       JsonNode payment = api.get("/v1/tx/" + EmbeddedDemo.PAYMENT_170).json();
       assertEquals("confirmed", payment.get("status").asText());
       assertEquals(170, payment.get("height").asInt());
       assertEquals(EmbeddedDemo.BLOCK_170, payment.get("blockHash").asText());
       assertEquals(404, api.get("/v1/tx/" + EmbeddedDemo.LATER_TXID).status());
-      assertEquals(170, api.get("/v1/block/" + EmbeddedDemo.BLOCK_170).json().get("height").asInt());
+      assertEquals(
+          170, api.get("/v1/block/" + EmbeddedDemo.BLOCK_170).json().get("height").asInt());
     }
     // A second run reuses the extracted directory instead of extracting again.
     ByteArrayOutputStream err2 = new ByteArrayOutputStream();
-    ServeCommand.Started again = ServeCommand.start(List.of("--port", "0"), new PrintStream(new ByteArrayOutputStream()),
-        new PrintStream(err2, true, StandardCharsets.UTF_8), new RecordingAccess(), home);
+    ServeCommand.Started again =
+        ServeCommand.start(
+            List.of("--port", "0"),
+            new PrintStream(new ByteArrayOutputStream()),
+            new PrintStream(err2, true, StandardCharsets.UTF_8),
+            new RecordingAccess(),
+            home);
     again.service().close();
     assertTrue(err.toString(StandardCharsets.UTF_8).contains("extracting"));
-    assertTrue(!err2.toString(StandardCharsets.UTF_8).contains("extracting"), err2.toString(StandardCharsets.UTF_8));
+    assertTrue(
+        !err2.toString(StandardCharsets.UTF_8).contains("extracting"),
+        err2.toString(StandardCharsets.UTF_8));
   }
 
   @Test
@@ -87,12 +108,24 @@ class ServeCommandTest {
     Path datadir = Fixtures.extract(Archive.MAINNET_LDB, home);
     RecordingAccess access = new RecordingAccess();
     ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ServeCommand.Started started = ServeCommand.start(
-        List.of("--datadir", datadir.toString(), "--filters", home.resolve("f").toString(), "--port=0", "--bind", "127.0.0.1"),
-        new PrintStream(out, true, StandardCharsets.UTF_8), System.err, access, null);
+    ServeCommand.Started started =
+        ServeCommand.start(
+            List.of(
+                "--datadir",
+                datadir.toString(),
+                "--filters",
+                home.resolve("f").toString(),
+                "--port=0",
+                "--bind",
+                "127.0.0.1"),
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            System.err,
+            access,
+            null);
     try (var service = started.service()) {
       String printed = out.toString(StandardCharsets.UTF_8);
-      assertEquals(1, printed.lines().count(), "no demo examples for a user's own datadir: " + printed);
+      assertEquals(
+          1, printed.lines().count(), "no demo examples for a user's own datadir: " + printed);
       Matcher m = LISTENING.matcher(printed);
       assertTrue(m.find(), printed);
       assertEquals(200, new ApiClient(m.group(1)).get("/readyz").status());

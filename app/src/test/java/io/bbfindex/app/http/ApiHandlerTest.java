@@ -44,7 +44,8 @@ import org.junit.jupiter.api.io.TempDir;
  * paranoid leak detector).
  */
 class ApiHandlerTest {
-  private static final String PAYMENT_170 = "f4184fc596403b9d638783cf57adfe4c75c605f6356fbc91338530e9831e9e16";
+  private static final String PAYMENT_170 =
+      "f4184fc596403b9d638783cf57adfe4c75c605f6356fbc91338530e9831e9e16";
 
   @TempDir static Path tmp;
   static ChainBackend backend;
@@ -108,8 +109,10 @@ class ApiHandlerTest {
 
   @Test
   void aDecoderFailureIs400AndCloses() {
-    EmbeddedChannel ch = new EmbeddedChannel(new HttpServerCodec(), new HttpObjectAggregator(1024), handler);
-    ch.writeInbound(Unpooled.copiedBuffer("GET /livez HTTP/1.1\r\nHost x\r\n\r\n", StandardCharsets.US_ASCII));
+    EmbeddedChannel ch =
+        new EmbeddedChannel(new HttpServerCodec(), new HttpObjectAggregator(1024), handler);
+    ch.writeInbound(
+        Unpooled.copiedBuffer("GET /livez HTTP/1.1\r\nHost x\r\n\r\n", StandardCharsets.US_ASCII));
     FullHttpResponse r = decodeResponse(ch);
     try {
       assertEquals(400, r.status().code());
@@ -127,14 +130,20 @@ class ApiHandlerTest {
     new HttpInitializer(handler, 64).initChannel(ch);
     ByteBuf wire = Unpooled.buffer();
     String body = "[\"" + "a".repeat(100) + "\"]";
-    wire.writeCharSequence("POST /v1/tx/lookup HTTP/1.1\r\nHost: x\r\nContent-Length: " + body.length()
-        + "\r\n\r\n" + body + "GET /livez HTTP/1.1\r\nHost: x\r\n\r\n", StandardCharsets.US_ASCII);
+    wire.writeCharSequence(
+        "POST /v1/tx/lookup HTTP/1.1\r\nHost: x\r\nContent-Length: "
+            + body.length()
+            + "\r\n\r\n"
+            + body
+            + "GET /livez HTTP/1.1\r\nHost: x\r\n\r\n",
+        StandardCharsets.US_ASCII);
     ch.writeInbound(wire);
     FullHttpResponse[] responses = decodeResponses(ch, 2);
     try {
       assertEquals(413, responses[0].status().code());
       assertEquals("payload_too_large", json(responses[0]).get("error").asText());
-      assertEquals(200, responses[1].status().code(), "the next request on the connection is served");
+      assertEquals(
+          200, responses[1].status().code(), "the next request on the connection is served");
     } finally {
       for (FullHttpResponse r : responses) {
         r.release();
@@ -153,7 +162,8 @@ class ApiHandlerTest {
   }
 
   private static FullHttpRequest request(HttpMethod method, String uri, String body) {
-    ByteBuf content = body == null ? Unpooled.EMPTY_BUFFER : Unpooled.copiedBuffer(body, StandardCharsets.UTF_8);
+    ByteBuf content =
+        body == null ? Unpooled.EMPTY_BUFFER : Unpooled.copiedBuffer(body, StandardCharsets.UTF_8);
     return new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, method, uri, content);
   }
 
@@ -171,7 +181,9 @@ class ApiHandlerTest {
 
   /** Feeds the server's outbound bytes through a client-side decoder and returns the responses. */
   private static FullHttpResponse[] decodeResponses(EmbeddedChannel server, int n) {
-    EmbeddedChannel client = new EmbeddedChannel(new HttpRequestEncoder(), new HttpResponseDecoder(), new HttpObjectAggregator(1 << 20));
+    EmbeddedChannel client =
+        new EmbeddedChannel(
+            new HttpRequestEncoder(), new HttpResponseDecoder(), new HttpObjectAggregator(1 << 20));
     for (Object out = server.readOutbound(); out != null; out = server.readOutbound()) {
       client.writeInbound(out);
     }

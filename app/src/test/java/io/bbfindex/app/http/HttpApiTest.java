@@ -8,14 +8,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import io.bbfindex.app.lookup.ChainBackend;
-import io.bbfindex.app.testing.ApiClient.Answer;
 import io.bbfindex.app.testing.ApiClient;
+import io.bbfindex.app.testing.ApiClient.Answer;
 import io.bbfindex.app.testing.CoreBackends;
+import io.bbfindex.app.testing.InMemoryChainBackend;
+import io.bbfindex.ingest.encoding.HashKeys;
 import io.bbfindex.ingest.testing.Fixtures;
 import io.bbfindex.ingest.testing.Fixtures.Archive;
 import io.bbfindex.ingest.testing.GroundTruth;
-import io.bbfindex.app.testing.InMemoryChainBackend;
-import io.bbfindex.ingest.encoding.HashKeys;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -41,12 +41,13 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * The HTTP API against a real server on 127.0.0.1 (port 0) over the real mainnet 0-599 fixture
  * (chain-ingest's NodeIndex, real blocked Bloom filters): every route, every error case,
- * keep-alive, and the zero-LevelDB-reads promise for negatives, checked through {@code /metrics}
- * as a dashboard would. {@code EndToEndTest} checks every answer of every fixture.
+ * keep-alive, and the zero-LevelDB-reads promise for negatives, checked through {@code /metrics} as
+ * a dashboard would. {@code EndToEndTest} checks every answer of every fixture.
  */
 class HttpApiTest {
   private static final long SEED = 20_260_521L;
-  private static final String PAYMENT_170 = "f4184fc596403b9d638783cf57adfe4c75c605f6356fbc91338530e9831e9e16";
+  private static final String PAYMENT_170 =
+      "f4184fc596403b9d638783cf57adfe4c75c605f6356fbc91338530e9831e9e16";
 
   @TempDir static Path tmp;
   static GroundTruth truth;
@@ -60,10 +61,16 @@ class HttpApiTest {
     Path datadir = Fixtures.extract(Archive.MAINNET_LDB, tmp);
     truth = GroundTruth.load(Archive.MAINNET_LDB, datadir);
     ChainBackend backend = CoreBackends.open(datadir, tmp.resolve("filters"));
-    Set<String> known = truth.txs().stream().map(GroundTruth.Tx::txidHex).collect(Collectors.toSet());
+    Set<String> known =
+        truth.txs().stream().map(GroundTruth.Tx::txidHex).collect(Collectors.toSet());
     // Real later txids that the real filter rejects: the negatives that must stay off LevelDB.
-    negatives = Fixtures.realTxidsAbsentFrom(known, 400).stream().filter(id -> !backend.txMaybe(key(id), 0)).limit(300).toList();
-    // Random keys the real filter says "maybe" to (about 1 in 100 at the 1% target): false positives.
+    negatives =
+        Fixtures.realTxidsAbsentFrom(known, 400).stream()
+            .filter(id -> !backend.txMaybe(key(id), 0))
+            .limit(300)
+            .toList();
+    // Random keys the real filter says "maybe" to (about 1 in 100 at the 1% target): false
+    // positives.
     Random random = new Random(SEED);
     falsePositives = new ArrayList<>();
     while (falsePositives.size() < 3) {
@@ -73,7 +80,9 @@ class HttpApiTest {
         falsePositives.add(HashKeys.toDisplayHex(candidate));
       }
     }
-    service = Service.start(backend, new InetSocketAddress("127.0.0.1", 0), HttpInitializer.DEFAULT_MAX_BODY_BYTES);
+    service =
+        Service.start(
+            backend, new InetSocketAddress("127.0.0.1", 0), HttpInitializer.DEFAULT_MAX_BODY_BYTES);
     api = new ApiClient(service.server().baseUrl());
   }
 
@@ -95,44 +104,56 @@ class HttpApiTest {
     assertEquals(200, upper.status());
     assertEquals(lower, upper.json(), "the answer echoes the normalised lower-case txid");
     assertEquals(170, lower.get("height").asInt());
-    assertEquals("00000000d1145790a8694403d4063f323d499e655c83426834d4ce2f8dd4a2ee", lower.get("blockHash").asText());
+    assertEquals(
+        "00000000d1145790a8694403d4063f323d499e655c83426834d4ce2f8dd4a2ee",
+        lower.get("blockHash").asText());
   }
 
   @Test
   void aNegativeLookupIs404AndReadsNothingFromLevelDb() {
     double readsBefore = api.metric("bbf_leveldb_reads_total");
-    double absentBefore = api.metric("bbf_lookups_total", Map.of("kind", "tx", "outcome", "absent_by_filter"));
+    double absentBefore =
+        api.metric("bbf_lookups_total", Map.of("kind", "tx", "outcome", "absent_by_filter"));
     for (String txid : negatives.subList(0, 50)) {
       Answer a = api.get("/v1/tx/" + txid);
       assertEquals(404, a.status(), txid);
-      assertEquals(ApiClient.JSON.createObjectNode().put("txid", txid).put("present", false), a.json());
+      assertEquals(
+          ApiClient.JSON.createObjectNode().put("txid", txid).put("present", false), a.json());
     }
-    assertEquals(readsBefore, api.metric("bbf_leveldb_reads_total"), "negatives must not touch LevelDB");
-    assertEquals(absentBefore + 50, api.metric("bbf_lookups_total", Map.of("kind", "tx", "outcome", "absent_by_filter")));
+    assertEquals(
+        readsBefore, api.metric("bbf_leveldb_reads_total"), "negatives must not touch LevelDB");
+    assertEquals(
+        absentBefore + 50,
+        api.metric("bbf_lookups_total", Map.of("kind", "tx", "outcome", "absent_by_filter")));
   }
 
   @Test
   void aFilterFalsePositiveCostsOneReadAndIsCounted() {
     double readsBefore = api.metric("bbf_leveldb_reads_total");
-    double fpBefore = api.metric("bbf_lookups_total", Map.of("kind", "tx", "outcome", "filter_false_positive"));
+    double fpBefore =
+        api.metric("bbf_lookups_total", Map.of("kind", "tx", "outcome", "filter_false_positive"));
     Answer a = api.get("/v1/tx/" + falsePositives.getFirst());
     assertEquals(404, a.status());
     assertFalse(a.json().get("present").asBoolean());
     assertEquals(readsBefore + 1, api.metric("bbf_leveldb_reads_total"));
-    assertEquals(fpBefore + 1, api.metric("bbf_lookups_total", Map.of("kind", "tx", "outcome", "filter_false_positive")));
+    assertEquals(
+        fpBefore + 1,
+        api.metric("bbf_lookups_total", Map.of("kind", "tx", "outcome", "filter_false_positive")));
     double observed = api.metric("bbf_filter_observed_fpr", Map.of("kind", "tx"));
     assertTrue(observed > 0 && observed < 1, "observed FPR " + observed);
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {
-      "f4184fc596403b9d638783cf57adfe4c75c605f6356fbc91338530e9831e9e1",    // 63 chars
-      "f4184fc596403b9d638783cf57adfe4c75c605f6356fbc91338530e9831e9e166",  // 65 chars
-      "g4184fc596403b9d638783cf57adfe4c75c605f6356fbc91338530e9831e9e16",   // not hex
-      "f4184fc596403b9d638783cf57adfe4c75c605f6356fbc91338530e9831e9e1%20", // encoded space
-      "",
-      "abc/def",
-      "lookup2"})
+  @ValueSource(
+      strings = {
+        "f4184fc596403b9d638783cf57adfe4c75c605f6356fbc91338530e9831e9e1", // 63 chars
+        "f4184fc596403b9d638783cf57adfe4c75c605f6356fbc91338530e9831e9e166", // 65 chars
+        "g4184fc596403b9d638783cf57adfe4c75c605f6356fbc91338530e9831e9e16", // not hex
+        "f4184fc596403b9d638783cf57adfe4c75c605f6356fbc91338530e9831e9e1%20", // encoded space
+        "",
+        "abc/def",
+        "lookup2"
+      })
   void aMalformedTxidIs400WithAReason(String id) {
     Answer a = api.get("/v1/tx/" + id);
     assertEquals(400, a.status(), id);
@@ -173,15 +194,38 @@ class HttpApiTest {
 
   @Test
   void aMalformedIdMakesTheWholeBatch400NamingItsIndex() {
-    Answer a = api.post("/v1/tx/lookup", "[\"" + PAYMENT_170 + "\", \"" + negatives.getFirst() + "\", \"" + PAYMENT_170
-        + "\", \"xyz\", \"" + PAYMENT_170 + "\"]");
+    Answer a =
+        api.post(
+            "/v1/tx/lookup",
+            "[\""
+                + PAYMENT_170
+                + "\", \""
+                + negatives.getFirst()
+                + "\", \""
+                + PAYMENT_170
+                + "\", \"xyz\", \""
+                + PAYMENT_170
+                + "\"]");
     assertEquals(400, a.status());
     assertEquals("malformed_txid", a.json().get("error").asText());
     assertTrue(a.json().get("detail").asText().contains("txids[3]"), a.body());
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"", "{}", "\"abc\"", "[1]", "[null]", "[[]]", "[", "[\"a\",", "[] []", "not json", "\u00e9"})
+  @ValueSource(
+      strings = {
+        "",
+        "{}",
+        "\"abc\"",
+        "[1]",
+        "[null]",
+        "[[]]",
+        "[",
+        "[\"a\",",
+        "[] []",
+        "not json",
+        "\u00e9"
+      })
   void aBodyThatIsNotAJsonArrayOfStringsIs400(String body) {
     Answer a = api.post("/v1/tx/lookup", body);
     assertEquals(400, a.status(), body);
@@ -223,8 +267,12 @@ class HttpApiTest {
       }
     }
     JsonNode genesis = api.get("/v1/block/" + truth.blockAt(0).hashHex()).json();
-    assertEquals("000000000019d6689c085ae165831e934ff763ae46a2a6c172b3f1b60a8ce26f", genesis.get("hash").asText());
-    assertEquals("4a5e1e4baab89f3a32518a88c31bc87f618f76673e2cc77ab2127b7afdeda33b", genesis.get("merkleRoot").asText());
+    assertEquals(
+        "000000000019d6689c085ae165831e934ff763ae46a2a6c172b3f1b60a8ce26f",
+        genesis.get("hash").asText());
+    assertEquals(
+        "4a5e1e4baab89f3a32518a88c31bc87f618f76673e2cc77ab2127b7afdeda33b",
+        genesis.get("merkleRoot").asText());
     assertEquals(1231006505L, genesis.get("time").asLong());
     assertEquals("1d00ffff", genesis.get("bits").asText());
     assertEquals(2083236893L, genesis.get("nonce").asLong());
@@ -246,7 +294,17 @@ class HttpApiTest {
     JsonNode filters = api.get("/v1/filters").json();
     assertEquals(599, filters.get("tipHeight").asInt());
     JsonNode first = filters.get("filters").get(0);
-    for (String field : List.of("name", "kind", "blockFile", "keys", "bits", "k", "wordBits", "fillRatio", "modelledFpr")) {
+    for (String field :
+        List.of(
+            "name",
+            "kind",
+            "blockFile",
+            "keys",
+            "bits",
+            "k",
+            "wordBits",
+            "fillRatio",
+            "modelledFpr")) {
       assertNotNull(first.get(field), field);
     }
     assertEquals(200, api.get("/livez").status());
@@ -260,7 +318,8 @@ class HttpApiTest {
     assertEquals(0, api.metric("bbf_index_txindex_lag_blocks"), "the fixture's txindex is synced");
     assertTrue(api.metric("bbf_filter_modelled_fpr", Map.of("filter", "tx-summary.bbf")) < 0.01);
     assertEquals(1, api.metric("bbf_build_info"));
-    assertTrue(api.metric("netty_eventexecutor_tasks_pending") >= 0, "event-loop metrics are bound");
+    assertTrue(
+        api.metric("netty_eventexecutor_tasks_pending") >= 0, "event-loop metrics are bound");
     assertTrue(api.metric("bbf_http_request_seconds_count", Map.of("route", "livez")) >= 1);
   }
 
@@ -277,7 +336,8 @@ class HttpApiTest {
     assertEquals(405, getBatch.status());
     assertEquals("POST", getBatch.header("allow"));
     assertEquals(405, api.method("DELETE", "/livez").status());
-    assertEquals(200, api.get("/livez?probe=1").status(), "a query string does not change the route");
+    assertEquals(
+        200, api.get("/livez?probe=1").status(), "a query string does not change the route");
   }
 
   @Test
@@ -285,7 +345,9 @@ class HttpApiTest {
     try (Socket s = connect()) {
       OutputStream out = s.getOutputStream();
       String req = "GET /v1/tx/" + PAYMENT_170 + " HTTP/1.1\r\nHost: x\r\n\r\n";
-      out.write((req + req + "GET /livez HTTP/1.1\r\nHost: x\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+      out.write(
+          (req + req + "GET /livez HTTP/1.1\r\nHost: x\r\n\r\n")
+              .getBytes(StandardCharsets.US_ASCII));
       out.flush();
       InputStream in = s.getInputStream();
       for (int i = 0; i < 3; i++) {
@@ -305,8 +367,11 @@ class HttpApiTest {
   void expectContinueIsAnsweredBeforeTheBodyAndRefusedWith413WhenTooLarge() throws IOException {
     try (Socket s = connect()) {
       OutputStream out = s.getOutputStream();
-      out.write(("POST /v1/tx/lookup HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: "
-          + (2 * HttpInitializer.DEFAULT_MAX_BODY_BYTES) + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+      out.write(
+          ("POST /v1/tx/lookup HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: "
+                  + (2 * HttpInitializer.DEFAULT_MAX_BODY_BYTES)
+                  + "\r\n\r\n")
+              .getBytes(StandardCharsets.US_ASCII));
       out.flush();
       String refused = readResponse(s.getInputStream());
       assertTrue(refused.startsWith("HTTP/1.1 413"), refused);
@@ -315,11 +380,16 @@ class HttpApiTest {
     try (Socket s = connect()) {
       OutputStream out = s.getOutputStream();
       String body = "[\"" + PAYMENT_170 + "\"]";
-      out.write(("POST /v1/tx/lookup HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: " + body.length()
-          + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+      out.write(
+          ("POST /v1/tx/lookup HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: "
+                  + body.length()
+                  + "\r\n\r\n")
+              .getBytes(StandardCharsets.US_ASCII));
       out.flush();
       InputStream in = s.getInputStream();
-      String interim = new String(in.readNBytes("HTTP/1.1 100 Continue\r\n\r\n".length()), StandardCharsets.US_ASCII);
+      String interim =
+          new String(
+              in.readNBytes("HTTP/1.1 100 Continue\r\n\r\n".length()), StandardCharsets.US_ASCII);
       assertEquals("HTTP/1.1 100 Continue\r\n\r\n", interim);
       out.write(body.getBytes(StandardCharsets.US_ASCII));
       out.flush();
@@ -352,10 +422,14 @@ class HttpApiTest {
   @Test
   void aStaleTransactionIsReportedAsStale() throws IOException {
     int reorgTip = 590;
-    try (Service reorged = Service.start(new InMemoryChainBackend(truth, Set.of(), reorgTip),
-        new InetSocketAddress("127.0.0.1", 0), HttpInitializer.DEFAULT_MAX_BODY_BYTES)) {
+    try (Service reorged =
+        Service.start(
+            new InMemoryChainBackend(truth, Set.of(), reorgTip),
+            new InetSocketAddress("127.0.0.1", 0),
+            HttpInitializer.DEFAULT_MAX_BODY_BYTES)) {
       ApiClient client = new ApiClient(reorged.server().baseUrl());
-      GroundTruth.Tx above = truth.txs().stream().filter(t -> t.block().height() > reorgTip).findFirst().orElseThrow();
+      GroundTruth.Tx above =
+          truth.txs().stream().filter(t -> t.block().height() > reorgTip).findFirst().orElseThrow();
       JsonNode j = client.get("/v1/tx/" + above.txidHex()).json();
       assertEquals("stale", j.get("status").asText());
       assertEquals(-1, j.get("confirmations").asInt());
@@ -383,7 +457,13 @@ class HttpApiTest {
       head.write(b);
     }
     String headers = head.toString(StandardCharsets.US_ASCII);
-    int length = Integer.parseInt(headers.toLowerCase(java.util.Locale.ROOT).split("content-length: ")[1].split("\r\n")[0].trim());
+    int length =
+        Integer.parseInt(
+            headers
+                .toLowerCase(java.util.Locale.ROOT)
+                .split("content-length: ")[1]
+                .split("\r\n")[0]
+                .trim());
     return headers + new String(in.readNBytes(length), StandardCharsets.US_ASCII);
   }
 

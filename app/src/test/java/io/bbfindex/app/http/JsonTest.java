@@ -10,7 +10,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 class JsonTest {
   @ParameterizedTest
-  @ValueSource(longs = {0, 1, 9, 10, 99, 100, 170, 4_294_967_295L, -1, -10, Long.MAX_VALUE, Long.MIN_VALUE})
+  @ValueSource(
+      longs = {0, 1, 9, 10, 99, 100, 170, 4_294_967_295L, -1, -10, Long.MAX_VALUE, Long.MIN_VALUE})
   void writesLongsLikeLongToString(long v) {
     ByteBuf out = Unpooled.buffer(1);
     try {

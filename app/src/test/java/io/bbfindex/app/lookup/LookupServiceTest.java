@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bbfindex.app.metrics.Metrics;
 import io.bbfindex.app.testing.CoreBackends;
+import io.bbfindex.ingest.encoding.HashKeys;
 import io.bbfindex.ingest.testing.Fixtures;
 import io.bbfindex.ingest.testing.Fixtures.Archive;
 import io.bbfindex.ingest.testing.GroundTruth;
-import io.bbfindex.ingest.encoding.HashKeys;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -40,7 +40,8 @@ class LookupServiceTest {
     Path datadir = Fixtures.extract(Archive.MAINNET_LDB, tmp);
     GroundTruth truth = GroundTruth.load(Archive.MAINNET_LDB, datadir);
     backend = CoreBackends.open(datadir, tmp.resolve("filters"));
-    Set<String> known = truth.txs().stream().map(GroundTruth.Tx::txidHex).collect(Collectors.toSet());
+    Set<String> known =
+        truth.txs().stream().map(GroundTruth.Tx::txidHex).collect(Collectors.toSet());
     ids = new ArrayList<>(known);
     ids.addAll(Fixtures.realTxidsAbsentFrom(known, 3_000));
     Random random = new Random(SEED);
@@ -76,7 +77,10 @@ class LookupServiceTest {
     }
     readsBefore = backend.leveldbReads();
     TxAnswer[] many = batches.txBatch(keys, ids.size());
-    assertEquals(singleReads, backend.leveldbReads() - readsBefore, "same LevelDB reads (seed " + SEED + ")");
+    assertEquals(
+        singleReads,
+        backend.leveldbReads() - readsBefore,
+        "same LevelDB reads (seed " + SEED + ")");
 
     for (int i = 0; i < ids.size(); i++) {
       TxAnswer a = one.get(i);
@@ -91,13 +95,18 @@ class LookupServiceTest {
     }
     double total = 0;
     for (LookupOutcome o : LookupOutcome.values()) {
-      assertEquals(singleMetrics.lookups(LookupKind.TX, o), batchMetrics.lookups(LookupKind.TX, o), o.tag());
+      assertEquals(
+          singleMetrics.lookups(LookupKind.TX, o), batchMetrics.lookups(LookupKind.TX, o), o.tag());
       total += batchMetrics.lookups(LookupKind.TX, o);
     }
     assertEquals(ids.size(), total, "every lookup has exactly one outcome");
     assertEquals(615, batchMetrics.lookups(LookupKind.TX, LookupOutcome.CONFIRMED));
-    double falsePositives = batchMetrics.lookups(LookupKind.TX, LookupOutcome.FILTER_FALSE_POSITIVE);
-    assertEquals(615 + falsePositives, singleReads, "a read for each filter 'maybe', none for a 'no'");
-    assertTrue(batchMetrics.lookups(LookupKind.TX, LookupOutcome.ABSENT_BY_FILTER) > 4_500, "most negatives never read");
+    double falsePositives =
+        batchMetrics.lookups(LookupKind.TX, LookupOutcome.FILTER_FALSE_POSITIVE);
+    assertEquals(
+        615 + falsePositives, singleReads, "a read for each filter 'maybe', none for a 'no'");
+    assertTrue(
+        batchMetrics.lookups(LookupKind.TX, LookupOutcome.ABSENT_BY_FILTER) > 4_500,
+        "most negatives never read");
   }
 }

@@ -37,10 +37,11 @@ public final class ApiClient {
   }
 
   private final String base;
-  private final HttpClient http = HttpClient.newBuilder()
-      .version(HttpClient.Version.HTTP_1_1)
-      .connectTimeout(Duration.ofSeconds(5))
-      .build();
+  private final HttpClient http =
+      HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(Duration.ofSeconds(5))
+          .build();
 
   public ApiClient(String base) {
     this.base = base;
@@ -55,18 +56,23 @@ public final class ApiClient {
   }
 
   public Answer post(String path, String body) {
-    return send(HttpRequest.newBuilder(URI.create(base + path))
-        .header("Content-Type", "application/json")
-        .POST(HttpRequest.BodyPublishers.ofString(body)));
+    return send(
+        HttpRequest.newBuilder(URI.create(base + path))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(body)));
   }
 
   public Answer method(String method, String path) {
-    return send(HttpRequest.newBuilder(URI.create(base + path)).method(method, HttpRequest.BodyPublishers.noBody()));
+    return send(
+        HttpRequest.newBuilder(URI.create(base + path))
+            .method(method, HttpRequest.BodyPublishers.noBody()));
   }
 
   private Answer send(HttpRequest.Builder b) {
     try {
-      HttpResponse<String> r = http.send(b.timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> r =
+          http.send(
+              b.timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
       return new Answer(r.statusCode(), r);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -82,12 +88,14 @@ public final class ApiClient {
    */
   public double metric(String name, Map<String, String> labels) {
     String text = get("/metrics").body();
-    Pattern line = Pattern.compile("^" + Pattern.quote(name) + "(\\{[^}]*})? (\\S+)$", Pattern.MULTILINE);
+    Pattern line =
+        Pattern.compile("^" + Pattern.quote(name) + "(\\{[^}]*})? (\\S+)$", Pattern.MULTILINE);
     Matcher m = line.matcher(text);
     while (m.find()) {
       String set = m.group(1) == null ? "" : m.group(1);
-      boolean all = labels.entrySet().stream()
-          .allMatch(e -> set.contains(e.getKey() + "=\"" + e.getValue() + "\""));
+      boolean all =
+          labels.entrySet().stream()
+              .allMatch(e -> set.contains(e.getKey() + "=\"" + e.getValue() + "\""));
       if (all) {
         return Double.parseDouble(m.group(2));
       }

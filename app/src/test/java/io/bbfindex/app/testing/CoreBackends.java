@@ -9,7 +9,9 @@ import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.file.Path;
 
-/** Real backends over extracted fixtures: chain-ingest's NodeIndex and real blocked Bloom filters. */
+/**
+ * Real backends over extracted fixtures: chain-ingest's NodeIndex and real blocked Bloom filters.
+ */
 public final class CoreBackends {
   private CoreBackends() {}
 
@@ -20,7 +22,12 @@ public final class CoreBackends {
   }
 
   public static ChainBackend open(Path datadir, Path filters) throws IOException {
-    return new CoreChainAccess().open(datadir, filters, filters.resolveSibling(filters.getFileName() + "-work"), 0.01,
-        new PrintStream(OutputStream.nullOutputStream()));
+    return new CoreChainAccess()
+        .open(
+            datadir,
+            filters,
+            filters.resolveSibling(filters.getFileName() + "-work"),
+            0.01,
+            new PrintStream(OutputStream.nullOutputStream()));
   }
 }

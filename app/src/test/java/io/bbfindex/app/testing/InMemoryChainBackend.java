@@ -1,11 +1,11 @@
 package io.bbfindex.app.testing;
 
-import io.bbfindex.ingest.testing.GroundTruth;
 import io.bbfindex.app.lookup.BlockAnswer;
 import io.bbfindex.app.lookup.ChainBackend;
 import io.bbfindex.app.lookup.FilterSummary;
 import io.bbfindex.app.lookup.TxAnswer;
 import io.bbfindex.ingest.encoding.HashKeys;
+import io.bbfindex.ingest.testing.GroundTruth;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
@@ -72,8 +72,15 @@ public final class InMemoryChainBackend implements ChainBackend {
     }
     GroundTruth.Block b = t.block();
     boolean active = b.height() <= activeTip;
-    return Optional.of(new TxAnswer(HashKeys.fromDisplayHex("hash", b.hashHex()), b.height(),
-        active ? activeTip - b.height() + 1 : -1, t.file(), t.dataPos(), t.txOffset(), active));
+    return Optional.of(
+        new TxAnswer(
+            HashKeys.fromDisplayHex("hash", b.hashHex()),
+            b.height(),
+            active ? activeTip - b.height() + 1 : -1,
+            t.file(),
+            t.dataPos(),
+            t.txOffset(),
+            active));
   }
 
   @Override
@@ -90,15 +97,29 @@ public final class InMemoryChainBackend implements ChainBackend {
     }
     ByteBuffer h = ByteBuffer.wrap(b.header()).order(ByteOrder.LITTLE_ENDIAN);
     boolean active = b.height() <= activeTip;
-    return Optional.of(new BlockAnswer(hash.clone(), b.height(), 0x1d, b.nTx(), b.file(), b.dataPos(), h.getInt(0),
-        Arrays.copyOfRange(b.header(), 4, 36), Arrays.copyOfRange(b.header(), 36, 68),
-        h.getInt(68) & 0xffffffffL, h.getInt(72) & 0xffffffffL, h.getInt(76) & 0xffffffffL,
-        active, active ? activeTip - b.height() + 1 : -1));
+    return Optional.of(
+        new BlockAnswer(
+            hash.clone(),
+            b.height(),
+            0x1d,
+            b.nTx(),
+            b.file(),
+            b.dataPos(),
+            h.getInt(0),
+            Arrays.copyOfRange(b.header(), 4, 36),
+            Arrays.copyOfRange(b.header(), 36, 68),
+            h.getInt(68) & 0xffffffffL,
+            h.getInt(72) & 0xffffffffL,
+            h.getInt(76) & 0xffffffffL,
+            active,
+            active ? activeTip - b.height() + 1 : -1));
   }
 
   @Override
   public List<FilterSummary> filters() {
-    return List.of(new FilterSummary("tx-summary", "tx-summary", -1, txs.size(), 8L * txs.size(), 8, 32, 0.5, 0.01));
+    return List.of(
+        new FilterSummary(
+            "tx-summary", "tx-summary", -1, txs.size(), 8L * txs.size(), 8, 32, 0.5, 0.01));
   }
 
   @Override

@@ -22,63 +22,99 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code bbf-index bench http [--quick] [--jfr]}: wrk against {@code serve} (its own JVM, 127.0.0.1,
- * port 0) on two data directories: the embedded demo (real mainnet blocks 0-599, 615 txids) and the
- * 150,401-txid regtest fixture, each ingested first. Per data directory, in the same server run:
- * {@code GET /livez} (baseline: HTTP and routing only), negative, positive and 50/50 single
- * lookups ({@code GET /v1/tx/{txid}}, cycling through lists of txids), and batches of 1,000 ids
- * ({@code POST /v1/tx/lookup}); rounds interleaved so background load hits every target alike.
+ * {@code bbf-index bench http [--quick] [--jfr]}: wrk against {@code serve} (its own JVM,
+ * 127.0.0.1, port 0) on two data directories: the embedded demo (real mainnet blocks 0-599, 615
+ * txids) and the 150,401-txid regtest fixture, each ingested first. Per data directory, in the same
+ * server run: {@code GET /livez} (baseline: HTTP and routing only), negative, positive and 50/50
+ * single lookups ({@code GET /v1/tx/{txid}}, cycling through lists of txids), and batches of 1,000
+ * ids ({@code POST /v1/tx/lookup}); rounds interleaved so background load hits every target alike.
  *
  * <p>Positives come from each fixture's ground-truth table; negatives are real mainnet txids of
  * {@code fixtures/mainnet-real-txids.tsv.gz} that are not in the demo (so absent from both). wrk
  * and the server share this machine's cores.
  */
-@Command(name = "http", description = {"wrk (Debian: apt-get install wrk) against 'serve' on 127.0.0.1: /livez, "
-    + "negative, positive and 50/50 single lookups, batches of 1,000 ids, on the embedded demo and on the "
-    + "150,401-txid regtest fixture."})
+@Command(
+    name = "http",
+    description = {
+      "wrk (Debian: apt-get install wrk) against 'serve' on 127.0.0.1: /livez, negative, positive"
+          + " and 50/50 single lookups, batches of 1,000 ids, on the embedded demo and on the"
+          + " 150,401-txid regtest fixture."
+    })
 public final class HttpBench implements Callable<Integer> {
 
   @Option(names = "--quick", description = "5 s per run, 2 rounds (default 10 s, 3 rounds)")
   boolean quick;
 
-  @Option(names = "--jfr", description = "record the server with Java Flight Recorder into "
-      + "bench-results/http-DATASET.jfr and print where its CPU went")
+  @Option(
+      names = "--jfr",
+      description =
+          "record the server with Java Flight Recorder into "
+              + "bench-results/http-DATASET.jfr and print where its CPU went")
   boolean jfr;
 
-  @Option(names = {"-h", "--help"}, usageHelp = true, description = "this help")
+  @Option(
+      names = {"-h", "--help"},
+      usageHelp = true,
+      description = "this help")
   boolean help;
 
   static final Archive MULTIFILE = Archive.REGTEST_MULTIFILE;
+
   /** The embedded demo's data: the same archive the product ships. */
   static final Archive DEMO = Archive.MAINNET_LDB;
-  static final int BATCH_IDS = 1_000;
-  /** Block 0's coinbase: identical on mainnet and regtest, so not a negative anywhere. */
-  static final String GENESIS_COINBASE = "4a5e1e4baab89f3a32518a88c31bc87f618f76673e2cc77ab2127b7afdeda33b";
-  static final List<String> TARGETS = List.of("livez", "negative", "positive", "50/50", "batch 1000");
 
-  record Config(int seconds, int warmupSeconds, int rounds, int threads, int connections, boolean jfr, boolean quick,
+  static final int BATCH_IDS = 1_000;
+
+  /** Block 0's coinbase: identical on mainnet and regtest, so not a negative anywhere. */
+  static final String GENESIS_COINBASE =
+      "4a5e1e4baab89f3a32518a88c31bc87f618f76673e2cc77ab2127b7afdeda33b";
+
+  static final List<String> TARGETS =
+      List.of("livez", "negative", "positive", "50/50", "batch 1000");
+
+  record Config(
+      int seconds,
+      int warmupSeconds,
+      int rounds,
+      int threads,
+      int connections,
+      boolean jfr,
+      boolean quick,
       List<String> datasets) {
     static Config of(boolean quick, boolean jfr) {
-      return quick ? new Config(5, 2, 2, 2, 32, jfr, true, List.of("demo", "fixture"))
+      return quick
+          ? new Config(5, 2, 2, 2, 32, jfr, true, List.of("demo", "fixture"))
           : new Config(10, 5, 3, 2, 32, jfr, false, List.of("demo", "fixture"));
     }
   }
 
   /** Median figures of one target on one data directory. */
-  record Figure(String dataset, String target, double rps, double idsPerSecond, double p50, double p99, long requests,
-      long non2xx, long socketErrors, String check) {}
+  record Figure(
+      String dataset,
+      String target,
+      double rps,
+      double idsPerSecond,
+      double p50,
+      double p99,
+      long requests,
+      long non2xx,
+      long socketErrors,
+      String check) {}
 
   HttpBench() {}
 
   @Override
   public Integer call() throws IOException, InterruptedException {
     if (WrkRun.findWrk().isEmpty()) {
-      System.err.println("bbf-index bench http: wrk is not installed (Debian/Ubuntu: apt-get install wrk)");
+      System.err.println(
+          "bbf-index bench http: wrk is not installed (Debian/Ubuntu: apt-get install wrk)");
       return 2;
     }
     Path home = BenchMain.home();
     if (home == null) {
-      System.err.println("bbf-index bench http: the project root is unknown (-Dbbf.home); run through ./bbf-index");
+      System.err.println(
+          "bbf-index bench http: the project root is unknown (-Dbbf.home); run through"
+              + " ./bbf-index");
       return 2;
     }
     Config c = Config.of(quick, jfr);
@@ -90,21 +126,31 @@ public final class HttpBench implements Callable<Integer> {
     return 0;
   }
 
-  static List<Figure> run(Config c, BenchReport r, Path tmp, Path home) throws IOException, InterruptedException {
-    Path wrk = WrkRun.findWrk().orElseThrow(() -> new IOException("wrk is not installed (apt-get install wrk)"));
-    r.line("bbf-index bench http%s: wrk -t%d -c%d -d%ds --latency, %d round(s), against serve on 127.0.0.1",
+  static List<Figure> run(Config c, BenchReport r, Path tmp, Path home)
+      throws IOException, InterruptedException {
+    Path wrk =
+        WrkRun.findWrk()
+            .orElseThrow(() -> new IOException("wrk is not installed (apt-get install wrk)"));
+    r.line(
+        "bbf-index bench http%s: wrk -t%d -c%d -d%ds --latency, %d round(s), against serve on"
+            + " 127.0.0.1",
         c.quick() ? " --quick" : "", c.threads(), c.connections(), c.seconds(), c.rounds());
     r.environment();
-    r.line("NOTE: wrk and the server share this machine's %d cores, and other processes may be running: figures are "
-        + "relative to /livez measured in the same server run, through the same wrk script.",
+    r.line(
+        "NOTE: wrk and the server share this machine's %d cores, and other processes may be"
+            + " running: figures are relative to /livez measured in the same server run, through"
+            + " the same wrk script.",
         Runtime.getRuntime().availableProcessors());
     Path script = WrkRun.writeScript(tmp);
     List<String> demoTruth = txids(DEMO);
     Set<String> exclude = new HashSet<>(demoTruth);
     exclude.add(GENESIS_COINBASE);
     List<String> negatives = negatives(exclude);
-    r.line("negatives: %,d real mainnet txids of mainnet-real-txids.tsv.gz not in the demo's txindex (nor the "
-        + "genesis coinbase, which every network shares and the service rightly answers)", negatives.size());
+    r.line(
+        "negatives: %,d real mainnet txids of mainnet-real-txids.tsv.gz not in the demo's txindex"
+            + " (nor the genesis coinbase, which every network shares and the service rightly"
+            + " answers)",
+        negatives.size());
 
     List<Figure> all = new ArrayList<>();
     for (String dataset : c.datasets()) {
@@ -114,10 +160,22 @@ public final class HttpBench implements Callable<Integer> {
       List<String> positives = demo ? demoTruth : txids(MULTIFILE);
       Path filters = tmp.resolve(dataset + "-filters");
       Path work = tmp.resolve(dataset + "-work");
-      double ingest = ServerProcess.ingest(List.of("--datadir", datadir.toString(), "--out", filters.toString(),
-          "--work", work.toString()), tmp.resolve(dataset + "-ingest.log"));
-      Map<String, Path> files = requestFiles(tmp.resolve(dataset + "-requests"), positives, negatives,
-          new Random(0x477B + dataset.hashCode()));
+      double ingest =
+          ServerProcess.ingest(
+              List.of(
+                  "--datadir",
+                  datadir.toString(),
+                  "--out",
+                  filters.toString(),
+                  "--work",
+                  work.toString()),
+              tmp.resolve(dataset + "-ingest.log"));
+      Map<String, Path> files =
+          requestFiles(
+              tmp.resolve(dataset + "-requests"),
+              positives,
+              negatives,
+              new Random(0x477B + dataset.hashCode()));
       List<String> jvm = new ArrayList<>();
       Path jfr = home.resolve("bench-results").resolve("http-" + dataset + ".jfr");
       if (c.jfr()) {
@@ -125,14 +183,36 @@ public final class HttpBench implements Callable<Integer> {
         jvm.add("-XX:StartFlightRecording=filename=" + jfr + ",settings=profile,dumponexit=true");
         r.line("JFR: recording the %s server into %s", dataset, home.relativize(jfr));
       }
-      try (ServerProcess server = ServerProcess.serve(jvm, List.of("--datadir", datadir.toString(), "--filters",
-          filters.toString(), "--work", work.toString(), "--port", "0", "--bind", "127.0.0.1"),
-          tmp.resolve(dataset + "-serve.log"), 300)) {
+      try (ServerProcess server =
+          ServerProcess.serve(
+              jvm,
+              List.of(
+                  "--datadir",
+                  datadir.toString(),
+                  "--filters",
+                  filters.toString(),
+                  "--work",
+                  work.toString(),
+                  "--port",
+                  "0",
+                  "--bind",
+                  "127.0.0.1"),
+              tmp.resolve(dataset + "-serve.log"),
+              300)) {
         r.line("");
-        r.line("%s: %s (%,d txids in its txindex), ingest %.1f s, serve start to 'listening' %.1f s, %s", dataset,
-            archive, positives.size(), ingest, server.startSeconds(), server.baseUrl());
+        r.line(
+            "%s: %s (%,d txids in its txindex), ingest %.1f s, serve start to 'listening' %.1f s,"
+                + " %s",
+            dataset, archive, positives.size(), ingest, server.startSeconds(), server.baseUrl());
         for (String t : TARGETS) { // warm-up: JIT, connection pools, page cache
-          WrkRun.run(wrk, script, server.baseUrl(), files.get(t), t.startsWith("batch"), c.threads(), c.connections(),
+          WrkRun.run(
+              wrk,
+              script,
+              server.baseUrl(),
+              files.get(t),
+              t.startsWith("batch"),
+              c.threads(),
+              c.connections(),
               c.warmupSeconds());
         }
         Map<String, List<WrkRun>> runs = new LinkedHashMap<>();
@@ -144,23 +224,57 @@ public final class HttpBench implements Callable<Integer> {
             Collections.swap(order, 0, 1);
           }
           for (String t : order) {
-            runs.computeIfAbsent(t, k -> new ArrayList<>()).add(WrkRun.run(wrk, script, server.baseUrl(), files.get(t),
-                t.startsWith("batch"), c.threads(), c.connections(), c.seconds()));
+            runs.computeIfAbsent(t, k -> new ArrayList<>())
+                .add(
+                    WrkRun.run(
+                        wrk,
+                        script,
+                        server.baseUrl(),
+                        files.get(t),
+                        t.startsWith("batch"),
+                        c.threads(),
+                        c.connections(),
+                        c.seconds()));
           }
         }
         List<List<String>> rows = new ArrayList<>();
         for (String t : TARGETS) {
           Figure f = figure(dataset, t, runs.get(t));
           all.add(f);
-          rows.add(List.of(t, String.format(Locale.ROOT, "%,.0f", f.rps()), String.format(Locale.ROOT, "%,.0f",
-              f.idsPerSecond()), String.format(Locale.ROOT, "%.2f", f.p50()), String.format(Locale.ROOT, "%.2f", f.p99()),
-              String.format(Locale.ROOT, "%,d", f.requests()), String.format(Locale.ROOT, "%,d", f.non2xx()), f.check()));
+          rows.add(
+              List.of(
+                  t,
+                  String.format(Locale.ROOT, "%,.0f", f.rps()),
+                  String.format(Locale.ROOT, "%,.0f", f.idsPerSecond()),
+                  String.format(Locale.ROOT, "%.2f", f.p50()),
+                  String.format(Locale.ROOT, "%.2f", f.p99()),
+                  String.format(Locale.ROOT, "%,d", f.requests()),
+                  String.format(Locale.ROOT, "%,d", f.non2xx()),
+                  f.check()));
         }
-        r.table(dataset + " (" + archive + "): median of " + c.rounds() + " round(s) of " + c.seconds() + " s",
-            List.of("target", "requests/s", "txids/s", "p50 ms", "p99 ms", "requests", "non-2xx", "answers"), rows);
+        r.table(
+            dataset
+                + " ("
+                + archive
+                + "): median of "
+                + c.rounds()
+                + " round(s) of "
+                + c.seconds()
+                + " s",
+            List.of(
+                "target",
+                "requests/s",
+                "txids/s",
+                "p50 ms",
+                "p99 ms",
+                "requests",
+                "non-2xx",
+                "answers"),
+            rows);
         double ratio = find(all, dataset, "negative").rps() / find(all, dataset, "livez").rps();
-        r.line("%s: negative lookups reach %.1f%% of /livez requests/s (target >= 90%%: %s)", dataset, 100 * ratio,
-            ratio >= 0.9 ? "met" : "MISSED");
+        r.line(
+            "%s: negative lookups reach %.1f%% of /livez requests/s (target >= 90%%: %s)",
+            dataset, 100 * ratio, ratio >= 0.9 ? "met" : "MISSED");
       }
       if (c.jfr()) { // the server has exited: its recording is complete
         JfrTop.print(r, jfr, 15);
@@ -186,11 +300,15 @@ public final class HttpBench implements Callable<Integer> {
       r.summary("rps_pos" + suffix, pos.rps());
       r.summary("rps_mix" + suffix, find(all, dataset, "50/50").rps());
     }
-    r.line("summary lines without a suffix are the 150,401-txid fixture; '_demo' the embedded demo.");
+    r.line(
+        "summary lines without a suffix are the 150,401-txid fixture; '_demo' the embedded demo.");
   }
 
   private static Figure find(List<Figure> all, String dataset, String target) {
-    return all.stream().filter(f -> f.dataset().equals(dataset) && f.target().equals(target)).findFirst().orElseThrow();
+    return all.stream()
+        .filter(f -> f.dataset().equals(dataset) && f.target().equals(target))
+        .findFirst()
+        .orElseThrow();
   }
 
   /** Medians over rounds, and whether the status codes are the expected ones. */
@@ -203,22 +321,35 @@ public final class HttpBench implements Callable<Integer> {
     long sock = runs.stream().mapToLong(WrkRun::socketErrors).sum();
     double m = BenchReport.median(rps);
     boolean batch = target.startsWith("batch");
-    String check = switch (target) {
-      case "negative" -> non2xx == requests ? "all 404" : "UNEXPECTED: " + (requests - non2xx) + " non-404";
-      case "50/50" -> Math.abs(non2xx - requests / 2.0) <= 0.05 * requests + 2 ? "~half 404"
-          : "UNEXPECTED: " + non2xx + " 404 of " + requests;
-      default -> non2xx == 0 ? "all 200" : "UNEXPECTED: " + non2xx + " non-2xx";
-    };
+    String check =
+        switch (target) {
+          case "negative" ->
+              non2xx == requests ? "all 404" : "UNEXPECTED: " + (requests - non2xx) + " non-404";
+          case "50/50" ->
+              Math.abs(non2xx - requests / 2.0) <= 0.05 * requests + 2
+                  ? "~half 404"
+                  : "UNEXPECTED: " + non2xx + " 404 of " + requests;
+          default -> non2xx == 0 ? "all 200" : "UNEXPECTED: " + non2xx + " non-2xx";
+        };
     if (sock > 0) {
       check += ", " + sock + " socket errors";
     }
-    return new Figure(dataset, target, m, batch ? m * BATCH_IDS : m, BenchReport.median(p50), BenchReport.median(p99),
-        requests, non2xx, sock, check);
+    return new Figure(
+        dataset,
+        target,
+        m,
+        batch ? m * BATCH_IDS : m,
+        BenchReport.median(p50),
+        BenchReport.median(p99),
+        requests,
+        non2xx,
+        sock,
+        check);
   }
 
   /** One request file per target: paths for GETs, JSON bodies for the batch. */
-  static Map<String, Path> requestFiles(Path dir, List<String> positives, List<String> negatives, Random rnd)
-      throws IOException {
+  static Map<String, Path> requestFiles(
+      Path dir, List<String> positives, List<String> negatives, Random rnd) throws IOException {
     Files.createDirectories(dir);
     List<String> pos = sample(positives, 20_000, rnd);
     List<String> neg = sample(negatives, 20_000, rnd);
@@ -260,7 +391,10 @@ public final class HttpBench implements Callable<Integer> {
     return Fixtures.txRows(a).stream().map(Fixtures.TxRow::txidHex).toList();
   }
 
-  /** Real mainnet txids ({@code fixtures/mainnet-real-txids.tsv.gz}) that are not in {@code exclude}. */
+  /**
+   * Real mainnet txids ({@code fixtures/mainnet-real-txids.tsv.gz}) that are not in {@code
+   * exclude}.
+   */
   static List<String> negatives(Set<String> exclude) throws IOException {
     return Fixtures.realTxidsAbsentFrom(exclude, Integer.MAX_VALUE);
   }

@@ -1,7 +1,6 @@
 package io.bbfindex.benchmarks.http;
 
 import io.bbfindex.benchmarks.BenchReport;
-
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -56,25 +55,46 @@ final class JfrTop {
     }
     int total = samples;
     List<List<String>> comp = new ArrayList<>();
-    byComponent.entrySet().stream().sorted(Map.Entry.<String, Integer>comparingByValue().reversed())
+    byComponent.entrySet().stream()
+        .sorted(Map.Entry.<String, Integer>comparingByValue().reversed())
         .forEach(en -> comp.add(List.of(en.getKey(), pct(en.getValue(), total))));
     r.table("self time by component", List.of("component", "% of samples"), comp);
     List<List<String>> top = new ArrayList<>();
-    self.entrySet().stream().sorted(Map.Entry.<String, Integer>comparingByValue().reversed()).limit(rows)
+    self.entrySet().stream()
+        .sorted(Map.Entry.<String, Integer>comparingByValue().reversed())
+        .limit(rows)
         .forEach(en -> top.add(List.of(en.getKey(), pct(en.getValue(), total))));
     r.table("self time (top of stack)", List.of("method", "% of samples"), top);
     List<List<String>> incl = new ArrayList<>();
-    inclusive.entrySet().stream().sorted(Map.Entry.<String, Integer>comparingByValue().reversed()).limit(rows)
+    inclusive.entrySet().stream()
+        .sorted(Map.Entry.<String, Integer>comparingByValue().reversed())
+        .limit(rows)
         .forEach(en -> incl.add(List.of(en.getKey(), pct(en.getValue(), total))));
-    r.table("inclusive time of the project's methods (anywhere on the stack)",
-        List.of("method", "% of samples"), incl);
+    r.table(
+        "inclusive time of the project's methods (anywhere on the stack)",
+        List.of("method", "% of samples"),
+        incl);
   }
 
   /** Which part of the server a method belongs to. */
   static String component(String method) {
-    for (String p : new String[] {"io.bbfindex.app.http", "io.bbfindex.app.lookup", "io.bbfindex.app.metrics",
-        "io.bbfindex.app", "io.bbfindex.ingest", "io.bbfindex.filters", "io.netty", "io.micrometer",
-        "com.fasterxml.jackson", "org.fusesource", "org.iq80", "java.", "jdk.", "sun."}) {
+    for (String p :
+        new String[] {
+          "io.bbfindex.app.http",
+          "io.bbfindex.app.lookup",
+          "io.bbfindex.app.metrics",
+          "io.bbfindex.app",
+          "io.bbfindex.ingest",
+          "io.bbfindex.filters",
+          "io.netty",
+          "io.micrometer",
+          "com.fasterxml.jackson",
+          "org.fusesource",
+          "org.iq80",
+          "java.",
+          "jdk.",
+          "sun."
+        }) {
       if (method.startsWith(p)) {
         return p.endsWith(".") ? "JDK (" + p + "*)" : p;
       }

@@ -1,7 +1,6 @@
 package io.bbfindex.benchmarks.http;
 
 import io.bbfindex.benchmarks.ChildJvm;
-
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -42,25 +41,35 @@ final class ServerProcess implements AutoCloseable {
    */
   static ServerProcess serve(List<String> jvmFlags, List<String> args, Path log, int timeoutSeconds)
       throws IOException, InterruptedException {
-    List<String> cmd = ChildJvm.command(jvmFlags, "io.bbfindex.app.Main",
-        java.util.stream.Stream.concat(java.util.stream.Stream.of("serve"), args.stream()).toList());
+    List<String> cmd =
+        ChildJvm.command(
+            jvmFlags,
+            "io.bbfindex.app.Main",
+            java.util.stream.Stream.concat(java.util.stream.Stream.of("serve"), args.stream())
+                .toList());
     long start = System.nanoTime();
     Process p = new ProcessBuilder(cmd).redirectError(log.toFile()).start();
     CompletableFuture<String> url = new CompletableFuture<>();
-    Thread reader = new Thread(() -> {
-      try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-        String line;
-        while ((line = in.readLine()) != null) {
-          Matcher m = LISTENING.matcher(line);
-          if (m.find()) {
-            url.complete(m.group(1));
-          }
-        }
-        url.completeExceptionally(new IOException("serve ended without a 'listening on' line"));
-      } catch (IOException e) {
-        url.completeExceptionally(e);
-      }
-    }, "serve-stdout");
+    Thread reader =
+        new Thread(
+            () -> {
+              try (BufferedReader in =
+                  new BufferedReader(
+                      new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = in.readLine()) != null) {
+                  Matcher m = LISTENING.matcher(line);
+                  if (m.find()) {
+                    url.complete(m.group(1));
+                  }
+                }
+                url.completeExceptionally(
+                    new IOException("serve ended without a 'listening on' line"));
+              } catch (IOException e) {
+                url.completeExceptionally(e);
+              }
+            },
+            "serve-stdout");
     reader.setDaemon(true);
     reader.start();
     try {
@@ -68,17 +77,28 @@ final class ServerProcess implements AutoCloseable {
       return new ServerProcess(p, base, (System.nanoTime() - start) / 1e9);
     } catch (java.util.concurrent.ExecutionException | TimeoutException e) {
       p.destroyForcibly();
-      throw new IOException("serve did not start (" + e.getMessage() + "); its log: " + log + "; command: "
-          + String.join(" ", cmd), e);
+      throw new IOException(
+          "serve did not start ("
+              + e.getMessage()
+              + "); its log: "
+              + log
+              + "; command: "
+              + String.join(" ", cmd),
+          e);
     }
   }
 
   /** Runs {@code ingest} with {@code args} to completion; seconds it took. */
   static double ingest(List<String> args, Path log) throws IOException, InterruptedException {
-    List<String> cmd = ChildJvm.command(List.of(), "io.bbfindex.app.Main",
-        java.util.stream.Stream.concat(java.util.stream.Stream.of("ingest"), args.stream()).toList());
+    List<String> cmd =
+        ChildJvm.command(
+            List.of(),
+            "io.bbfindex.app.Main",
+            java.util.stream.Stream.concat(java.util.stream.Stream.of("ingest"), args.stream())
+                .toList());
     long start = System.nanoTime();
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    Process p =
+        new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     if (!p.waitFor(10, TimeUnit.MINUTES)) {
       p.destroyForcibly();
       throw new IOException("ingest did not finish within 10 minutes; its log: " + log);

@@ -12,11 +12,11 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * One run of wrk (https://github.com/wg/wrk, Debian package {@code wrk}) with {@code --latency}
- * and the request-list script {@value #SCRIPT}, and its report parsed.
+ * One run of wrk (https://github.com/wg/wrk, Debian package {@code wrk}) with {@code --latency} and
+ * the request-list script {@value #SCRIPT}, and its report parsed.
  *
- * <p>The script cycles through a file of requests, one per line: a path for GET, or a JSON body
- * for {@code POST /v1/tx/lookup}. Requests are formatted once in {@code init}, so the client's
+ * <p>The script cycles through a file of requests, one per line: a path for GET, or a JSON body for
+ * {@code POST /v1/tx/lookup}. Requests are formatted once in {@code init}, so the client's
  * per-request Lua cost is one table index whatever the target: /livez, lookups and batches are
  * measured through the same client path (wrk shares the machine's cores with the server).
  *
@@ -25,18 +25,30 @@ import java.util.regex.Pattern;
  * @param non2xx responses with a status outside 2xx/3xx (404 is the expected answer to a negative)
  * @param socketErrors connect + read + write + timeout errors
  */
-public record WrkRun(long requests, double seconds, double requestsPerSecond, double p50Millis, double p99Millis,
-    long non2xx, long socketErrors) {
+public record WrkRun(
+    long requests,
+    double seconds,
+    double requestsPerSecond,
+    double p50Millis,
+    double p99Millis,
+    long non2xx,
+    long socketErrors) {
 
   static final String SCRIPT = "bbf-requests.lua";
 
-  private static final Pattern REQUESTS = Pattern.compile("^\\s*(\\d+) requests in ([0-9.]+)(us|ms|s|m)", Pattern.MULTILINE);
-  private static final Pattern RPS = Pattern.compile("^Requests/sec:\\s+([0-9.]+)", Pattern.MULTILINE);
-  private static final Pattern NON_2XX = Pattern.compile("^\\s*Non-2xx or 3xx responses: (\\d+)", Pattern.MULTILINE);
-  private static final Pattern SOCKET = Pattern.compile(
-      "^\\s*Socket errors: connect (\\d+), read (\\d+), write (\\d+), timeout (\\d+)", Pattern.MULTILINE);
+  private static final Pattern REQUESTS =
+      Pattern.compile("^\\s*(\\d+) requests in ([0-9.]+)(us|ms|s|m)", Pattern.MULTILINE);
+  private static final Pattern RPS =
+      Pattern.compile("^Requests/sec:\\s+([0-9.]+)", Pattern.MULTILINE);
+  private static final Pattern NON_2XX =
+      Pattern.compile("^\\s*Non-2xx or 3xx responses: (\\d+)", Pattern.MULTILINE);
+  private static final Pattern SOCKET =
+      Pattern.compile(
+          "^\\s*Socket errors: connect (\\d+), read (\\d+), write (\\d+), timeout (\\d+)",
+          Pattern.MULTILINE);
 
-  static final String LUA = """
+  static final String LUA =
+      """
       -- bbf-index bench http: cycles through a list of requests (one per line of the file named by
       -- the first script argument): a path for GET, or with "POST" as second argument a JSON body
       -- for POST /v1/tx/lookup. Requests are formatted once per thread in init().
@@ -93,17 +105,44 @@ public record WrkRun(long requests, double seconds, double requestsPerSecond, do
    *
    * @throws IOException if wrk fails or its report lacks a figure
    */
-  static WrkRun run(Path wrk, Path script, String baseUrl, Path requestFile, boolean post, int threads, int connections,
-      int seconds) throws IOException, InterruptedException {
-    List<String> cmd = new ArrayList<>(List.of(wrk.toString(), "-t" + threads, "-c" + connections, "-d" + seconds + "s",
-        "--timeout", "5s", "--latency", "-s", script.toString(), baseUrl, "--", requestFile.toString()));
+  static WrkRun run(
+      Path wrk,
+      Path script,
+      String baseUrl,
+      Path requestFile,
+      boolean post,
+      int threads,
+      int connections,
+      int seconds)
+      throws IOException, InterruptedException {
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(
+                wrk.toString(),
+                "-t" + threads,
+                "-c" + connections,
+                "-d" + seconds + "s",
+                "--timeout",
+                "5s",
+                "--latency",
+                "-s",
+                script.toString(),
+                baseUrl,
+                "--",
+                requestFile.toString()));
     if (post) {
       cmd.add("POST");
     }
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
     String report = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     if (p.waitFor() != 0) {
-      throw new IOException("wrk failed (exit " + p.exitValue() + "): " + String.join(" ", cmd) + "\n" + report.strip());
+      throw new IOException(
+          "wrk failed (exit "
+              + p.exitValue()
+              + "): "
+              + String.join(" ", cmd)
+              + "\n"
+              + report.strip());
     }
     return parse(report);
   }
@@ -123,12 +162,22 @@ public record WrkRun(long requests, double seconds, double requestsPerSecond, do
         socketErrors += Long.parseLong(sock.group(g));
       }
     }
-    return new WrkRun(requests, seconds, rps, percentile(report, "50"), percentile(report, "99"), bad, socketErrors);
+    return new WrkRun(
+        requests,
+        seconds,
+        rps,
+        percentile(report, "50"),
+        percentile(report, "99"),
+        bad,
+        socketErrors);
   }
 
   private static double percentile(String report, String pct) throws IOException {
-    Matcher m = find(Pattern.compile("^\\s+" + pct + "%\\s+([0-9.]+)(us|ms|s|m)\\s*$", Pattern.MULTILINE), report,
-        pct + "% latency (run with --latency)");
+    Matcher m =
+        find(
+            Pattern.compile("^\\s+" + pct + "%\\s+([0-9.]+)(us|ms|s|m)\\s*$", Pattern.MULTILINE),
+            report,
+            pct + "% latency (run with --latency)");
     return millis(Double.parseDouble(m.group(1)), m.group(2));
   }
 

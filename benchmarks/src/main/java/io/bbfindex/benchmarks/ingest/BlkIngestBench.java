@@ -38,10 +38,20 @@ import java.util.function.Consumer;
 public final class BlkIngestBench {
 
   /** What was measured (MB = 10^6 bytes; medians over rounds). */
-  public record Result(long blkBytes, long transactions, int files, double ingestMbPerSecond,
-      double sha256MbPerSecond, double ratio, double ingestMbPerCpuSecond, double sha256MbPerCpuSecond) {
+  public record Result(
+      long blkBytes,
+      long transactions,
+      int files,
+      double ingestMbPerSecond,
+      double sha256MbPerSecond,
+      double ratio,
+      double ingestMbPerCpuSecond,
+      double sha256MbPerCpuSecond) {
 
-    /** The ratio of MB per CPU-second of the whole process: what a shared machine's load does not skew. */
+    /**
+     * The ratio of MB per CPU-second of the whole process: what a shared machine's load does not
+     * skew.
+     */
     public double cpuRatio() {
       return ingestMbPerCpuSecond / sha256MbPerCpuSecond;
     }
@@ -50,22 +60,40 @@ public final class BlkIngestBench {
   private BlkIngestBench() {}
 
   /**
-   * Generates a chain of about {@code blkBytes} in blk files of {@code fileBytes} under {@code
-   * dir} (which must be new or empty), then measures {@code rounds} alternating rounds after one
-   * warm-up round of each.
+   * Generates a chain of about {@code blkBytes} in blk files of {@code fileBytes} under {@code dir}
+   * (which must be new or empty), then measures {@code rounds} alternating rounds after one warm-up
+   * round of each.
    *
    * @throws IOException if generating or reading the blk files fails
    */
-  public static Result measure(Path dir, long blkBytes, long fileBytes, int threads, int rounds, long seed,
-      Consumer<String> out) throws IOException {
+  public static Result measure(
+      Path dir,
+      long blkBytes,
+      long fileBytes,
+      int threads,
+      int rounds,
+      long seed,
+      Consumer<String> out)
+      throws IOException {
     long t0 = System.nanoTime();
-    SyntheticChain.Result chain = SyntheticChain.generate(dir, new SyntheticChain.Params(Long.MAX_VALUE, blkBytes,
-        3_000, fileBytes, seed, false), null);
+    SyntheticChain.Result chain =
+        SyntheticChain.generate(
+            dir,
+            new SyntheticChain.Params(Long.MAX_VALUE, blkBytes, 3_000, fileBytes, seed, false),
+            null);
     int files = chain.txPerFile().length;
-    out.accept(String.format(Locale.ROOT, "generated %,d transactions in %,d blocks, %,d blk files of up to %d MiB "
-        + "(%.1f MB, XOR key in blocks/xor.dat, mainnet-shaped transactions: %.0f bytes mean) in %.1f s",
-        chain.transactions(), chain.blocks().size(), files, fileBytes >> 20, chain.blkBytes() / 1e6,
-        (double) chain.blkBytes() / chain.transactions(), (System.nanoTime() - t0) / 1e9));
+    out.accept(
+        String.format(
+            Locale.ROOT,
+            "generated %,d transactions in %,d blocks, %,d blk files of up to %d MiB (%.1f MB, XOR"
+                + " key in blocks/xor.dat, mainnet-shaped transactions: %.0f bytes mean) in %.1f s",
+            chain.transactions(),
+            chain.blocks().size(),
+            files,
+            fileBytes >> 20,
+            chain.blkBytes() / 1e6,
+            (double) chain.blkBytes() / chain.transactions(),
+            (System.nanoTime() - t0) / 1e9));
 
     byte[][] raw = new byte[files][];
     for (int f = 0; f < files; f++) {
@@ -80,10 +108,13 @@ public final class BlkIngestBench {
     double[] ratio = new double[rounds];
     double[] ingestCpu = new double[rounds];
     double[] shaCpu = new double[rounds];
-    try (BlockFileReader reader = new BlockFileReader(chain.blocksDir(), chain.xor(), SyntheticChain.MAINNET_MAGIC)) {
-      // one source for every round, as one build holds one: its file buffers are reused from round to round
+    try (BlockFileReader reader =
+        new BlockFileReader(chain.blocksDir(), chain.xor(), SyntheticChain.MAINNET_MAGIC)) {
+      // one source for every round, as one build holds one: its file buffers are reused from round
+      // to round
       // as they are from file to file of mainnet's thousands
-      BlockDataTxSource source = new BlockDataTxSource(chain.blocks(), reader, chain.xor(), threads);
+      BlockDataTxSource source =
+          new BlockDataTxSource(chain.blocks(), reader, chain.xor(), threads);
       for (int r = -1; r < rounds; r++) { // round -1 warms up the JIT and the page cache
         long c0 = processCpuNanos();
         double in = chain.blkBytes() / 1e6 / ingestOnce(chain, source);
@@ -96,20 +127,46 @@ public final class BlkIngestBench {
           ratio[r] = in / sh;
           ingestCpu[r] = chain.blkBytes() * 1e3 / Math.max(1, c1 - c0);
           shaCpu[r] = chain.blkBytes() * 1e3 / Math.max(1, c2 - c1);
-          out.accept(String.format(Locale.ROOT, "round %d: blk ingest %.1f MB/s, SHA-256 %.1f MB/s on %d threads: "
-              + "ratio %.3f (per CPU-second of the process: %.1f vs %.1f MB, ratio %.3f)", r + 1, in, sh, threads,
-              in / sh, ingestCpu[r], shaCpu[r], ingestCpu[r] / shaCpu[r]));
+          out.accept(
+              String.format(
+                  Locale.ROOT,
+                  "round %d: blk ingest %.1f MB/s, SHA-256 %.1f MB/s on %d threads: "
+                      + "ratio %.3f (per CPU-second of the process: %.1f vs %.1f MB, ratio %.3f)",
+                  r + 1,
+                  in,
+                  sh,
+                  threads,
+                  in / sh,
+                  ingestCpu[r],
+                  shaCpu[r],
+                  ingestCpu[r] / shaCpu[r]));
         }
       }
     }
-    Result res = new Result(chain.blkBytes(), chain.transactions(), files, BenchReport.median(ingest),
-        BenchReport.median(sha), BenchReport.median(ratio), BenchReport.median(ingestCpu),
-        BenchReport.median(shaCpu));
-    out.accept(String.format(Locale.ROOT, "blk ingest: median %.1f MB/s of blk data into filters, SHA-256 %.1f MB/s "
-        + "over the same bytes, ratio %.3f (target >= 0.5); per CPU-second of the process %.1f vs %.1f MB, ratio "
-        + "%.3f; load average %.1f on %d cores", res.ingestMbPerSecond(), res.sha256MbPerSecond(), res.ratio(),
-        res.ingestMbPerCpuSecond(), res.sha256MbPerCpuSecond(), res.cpuRatio(),
-        ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(), Runtime.getRuntime().availableProcessors()));
+    Result res =
+        new Result(
+            chain.blkBytes(),
+            chain.transactions(),
+            files,
+            BenchReport.median(ingest),
+            BenchReport.median(sha),
+            BenchReport.median(ratio),
+            BenchReport.median(ingestCpu),
+            BenchReport.median(shaCpu));
+    out.accept(
+        String.format(
+            Locale.ROOT,
+            "blk ingest: median %.1f MB/s of blk data into filters, SHA-256 %.1f MB/s over the same"
+                + " bytes, ratio %.3f (target >= 0.5); per CPU-second of the process %.1f vs %.1f"
+                + " MB, ratio %.3f; load average %.1f on %d cores",
+            res.ingestMbPerSecond(),
+            res.sha256MbPerSecond(),
+            res.ratio(),
+            res.ingestMbPerCpuSecond(),
+            res.sha256MbPerCpuSecond(),
+            res.cpuRatio(),
+            ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(),
+            Runtime.getRuntime().availableProcessors()));
     return res;
   }
 
@@ -120,15 +177,19 @@ public final class BlkIngestBench {
     for (int f = 0; f < perFile.length; f++) {
       byFile[f] = BlockedBloomFilter.create(BbfSizing.forTarget(Math.max(1, perFile[f]), 0.01), 0);
     }
-    try (BlockedBloomFilter summary = BlockedBloomFilter.create(
-        BbfSizing.forTarget((long) Math.ceil(chain.transactions() * 1.25), 0.01), 0)) {
-      TxFilterPass pass = new TxFilterPass(byFile, summary, null, ProgressListener.NONE, "bench", chain.transactions());
+    try (BlockedBloomFilter summary =
+        BlockedBloomFilter.create(
+            BbfSizing.forTarget((long) Math.ceil(chain.transactions() * 1.25), 0.01), 0)) {
+      TxFilterPass pass =
+          new TxFilterPass(
+              byFile, summary, null, ProgressListener.NONE, "bench", chain.transactions());
       long t0 = System.nanoTime();
       source.forEachTx(0, 256, pass);
       double s = (System.nanoTime() - t0) / 1e9;
       for (int f = 0; f < perFile.length; f++) {
         if (pass.count(f) != perFile[f]) {
-          throw new IllegalStateException("blk" + f + ": " + pass.count(f) + " txids, generated " + perFile[f]);
+          throw new IllegalStateException(
+              "blk" + f + ": " + pass.count(f) + " txids, generated " + perFile[f]);
         }
       }
       return s;
@@ -140,8 +201,8 @@ public final class BlkIngestBench {
   }
 
   /**
-   * SHA-256 over every byte of {@code files} by {@code digests.length} threads taking 4 MiB
-   * chunks in turn (so the threads finish together); wall seconds.
+   * SHA-256 over every byte of {@code files} by {@code digests.length} threads taking 4 MiB chunks
+   * in turn (so the threads finish together); wall seconds.
    */
   static double sha256Once(byte[][] files, MessageDigest[] digests) {
     int chunk = 4 << 20;
@@ -157,14 +218,18 @@ public final class BlkIngestBench {
     long t0 = System.nanoTime();
     for (int t = 0; t < workers.length; t++) {
       int id = t;
-      workers[t] = Thread.ofPlatform().name("sha256-" + t).start(() -> {
-        MessageDigest md = digests[id];
-        for (int i; (i = next.getAndIncrement()) < chunks.size(); ) {
-          int[] c = chunks.get(i);
-          md.update(files[c[0]], c[1], c[2]);
-        }
-        sinks[id] = md.digest();
-      });
+      workers[t] =
+          Thread.ofPlatform()
+              .name("sha256-" + t)
+              .start(
+                  () -> {
+                    MessageDigest md = digests[id];
+                    for (int i; (i = next.getAndIncrement()) < chunks.size(); ) {
+                      int[] c = chunks.get(i);
+                      md.update(files[c[0]], c[1], c[2]);
+                    }
+                    sinks[id] = md.digest();
+                  });
     }
     for (Thread w : workers) {
       try {

@@ -32,8 +32,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code bbf-index bench scale [--quick] [--keys N]}: mainnet scale with synthetic txids: 5,600 block files and
- * 1.4 billion txids (--quick: 56 million txids, still 5,600 files).
+ * {@code bbf-index bench scale [--quick] [--keys N]}: mainnet scale with synthetic txids: 5,600
+ * block files and 1.4 billion txids (--quick: 56 million txids, still 5,600 files).
  *
  * <ol>
  *   <li>Build the 5,600-file store (one BBF per block file, the summary BBF over every txid, the
@@ -45,52 +45,112 @@ import picocli.CommandLine.Option;
  *   <li>Per store: negative lookup cost through {@link FilterStore#mightContainTx} (the product's
  *       probe: the summary, one cache line), and, for contrast, what probing every per-file filter
  *       would cost ({@link FilterStore#candidateFiles}).
- *   <li>Start-up: a fresh JVM that opens the 5,600-file store and starts the HTTP server
- *       ({@link StartupProbe}), timed from process start to its {@code listening} line.
+ *   <li>Start-up: a fresh JVM that opens the 5,600-file store and starts the HTTP server ({@link
+ *       StartupProbe}), timed from process start to its {@code listening} line.
  * </ol>
  */
-@Command(name = "scale", description = {"Filter store at mainnet scale: 5,600 block files, 1.4 billion synthetic "
-    + "txids (--quick: 56 million, same file count). Build time, peak memory, filter bytes, negative-lookup cost "
-    + "for 1, 56, 560 and 5,600 files, and the service's start-up time with 5,600 filter files. Needs about 2.5 "
-    + "bytes of memory per txid (give the JVM -Xmx1g or more; filters are off-heap)."})
+@Command(
+    name = "scale",
+    description = {
+      "Filter store at mainnet scale: 5,600 block files, 1.4 billion synthetic txids (--quick: 56"
+          + " million, same file count). Build time, peak memory, filter bytes, negative-lookup"
+          + " cost for 1, 56, 560 and 5,600 files, and the service's start-up time with 5,600"
+          + " filter files. Needs about 2.5 bytes of memory per txid (give the JVM -Xmx1g or more;"
+          + " filters are off-heap)."
+    })
 public final class ScaleBench implements Callable<Integer> {
 
-  @Option(names = "--quick", description = "56 million txids (default 1.4 billion); still 5,600 files")
+  @Option(
+      names = "--quick",
+      description = "56 million txids (default 1.4 billion); still 5,600 files")
   boolean quick;
 
-  @Option(names = "--keys", paramLabel = "N", converter = CountConverter.class, description = "synthetic txids")
+  @Option(
+      names = "--keys",
+      paramLabel = "N",
+      converter = CountConverter.class,
+      description = "synthetic txids")
   Long keys;
 
-  @Option(names = {"-h", "--help"}, usageHelp = true, description = "this help")
+  @Option(
+      names = {"-h", "--help"},
+      usageHelp = true,
+      description = "this help")
   boolean help;
 
   static final int MAINNET_FILES = 5_600;
   static final long MAINNET_TXIDS = 1_400_000_000L;
+
   /** Mainnet's ratio of block hashes to txids (about 950,000 blocks for 1.4 billion txids). */
   static final double BLOCKS_PER_TXID = 950_000.0 / MAINNET_TXIDS;
 
-  /** @param startupRuns fresh-JVM start-ups to time (0: none) */
-  record Config(long keys, int files, int[] steps, int negatives, int perFileProbeKeys, int rounds, long minNanos,
-      int startupRuns, long seed, boolean quick) {
+  /**
+   * @param startupRuns fresh-JVM start-ups to time (0: none)
+   */
+  record Config(
+      long keys,
+      int files,
+      int[] steps,
+      int negatives,
+      int perFileProbeKeys,
+      int rounds,
+      long minNanos,
+      int startupRuns,
+      long seed,
+      boolean quick) {
     static Config of(boolean quick) {
       return quick
-          ? new Config(56_000_000L, MAINNET_FILES, new int[] {1, 56, 560, 5_600}, 1 << 20, 200, 5, 300_000_000L,
-              3, 0x5CA1EL, true)
-          : new Config(MAINNET_TXIDS, MAINNET_FILES, new int[] {1, 56, 560, 5_600}, 1 << 22, 200, 5, 1_000_000_000L,
-              3, 0x5CA1EL, false);
+          ? new Config(
+              56_000_000L,
+              MAINNET_FILES,
+              new int[] {1, 56, 560, 5_600},
+              1 << 20,
+              200,
+              5,
+              300_000_000L,
+              3,
+              0x5CA1EL,
+              true)
+          : new Config(
+              MAINNET_TXIDS,
+              MAINNET_FILES,
+              new int[] {1, 56, 560, 5_600},
+              1 << 22,
+              200,
+              5,
+              1_000_000_000L,
+              3,
+              0x5CA1EL,
+              false);
     }
 
     Config withKeys(long k) {
-      return new Config(k, files, steps, negatives, perFileProbeKeys, rounds, minNanos, startupRuns, seed, quick);
+      return new Config(
+          k, files, steps, negatives, perFileProbeKeys, rounds, minNanos, startupRuns, seed, quick);
     }
   }
 
-  /** Per store: file count, ns per negative lookup (median), observed FPR, per-file-probe ns, open ms. */
-  record Step(int files, double negNs, double negWallNs, double negFpr, double perFileProbeNs, double openMs,
+  /**
+   * Per store: file count, ns per negative lookup (median), observed FPR, per-file-probe ns, open
+   * ms.
+   */
+  record Step(
+      int files,
+      double negNs,
+      double negWallNs,
+      double negFpr,
+      double perFileProbeNs,
+      double openMs,
       long storeBytes) {}
 
-  record Result(double buildSeconds, long totalBytes, double bytesPerKey, long peakRss, List<Step> steps,
-      double startupSeconds, boolean allInsertedFound) {}
+  record Result(
+      double buildSeconds,
+      long totalBytes,
+      double bytesPerKey,
+      long peakRss,
+      List<Step> steps,
+      double startupSeconds,
+      boolean allInsertedFound) {}
 
   ScaleBench() {}
 
@@ -108,39 +168,69 @@ public final class ScaleBench implements Callable<Integer> {
     return 0;
   }
 
-  static Result run(Config c, BenchReport r, Path tmp, ProgressListener progress) throws IOException,
-      InterruptedException {
-    r.line("bbf-index bench scale%s: %s synthetic txids in %s block files%s", c.quick() ? " --quick" : "",
-        BenchReport.count(c.keys()), BenchReport.count(c.files()),
-        c.quick() ? " (--quick: txids scaled down from 1,400,000,000; the file count is not)" : " (mainnet scale)");
+  static Result run(Config c, BenchReport r, Path tmp, ProgressListener progress)
+      throws IOException, InterruptedException {
+    r.line(
+        "bbf-index bench scale%s: %s synthetic txids in %s block files%s",
+        c.quick() ? " --quick" : "",
+        BenchReport.count(c.keys()),
+        BenchReport.count(c.files()),
+        c.quick()
+            ? " (--quick: txids scaled down from 1,400,000,000; the file count is not)"
+            : " (mainnet scale)");
     r.environment();
-    r.line("build: SyntheticStore = the builder's pieces without FilterBuilder.build (which sizes from a node's "
-        + "block index, absent here): per-file BBF sized for its txids at 1% FPR, summary BBF for 1.25x all txids "
-        + "at 1%, TxFilterPass (the builder's ingest loop) on one thread, FilterFile.write (2 fsyncs per file) on 8 "
-        + "writer threads, manifest; txids are SplitMix64 keys split evenly over the files.");
+    r.line(
+        "build: SyntheticStore = the builder's pieces without FilterBuilder.build (which sizes from"
+            + " a node's block index, absent here): per-file BBF sized for its txids at 1% FPR,"
+            + " summary BBF for 1.25x all txids at 1%, TxFilterPass (the builder's ingest loop) on"
+            + " one thread, FilterFile.write (2 fsyncs per file) on 8 writer threads, manifest;"
+            + " txids are SplitMix64 keys split evenly over the files.");
     BuildOptions opts = BuildOptions.defaults();
     long blocks = Math.max(1, Math.round(c.keys() * BLOCKS_PER_TXID));
     Map<Integer, Path> stores = new LinkedHashMap<>();
 
     // 1. the mainnet-shaped store
     resetHeapPeaks();
-    SyntheticStore.Built main = SyntheticStore.build(tmp.resolve("files-" + c.files()),
-        new SyntheticStore.Spec(c.keys(), c.files(), blocks, c.seed(), opts), null, progress);
+    SyntheticStore.Built main =
+        SyntheticStore.build(
+            tmp.resolve("files-" + c.files()),
+            new SyntheticStore.Spec(c.keys(), c.files(), blocks, c.seed(), opts),
+            null,
+            progress);
     long peakRss = BenchReport.peakRssBytes();
     long peakHeap = heapPeak();
     stores.put(c.files(), main.dir());
     double buildSeconds = main.elapsed().toNanos() / 1e9;
-    r.table("build of the " + BenchReport.count(c.files()) + "-file store", List.of("what", "value"), List.of(
-        List.of("build time", String.format(Locale.ROOT, "%.1f s (%.0f txids/s)", buildSeconds, c.keys() / buildSeconds)),
-        List.of("peak RSS (VmHWM, whole JVM)", mib(peakRss)),
-        List.of("peak heap (all heap pools)", mib(peakHeap)),
-        List.of("per-file filters", mib(main.fileFilterBytes()) + String.format(Locale.ROOT, " (%.2f bits/txid)",
-            8.0 * main.fileFilterBytes() / c.keys())),
-        List.of("summary filter", mib(main.summaryBytes()) + String.format(Locale.ROOT, " (%.2f bits/txid)",
-            8.0 * main.summaryBytes() / c.keys())),
-        List.of("block-hash filter (" + BenchReport.count(blocks) + " hashes)", mib(main.blockHashBytes())),
-        List.of("store total", mib(main.totalBytes()) + String.format(Locale.ROOT, " (%.2f bytes/txid)",
-            (double) main.totalBytes() / c.keys()))));
+    r.table(
+        "build of the " + BenchReport.count(c.files()) + "-file store",
+        List.of("what", "value"),
+        List.of(
+            List.of(
+                "build time",
+                String.format(
+                    Locale.ROOT, "%.1f s (%.0f txids/s)", buildSeconds, c.keys() / buildSeconds)),
+            List.of("peak RSS (VmHWM, whole JVM)", mib(peakRss)),
+            List.of("peak heap (all heap pools)", mib(peakHeap)),
+            List.of(
+                "per-file filters",
+                mib(main.fileFilterBytes())
+                    + String.format(
+                        Locale.ROOT, " (%.2f bits/txid)", 8.0 * main.fileFilterBytes() / c.keys())),
+            List.of(
+                "summary filter",
+                mib(main.summaryBytes())
+                    + String.format(
+                        Locale.ROOT, " (%.2f bits/txid)", 8.0 * main.summaryBytes() / c.keys())),
+            List.of(
+                "block-hash filter (" + BenchReport.count(blocks) + " hashes)",
+                mib(main.blockHashBytes())),
+            List.of(
+                "store total",
+                mib(main.totalBytes())
+                    + String.format(
+                        Locale.ROOT,
+                        " (%.2f bytes/txid)",
+                        (double) main.totalBytes() / c.keys()))));
 
     // 2. the same txids over fewer files (summary shared: it is the same filter)
     List<List<String>> otherRows = new ArrayList<>();
@@ -148,14 +238,23 @@ public final class ScaleBench implements Callable<Integer> {
       if (files == c.files()) {
         continue;
       }
-      SyntheticStore.Built b = SyntheticStore.build(tmp.resolve("files-" + files),
-          new SyntheticStore.Spec(c.keys(), files, blocks, c.seed(), opts), main.dir(), progress);
+      SyntheticStore.Built b =
+          SyntheticStore.build(
+              tmp.resolve("files-" + files),
+              new SyntheticStore.Spec(c.keys(), files, blocks, c.seed(), opts),
+              main.dir(),
+              progress);
       stores.put(files, b.dir());
-      otherRows.add(List.of(Integer.toString(files), String.format(Locale.ROOT, "%.1f", b.elapsed().toNanos() / 1e9),
-          mib(b.fileFilterBytes())));
+      otherRows.add(
+          List.of(
+              Integer.toString(files),
+              String.format(Locale.ROOT, "%.1f", b.elapsed().toNanos() / 1e9),
+              mib(b.fileFilterBytes())));
     }
-    r.table("the same txids split over fewer block files (per-file filters built, summary shared)",
-        List.of("files", "build s", "per-file filters"), otherRows);
+    r.table(
+        "the same txids split over fewer block files (per-file filters built, summary shared)",
+        List.of("files", "build s", "per-file filters"),
+        otherRows);
 
     // 3. lookups: every store open at once, rounds interleaved so background load hits all alike
     SyntheticKeys txids = new SyntheticKeys(c.seed());
@@ -170,7 +269,8 @@ public final class ScaleBench implements Callable<Integer> {
         open.add(FilterStore.open(stores.get(files)));
         openMs.add((System.nanoTime() - s) / 1e6);
       }
-      // sanity: a sample of inserted txids is answered "maybe" by the summary and by its file's filter
+      // sanity: a sample of inserted txids is answered "maybe" by the summary and by its file's
+      // filter
       allFound = insertedFound(open.get(open.size() - 1), txids, c);
       double[][] ns = new double[open.size()][c.rounds()];
       double[][] wallNs = new double[open.size()][c.rounds()];
@@ -180,7 +280,10 @@ public final class ScaleBench implements Callable<Integer> {
           long[] h = new long[2];
           ThreadClock took = negLookups(open.get(s), negatives, c.negatives(), c.minNanos(), h);
           if (round >= 0) {
-            ns[s][round] = took.cpuNanos() > 0 ? took.cpuNanos() / (double) h[1] : took.wallNanos() / (double) h[1];
+            ns[s][round] =
+                took.cpuNanos() > 0
+                    ? took.cpuNanos() / (double) h[1]
+                    : took.wallNanos() / (double) h[1];
             wallNs[s][round] = took.wallNanos() / (double) h[1];
             hits[s] = h[0];
           }
@@ -195,31 +298,57 @@ public final class ScaleBench implements Callable<Integer> {
           candidates += st.candidateFiles(few, k * 32).size();
         }
         ThreadClock took = ThreadClock.now().since(t);
-        double perFileNs = (took.cpuNanos() > 0 ? took.cpuNanos() : took.wallNanos()) / (double) c.perFileProbeKeys();
+        double perFileNs =
+            (took.cpuNanos() > 0 ? took.cpuNanos() : took.wallNanos())
+                / (double) c.perFileProbeKeys();
         if (candidates < 0) {
           throw new AssertionError();
         }
-        steps.add(new Step(c.steps()[s], BenchReport.median(ns[s]), BenchReport.median(wallNs[s]),
-            hits[s] / (double) c.negatives(), perFileNs,
-            openMs.get(s), StoreAssembly.directoryBytes(stores.get(c.steps()[s]))));
+        steps.add(
+            new Step(
+                c.steps()[s],
+                BenchReport.median(ns[s]),
+                BenchReport.median(wallNs[s]),
+                hits[s] / (double) c.negatives(),
+                perFileNs,
+                openMs.get(s),
+                StoreAssembly.directoryBytes(stores.get(c.steps()[s]))));
       }
     } finally {
       open.forEach(FilterStore::close);
     }
     List<List<String>> rows = new ArrayList<>();
     for (Step s : steps) {
-      rows.add(List.of(BenchReport.count(s.files()), String.format(Locale.ROOT, "%.1f", s.negNs()),
-          String.format(Locale.ROOT, "%.1f", s.negWallNs()),
-          String.format(Locale.ROOT, "%.2f", s.negNs() / steps.get(0).negNs()),
-          String.format(Locale.ROOT, "%.4f", s.negFpr()), String.format(Locale.ROOT, "%,.0f", s.perFileProbeNs()),
-          String.format(Locale.ROOT, "%.0f", s.openMs())));
+      rows.add(
+          List.of(
+              BenchReport.count(s.files()),
+              String.format(Locale.ROOT, "%.1f", s.negNs()),
+              String.format(Locale.ROOT, "%.1f", s.negWallNs()),
+              String.format(Locale.ROOT, "%.2f", s.negNs() / steps.get(0).negNs()),
+              String.format(Locale.ROOT, "%.4f", s.negFpr()),
+              String.format(Locale.ROOT, "%,.0f", s.perFileProbeNs()),
+              String.format(Locale.ROOT, "%.0f", s.openMs())));
     }
-    r.table("negative lookups as the file count grows (same " + BenchReport.count(c.keys()) + " txids; "
-        + BenchReport.count(c.negatives()) + " random absent txids, one thread, median of " + c.rounds() + " rounds)",
-        List.of("files", "CPU ns/lookup", "wall ns/lookup", "vs 1 file", "FPR", "CPU ns if every per-file BBF were probed",
-            "FilterStore.open ms"), rows);
-    r.line("ns per lookup in CPU time of the measuring thread (this machine is shared: wall time beside it); "
-        + "'vs 1 file' compares CPU ns.");
+    r.table(
+        "negative lookups as the file count grows (same "
+            + BenchReport.count(c.keys())
+            + " txids; "
+            + BenchReport.count(c.negatives())
+            + " random absent txids, one thread, median of "
+            + c.rounds()
+            + " rounds)",
+        List.of(
+            "files",
+            "CPU ns/lookup",
+            "wall ns/lookup",
+            "vs 1 file",
+            "FPR",
+            "CPU ns if every per-file BBF were probed",
+            "FilterStore.open ms"),
+        rows);
+    r.line(
+        "ns per lookup in CPU time of the measuring thread (this machine is shared: wall time"
+            + " beside it); 'vs 1 file' compares CPU ns.");
 
     // 4. start-up of the service over the mainnet-shaped store, in a fresh JVM
     double startup = Double.NaN;
@@ -234,17 +363,22 @@ public final class ScaleBench implements Callable<Integer> {
       String last = detail.isEmpty() ? "" : detail.get(detail.size() - 1);
       startupCpu = last.isEmpty() ? Double.NaN : cpuSeconds(last);
       r.line("");
-      r.line("start-up with %s filter files (fresh JVM: JVM start, FilterStore.open = manifest + every filter file "
-          + "mapped and CRC32C-checked, per-filter descriptions, HTTP server on 127.0.0.1, until 'listening'; page "
-          + "cache warm): %.2f s median of %d runs %s", BenchReport.count(c.files()), startup, runs.length,
-          java.util.Arrays.toString(runs));
-      r.line("  breakdown (last run; [cpu] = CPU ms of all the probe's threads in that phase): %s",
+      r.line(
+          "start-up with %s filter files (fresh JVM: JVM start, FilterStore.open = manifest + every"
+              + " filter file mapped and CRC32C-checked, per-filter descriptions, HTTP server on"
+              + " 127.0.0.1, until 'listening'; page cache warm): %.2f s median of %d runs %s",
+          BenchReport.count(c.files()), startup, runs.length, java.util.Arrays.toString(runs));
+      r.line(
+          "  breakdown (last run; [cpu] = CPU ms of all the probe's threads in that phase): %s",
           last);
-      r.line("  CPU used from main() to 'listening' (last run, all threads): %.2f s; on an idle machine the wall "
-          + "time is about this, less what the parallel store validation overlaps on %d cores, plus JVM start.",
+      r.line(
+          "  CPU used from main() to 'listening' (last run, all threads): %.2f s; on an idle"
+              + " machine the wall time is about this, less what the parallel store validation"
+              + " overlaps on %d cores, plus JVM start.",
           startupCpu, Runtime.getRuntime().availableProcessors());
-      r.line("  not included: opening the node's block index (NodeIndex: snapshot + all 'b' records, ~950,000 on "
-          + "mainnet), which a synthetic store does not have.");
+      r.line(
+          "  not included: opening the node's block index (NodeIndex: snapshot + all 'b' records,"
+              + " ~950,000 on mainnet), which a synthetic store does not have.");
     }
 
     Step first = steps.get(0);
@@ -262,12 +396,17 @@ public final class ScaleBench implements Callable<Integer> {
     r.summary("filter_bytes_per_key", bytesPerKey);
     r.summary("startup_seconds_" + c.files() + "_files", startup);
     r.summary("startup_cpu_seconds_" + c.files() + "_files", startupCpu);
-    r.line("targets: neg_lookup_growth <= 1.5: %s; startup <= 2 s: %s", last.negNs() / first.negNs() <= 1.5
-        ? "met" : "MISSED", startup <= 2 ? "met" : "MISSED");
-    return new Result(buildSeconds, main.totalBytes(), bytesPerKey, peakRss, steps, startup, allFound);
+    r.line(
+        "targets: neg_lookup_growth <= 1.5: %s; startup <= 2 s: %s",
+        last.negNs() / first.negNs() <= 1.5 ? "met" : "MISSED", startup <= 2 ? "met" : "MISSED");
+    return new Result(
+        buildSeconds, main.totalBytes(), bytesPerKey, peakRss, steps, startup, allFound);
   }
 
-  /** Every 1,000th inserted txid (at most 100,000) is a "maybe" for the summary and its file's filter. */
+  /**
+   * Every 1,000th inserted txid (at most 100,000) is a "maybe" for the summary and its file's
+   * filter.
+   */
   private static boolean insertedFound(FilterStore store, SyntheticKeys txids, Config c) {
     byte[] k = new byte[32];
     int files = store.manifest().files().size();
@@ -301,7 +440,8 @@ public final class ScaleBench implements Callable<Integer> {
    * Negative lookups through {@link FilterStore#mightContainTx}, whole passes for at least {@code
    * minNanos}; {@code out[0]}: "maybe"s per pass, {@code out[1]}: lookups made.
    */
-  private static ThreadClock negLookups(FilterStore store, byte[] keys, int count, long minNanos, long[] out) {
+  private static ThreadClock negLookups(
+      FilterStore store, byte[] keys, int count, long minNanos, long[] out) {
     long ops = 0;
     long hits = 0;
     ThreadClock start = ThreadClock.now();
@@ -320,13 +460,19 @@ public final class ScaleBench implements Callable<Integer> {
     return took;
   }
 
-  /** Runs {@link StartupProbe} in a fresh JVM (same java, flags and class path); seconds to its listening line. */
-  static double startupSeconds(Path store, List<String> detail) throws IOException, InterruptedException {
-    List<String> cmd = ChildJvm.command(List.of(), StartupProbe.class.getName(), List.of(store.toString()));
+  /**
+   * Runs {@link StartupProbe} in a fresh JVM (same java, flags and class path); seconds to its
+   * listening line.
+   */
+  static double startupSeconds(Path store, List<String> detail)
+      throws IOException, InterruptedException {
+    List<String> cmd =
+        ChildJvm.command(List.of(), StartupProbe.class.getName(), List.of(store.toString()));
     long start = System.nanoTime();
     Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
     double seconds = Double.NaN;
-    try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+    try (BufferedReader in =
+        new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
       String line;
       while ((line = in.readLine()) != null) {
         if (line.startsWith("listening on ") && Double.isNaN(seconds)) {
@@ -340,14 +486,16 @@ public final class ScaleBench implements Callable<Integer> {
       p.destroyForcibly();
     }
     if (p.exitValue() != 0 || Double.isNaN(seconds)) {
-      throw new IOException("start-up probe failed (exit " + p.exitValue() + "): " + String.join(" ", cmd));
+      throw new IOException(
+          "start-up probe failed (exit " + p.exitValue() + "): " + String.join(" ", cmd));
     }
     return seconds;
   }
 
   /** Sum of the {@code [cpu N]} figures (ms) of a probe line, in seconds. */
   static double cpuSeconds(String probeLine) {
-    java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\[cpu (\\d+)\\]").matcher(probeLine);
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("\\[cpu (\\d+)\\]").matcher(probeLine);
     long ms = 0;
     while (m.find()) {
       ms += Long.parseLong(m.group(1));

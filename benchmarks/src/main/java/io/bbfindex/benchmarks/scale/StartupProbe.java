@@ -1,8 +1,8 @@
 package io.bbfindex.benchmarks.scale;
 
 import io.bbfindex.app.http.HttpInitializer;
-import io.bbfindex.benchmarks.store.FilterStoreBackend;
 import io.bbfindex.app.http.Service;
+import io.bbfindex.benchmarks.store.FilterStoreBackend;
 import io.bbfindex.ingest.store.FilterStore;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
@@ -13,9 +13,9 @@ import java.util.Locale;
 /**
  * Started in a fresh JVM by {@link ScaleBench}: does what {@code serve} does with a built filter
  * store before it prints {@code listening on http://HOST:PORT} (open and validate the store,
- * describe every filter for {@code /v1/filters} and the gauges, start the HTTP server on
- * 127.0.0.1, port 0), prints that line and a breakdown, and exits. What it cannot do at scale is
- * open a mainnet block index ({@code NodeIndex}): a synthetic store has none.
+ * describe every filter for {@code /v1/filters} and the gauges, start the HTTP server on 127.0.0.1,
+ * port 0), prints that line and a breakdown, and exits. What it cannot do at scale is open a
+ * mainnet block index ({@code NodeIndex}): a synthetic store has none.
  *
  * <p>Output: {@code listening on ...}, then {@code probe: jvm_to_main_ms=.. open_ms=.. [cpu ..]
  * describe_ms=.. [cpu ..] http_start_ms=.. [cpu ..] filters=..}.
@@ -26,8 +26,10 @@ public final class StartupProbe {
 
   /** CPU time of the whole process (every thread), or -1 where the JVM does not report it. */
   static long processCpuNanos() {
-    return ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
-        ? os.getProcessCpuTime() : -1;
+    return ManagementFactory.getOperatingSystemMXBean()
+            instanceof com.sun.management.OperatingSystemMXBean os
+        ? os.getProcessCpuTime()
+        : -1;
   }
 
   public static void main(String[] args) throws Exception {
@@ -45,16 +47,28 @@ public final class StartupProbe {
     long described = System.nanoTime();
     long cpu2 = processCpuNanos();
     int filters = store.manifest().files().size() + 2;
-    try (Service service = Service.start(backend, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
-        HttpInitializer.DEFAULT_MAX_BODY_BYTES)) {
+    try (Service service =
+        Service.start(
+            backend,
+            new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+            HttpInitializer.DEFAULT_MAX_BODY_BYTES)) {
       long listening = System.nanoTime();
       long cpu3 = processCpuNanos();
       System.out.println("listening on " + service.server().baseUrl());
       // wall ms, and in brackets the CPU ms of the whole process (all threads) in the same phase:
       // on a shared machine, wall time includes waiting for a core
-      System.out.printf(Locale.ROOT, "probe: jvm_to_main_ms=%d open_ms=%.0f [cpu %.0f] describe_ms=%.0f [cpu %.0f] "
-          + "http_start_ms=%.0f [cpu %.0f] filters=%d%n", jvmMs, (opened - mainNanos) / 1e6, (cpu1 - cpu0) / 1e6,
-          (described - opened) / 1e6, (cpu2 - cpu1) / 1e6, (listening - described) / 1e6, (cpu3 - cpu2) / 1e6, filters);
+      System.out.printf(
+          Locale.ROOT,
+          "probe: jvm_to_main_ms=%d open_ms=%.0f [cpu %.0f] describe_ms=%.0f [cpu %.0f] "
+              + "http_start_ms=%.0f [cpu %.0f] filters=%d%n",
+          jvmMs,
+          (opened - mainNanos) / 1e6,
+          (cpu1 - cpu0) / 1e6,
+          (described - opened) / 1e6,
+          (cpu2 - cpu1) / 1e6,
+          (listening - described) / 1e6,
+          (cpu3 - cpu2) / 1e6,
+          filters);
       System.out.flush();
     }
   }

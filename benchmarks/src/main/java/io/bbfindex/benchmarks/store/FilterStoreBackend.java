@@ -5,25 +5,25 @@ import io.bbfindex.app.lookup.BlockAnswer;
 import io.bbfindex.app.lookup.ChainBackend;
 import io.bbfindex.app.lookup.FilterSummary;
 import io.bbfindex.app.lookup.TxAnswer;
-import io.bbfindex.ingest.testing.TxIndexOnly;
 import io.bbfindex.ingest.records.DiskTxPos;
 import io.bbfindex.ingest.store.FilterStore;
+import io.bbfindex.ingest.testing.TxIndexOnly;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * The app's {@link ChainBackend} port over a filter store and, optionally, a bare txindex
- * ({@link TxIndexOnly}): what benchmarks on synthetic data serve through {@link
+ * The app's {@link ChainBackend} port over a filter store and, optionally, a bare txindex ({@link
+ * TxIndexOnly}): what benchmarks on synthetic data serve through {@link
  * io.bbfindex.app.lookup.LookupService}, since a synthetic txindex has no block index for the
  * production {@code CoreChainBackend} ({@code NodeIndex} needs {@code blocks/index}).
  *
- * <p>Same work per lookup as production: the filter probes are the store's, as in {@code CoreChainBackend}
- * (the summary BBF); a "maybe" costs one LevelDB get plus the decode of Core's {@code CDiskTxPos}
- * ({@link TxIndexOnly#find}, the code path {@code NodeIndex.findTx} uses). What it cannot do is
- * resolve the containing block (no block index): answers carry a zero block hash and height -1,
- * and count as confirmed.
+ * <p>Same work per lookup as production: the filter probes are the store's, as in {@code
+ * CoreChainBackend} (the summary BBF); a "maybe" costs one LevelDB get plus the decode of Core's
+ * {@code CDiskTxPos} ({@link TxIndexOnly#find}, the code path {@code NodeIndex.findTx} uses). What
+ * it cannot do is resolve the containing block (no block index): answers carry a zero block hash
+ * and height -1, and count as confirmed.
  */
 public final class FilterStoreBackend implements ChainBackend {
 

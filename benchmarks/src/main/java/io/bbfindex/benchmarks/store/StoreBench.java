@@ -3,24 +3,24 @@ package io.bbfindex.benchmarks.store;
 import io.bbfindex.app.lookup.LookupService;
 import io.bbfindex.app.lookup.TxAnswer;
 import io.bbfindex.app.metrics.Metrics;
-import io.bbfindex.filters.BlockedBloomFilter;
-import io.bbfindex.ingest.testing.TxIndexOnly;
 import io.bbfindex.benchmarks.BenchMain;
 import io.bbfindex.benchmarks.BenchReport;
 import io.bbfindex.benchmarks.BenchTempDir;
 import io.bbfindex.benchmarks.CountConverter;
 import io.bbfindex.benchmarks.ThreadClock;
+import io.bbfindex.benchmarks.ingest.IngestThroughputBench;
 import io.bbfindex.benchmarks.synthetic.StoreAssembly;
 import io.bbfindex.benchmarks.synthetic.SyntheticKeys;
+import io.bbfindex.filters.BlockedBloomFilter;
 import io.bbfindex.ingest.build.BuildOptions;
 import io.bbfindex.ingest.build.ConsoleProgress;
 import io.bbfindex.ingest.build.ProgressListener;
 import io.bbfindex.ingest.build.TxFilterPass;
-import io.bbfindex.benchmarks.ingest.IngestThroughputBench;
-import io.bbfindex.ingest.testing.SyntheticTxIndex;
 import io.bbfindex.ingest.records.DiskTxPos;
 import io.bbfindex.ingest.store.FilterStore;
 import io.bbfindex.ingest.store.Manifest.FileEntry;
+import io.bbfindex.ingest.testing.SyntheticTxIndex;
+import io.bbfindex.ingest.testing.TxIndexOnly;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -34,45 +34,66 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code bbf-index bench store [--quick] [--records N]}: what one txid lookup costs with and without the filters,
- * on a txindex in Bitcoin Core's exact format (written by {@link SyntheticTxIndex} with
- * leveldbjni), single thread.
+ * {@code bbf-index bench store [--quick] [--records N]}: what one txid lookup costs with and
+ * without the filters, on a txindex in Bitcoin Core's exact format (written by {@link
+ * SyntheticTxIndex} with leveldbjni), single thread.
  *
  * <ul>
  *   <li><b>product path</b>: {@link LookupService#tx} over {@link FilterStoreBackend}: the summary
  *       BBF of a real filter store ({@link FilterStore#mightContainTx}), then, only on "maybe", one
- *       LevelDB get + CDiskTxPos decode ({@link TxIndexOnly#find}, the code {@code NodeIndex.findTx}
- *       runs), plus the lookup counters;
+ *       LevelDB get + CDiskTxPos decode ({@link TxIndexOnly#find}, the code {@code
+ *       NodeIndex.findTx} runs), plus the lookup counters;
  *   <li><b>plain LevelDB</b>: {@link TxIndexOnly#find} for every query.
  * </ul>
+ *
  * Negatives are random 32-byte txids (absent); positives are txids sampled evenly from the index
  * and shuffled. Also measured, by the builder's own {@link IngestThroughputBench} on the same
- * txindex: the ingest pass ({@code 't'} rows decoded and inserted into their block file's filter and
- * the summary per CPU-second of one thread), which is the scan of the filter builder. Then the same
- * comparison on a HASHED txindex (Core v32) with its blk files: {@link HashedStoreBench}.
+ * txindex: the ingest pass ({@code 't'} rows decoded and inserted into their block file's filter
+ * and the summary per CPU-second of one thread), which is the scan of the filter builder. Then the
+ * same comparison on a HASHED txindex (Core v32) with its blk files: {@link HashedStoreBench}.
  */
-@Command(name = "store", description = {"Lookups per second through the product's path (filter, then "
-    + "LevelDB only on \"maybe\") vs a plain LevelDB get per query, on a generated txindex in Bitcoin Core's "
-    + "format; plus the ingest rate of 't' records."})
+@Command(
+    name = "store",
+    description = {
+      "Lookups per second through the product's path (filter, then LevelDB only on \"maybe\") vs a"
+          + " plain LevelDB get per query, on a generated txindex in Bitcoin Core's format; plus"
+          + " the ingest rate of 't' records."
+    })
 public final class StoreBench implements Callable<Integer> {
 
-  @Option(names = "--quick", description = "2,000,000 records, 3 rounds (default 10,000,000, 5 rounds)")
+  @Option(
+      names = "--quick",
+      description = "2,000,000 records, 3 rounds (default 10,000,000, 5 rounds)")
   boolean quick;
 
-  @Option(names = "--records", paramLabel = "N", converter = CountConverter.class, description = "'t' records in the generated txindex")
+  @Option(
+      names = "--records",
+      paramLabel = "N",
+      converter = CountConverter.class,
+      description = "'t' records in the generated txindex")
   Long records;
 
-  @Option(names = "--hashed-records", paramLabel = "N", converter = CountConverter.class, description = "transactions "
-      + "of the generated chain with a HASHED (Core v32) txindex (default 10,000,000, --quick 1,000,000; 0: skip)")
+  @Option(
+      names = "--hashed-records",
+      paramLabel = "N",
+      converter = CountConverter.class,
+      description =
+          "transactions of the generated chain with a HASHED (Core v32) txindex (default"
+              + " 10,000,000, --quick 1,000,000; 0: skip)")
   Long hashedRecords;
 
-  @Option(names = {"-h", "--help"}, usageHelp = true, description = "this help")
+  @Option(
+      names = {"-h", "--help"},
+      usageHelp = true,
+      description = "this help")
   boolean help;
 
   /** What to run. */
-  record Config(long records, int queries, long minNanosPerRound, int rounds, long seed, boolean quick) {
+  record Config(
+      long records, int queries, long minNanosPerRound, int rounds, long seed, boolean quick) {
     static Config of(boolean quick) {
-      return quick ? new Config(2_000_000, 100_000, 300_000_000L, 3, 0x5702EL, true)
+      return quick
+          ? new Config(2_000_000, 100_000, 300_000_000L, 3, 0x5702EL, true)
           : new Config(10_000_000, 200_000, 1_000_000_000L, 5, 0x5702EL, false);
     }
 
@@ -86,11 +107,21 @@ public final class StoreBench implements Callable<Integer> {
    *
    * @param negAbsentByFilter negatives the filter answered "no" (no LevelDB read)
    * @param negLeveldbReads LevelDB reads the product path made for one pass over the negatives
-   * @param posFoundExact positives the product path found at exactly the location the plain get gives
+   * @param posFoundExact positives the product path found at exactly the location the plain get
+   *     gives
    */
-  record Result(long records, double ingestRecordsPerSecond, double productNegPerSecond, double plainNegPerSecond,
-      double productPosPerSecond, double plainPosPerSecond, int negatives, int negAbsentByFilter,
-      long negLeveldbReads, int positives, int posFoundExact) {}
+  record Result(
+      long records,
+      double ingestRecordsPerSecond,
+      double productNegPerSecond,
+      double plainNegPerSecond,
+      double productPosPerSecond,
+      double plainPosPerSecond,
+      int negatives,
+      int negAbsentByFilter,
+      long negLeveldbReads,
+      int positives,
+      int posFoundExact) {}
 
   StoreBench() {}
 
@@ -112,38 +143,55 @@ public final class StoreBench implements Callable<Integer> {
     return 0;
   }
 
-  static Result run(Config c, BenchReport r, Path tmp, ProgressListener progress) throws IOException {
-    r.line("bbf-index bench store%s: filter + LevelDB vs plain LevelDB, one thread", c.quick() ? " --quick" : "");
+  static Result run(Config c, BenchReport r, Path tmp, ProgressListener progress)
+      throws IOException {
+    r.line(
+        "bbf-index bench store%s: filter + LevelDB vs plain LevelDB, one thread",
+        c.quick() ? " --quick" : "");
     r.environment();
-    r.line("txindex: %s 't' records (%s), generated by SyntheticTxIndex in Bitcoin Core's exact format "
-        + "(indexes/txindex, .ldb tables, VARINT CDiskTxPos values, 'B' locator), mainnet-like layout "
-        + "(2,500 tx/block, 128 MiB blk files)", BenchReport.count(c.records()),
+    r.line(
+        "txindex: %s 't' records (%s), generated by SyntheticTxIndex in Bitcoin Core's exact format"
+            + " (indexes/txindex, .ldb tables, VARINT CDiskTxPos values, 'B' locator), mainnet-like"
+            + " layout (2,500 tx/block, 128 MiB blk files)",
+        BenchReport.count(c.records()),
         c.quick() ? "--quick: scaled down from 10,000,000" : "full size");
-    r.line("LevelDB: leveldbjni-all 1.8 (LevelDB 1.8), opened as the product opens it (private snapshot, "
-        + "paranoid checks, no compression, reads with verify_checksums as Core does).");
-    r.line("NOTE: Core configures its LevelDBs with a 10-bit/key Bloom filter policy; leveldbjni 1.8 has no filter "
-        + "policy (BITCOIN-FORMATS.md section 9), so neither this generator nor the product's reader has one: the "
-        + "plain-LevelDB negative get here searches the table index and reads a data block, where Core's own "
-        + "LevelDB would usually stop at its Bloom filter block. The negative speed-up over Core's own LevelDB "
-        + "would be smaller than the one measured here.");
+    r.line(
+        "LevelDB: leveldbjni-all 1.8 (LevelDB 1.8), opened as the product opens it (private"
+            + " snapshot, paranoid checks, no compression, reads with verify_checksums as Core"
+            + " does).");
+    r.line(
+        "NOTE: Core configures its LevelDBs with a 10-bit/key Bloom filter policy; leveldbjni 1.8"
+            + " has no filter policy (BITCOIN-FORMATS.md section 9), so neither this generator nor"
+            + " the product's reader has one: the plain-LevelDB negative get here searches the"
+            + " table index and reads a data block, where Core's own LevelDB would usually stop at"
+            + " its Bloom filter block. The negative speed-up over Core's own LevelDB would be"
+            + " smaller than the one measured here.");
 
     BuildOptions opts = BuildOptions.defaults();
     long t0 = System.nanoTime();
     // laid out as IngestThroughputBench expects (DIR/RECORDS-SEED), so it reuses this txindex
     Path ingestDir = tmp.resolve("ingest");
-    SyntheticTxIndex.Result gen = SyntheticTxIndex.generate(ingestDir.resolve(c.records() + "-" + c.seed()),
-        SyntheticTxIndex.Params.mainnetLike(c.records(), c.seed()), null);
-    r.line("generated %s records in %d blk files in %.1f s", BenchReport.count(gen.records()), gen.perFile().length,
-        (System.nanoTime() - t0) / 1e9);
+    SyntheticTxIndex.Result gen =
+        SyntheticTxIndex.generate(
+            ingestDir.resolve(c.records() + "-" + c.seed()),
+            SyntheticTxIndex.Params.mainnetLike(c.records(), c.seed()),
+            null);
+    r.line(
+        "generated %s records in %d blk files in %.1f s",
+        BenchReport.count(gen.records()), gen.perFile().length, (System.nanoTime() - t0) / 1e9);
 
-    // 1. ingest: the build helper's IngestThroughputBench on this txindex (the builder's scan, one thread)
+    // 1. ingest: the build helper's IngestThroughputBench on this txindex (the builder's scan, one
+    // thread)
     r.line("");
-    r.line("ingest (io.bbfindex.benchmarks.ingest.IngestThroughputBench on this txindex: 't' records decoded and inserted "
-        + "into their block file's BBF and the summary BBF, one thread):");
+    r.line(
+        "ingest (io.bbfindex.benchmarks.ingest.IngestThroughputBench on this txindex: 't' records"
+            + " decoded and inserted into their block file's BBF and the summary BBF, one"
+            + " thread):");
     double ingest = ingestRecordsPerSecond(r, ingestDir, c);
 
     try (TxIndexOnly txindex = TxIndexOnly.open(gen.txindexDir(), tmp.resolve("work"))) {
-      // the store the lookups go through: one scan of the builder's pass, positives sampled on the way
+      // the store the lookups go through: one scan of the builder's pass, positives sampled on the
+      // way
       int sampleEvery = (int) Math.max(1, c.records() / c.queries());
       List<byte[]> positives = new ArrayList<>(c.queries() + 1);
       Path storeDir = java.nio.file.Files.createDirectories(tmp.resolve("filters"));
@@ -152,28 +200,40 @@ public final class StoreBench implements Callable<Integer> {
         byFile[f] = StoreAssembly.newFileFilter(gen.perFile()[f], opts);
       }
       try (BlockedBloomFilter summary = StoreAssembly.newSummary(gen.records(), opts)) {
-        TxFilterPass scan = new TxFilterPass(byFile, summary, null, progress, "build the filter store",
-            gen.records());
+        TxFilterPass scan =
+            new TxFilterPass(
+                byFile, summary, null, progress, "build the filter store", gen.records());
         long[] row = new long[1];
-        txindex.forEachTx((txid, file, pos, off) -> {
-          scan.accept(txid, file, pos, off);
-          if (row[0]++ % sampleEvery == 0 && positives.size() < c.queries()) {
-            positives.add(txid.clone());
-          }
-        });
+        txindex.forEachTx(
+            (txid, file, pos, off) -> {
+              scan.accept(txid, file, pos, off);
+              if (row[0]++ % sampleEvery == 0 && positives.size() < c.queries()) {
+                positives.add(txid.clone());
+              }
+            });
         scan.finish();
         if (scan.records() != gen.records()) {
-          throw new IllegalStateException("scan saw " + scan.records() + " rows, generated " + gen.records());
+          throw new IllegalStateException(
+              "scan saw " + scan.records() + " rows, generated " + gen.records());
         }
         List<FileEntry> files = new ArrayList<>();
         for (int f = 0; f < byFile.length; f++) {
-          files.add(StoreAssembly.writeFileFilter(storeDir, f, byFile[f], gen.perFile()[f], 1, f, opts));
+          files.add(
+              StoreAssembly.writeFileFilter(storeDir, f, byFile[f], gen.perFile()[f], 1, f, opts));
         }
         var se = StoreAssembly.writeSummary(storeDir, summary, gen.records(), byFile.length, opts);
-        var be = StoreAssembly.writeBlockHashes(storeDir, new SyntheticKeys(~c.seed()),
-            Math.max(1, gen.records() / 2_500), opts);
-        StoreAssembly.writeManifest(storeDir, "synthetic txindex " + gen.txindexDir(), opts, gen.records(),
-            be.keys(), se, be, files);
+        var be =
+            StoreAssembly.writeBlockHashes(
+                storeDir, new SyntheticKeys(~c.seed()), Math.max(1, gen.records() / 2_500), opts);
+        StoreAssembly.writeManifest(
+            storeDir,
+            "synthetic txindex " + gen.txindexDir(),
+            opts,
+            gen.records(),
+            be.keys(),
+            se,
+            be,
+            files);
       } finally {
         for (BlockedBloomFilter f : byFile) {
           f.close();
@@ -195,14 +255,22 @@ public final class StoreBench implements Callable<Integer> {
     }
   }
 
-  private static Result measure(Config c, BenchReport r, TxIndexOnly txindex, FilterStore store, byte[][] pos,
-      byte[][] neg, double ingest) {
+  private static Result measure(
+      Config c,
+      BenchReport r,
+      TxIndexOnly txindex,
+      FilterStore store,
+      byte[][] pos,
+      byte[][] neg,
+      double ingest) {
     FilterStoreBackend backend = new FilterStoreBackend(store, txindex);
-    LookupService lookups = new LookupService(backend, new Metrics(new SimpleMeterRegistry(), "bench"));
+    LookupService lookups =
+        new LookupService(backend, new Metrics(new SimpleMeterRegistry(), "bench"));
     Predicate<byte[]> product = k -> lookups.tx(k).isPresent();
     Predicate<byte[]> plain = k -> txindex.find(k).isPresent();
 
-    // correctness first (untimed): negatives never found, positives found exactly where the index says
+    // correctness first (untimed): negatives never found, positives found exactly where the index
+    // says
     long readsBefore = backend.leveldbReads();
     int negAbsent = 0;
     for (byte[] k : neg) {
@@ -210,7 +278,8 @@ public final class StoreBench implements Callable<Integer> {
         negAbsent++;
       }
       if (lookups.tx(k).isPresent()) {
-        throw new IllegalStateException("a random txid was found: the benchmark's negatives are not absent");
+        throw new IllegalStateException(
+            "a random txid was found: the benchmark's negatives are not absent");
       }
     }
     long negReads = backend.leveldbReads() - readsBefore;
@@ -218,7 +287,10 @@ public final class StoreBench implements Callable<Integer> {
     for (byte[] k : pos) {
       Optional<TxAnswer> a = lookups.tx(k);
       Optional<DiskTxPos> p = txindex.find(k);
-      if (a.isPresent() && p.isPresent() && a.get().file() == p.get().file() && a.get().dataPos() == p.get().dataPos()
+      if (a.isPresent()
+          && p.isPresent()
+          && a.get().file() == p.get().file()
+          && a.get().dataPos() == p.get().dataPos()
           && a.get().txOffset() == p.get().txOffset()) {
         posExact++;
       }
@@ -228,10 +300,11 @@ public final class StoreBench implements Callable<Integer> {
     double[][] wall = new double[4][c.rounds()];
     for (int round = -1; round < c.rounds(); round++) { // round -1 warms up
       Timed[] took = {
-          timed(neg, product, c.minNanosPerRound(), false),
-          timed(neg, plain, c.minNanosPerRound(), false),
-          timed(pos, product, c.minNanosPerRound(), true),
-          timed(pos, plain, c.minNanosPerRound(), true)};
+        timed(neg, product, c.minNanosPerRound(), false),
+        timed(neg, plain, c.minNanosPerRound(), false),
+        timed(pos, product, c.minNanosPerRound(), true),
+        timed(pos, plain, c.minNanosPerRound(), true)
+      };
       if (round >= 0) {
         for (int m = 0; m < 4; m++) {
           cpu[m][round] = took[m].perCpuSecond();
@@ -243,24 +316,58 @@ public final class StoreBench implements Callable<Integer> {
     double ln = BenchReport.median(cpu[1]);
     double pp = BenchReport.median(cpu[2]);
     double lp = BenchReport.median(cpu[3]);
-    r.table("lookups, one thread (median of " + c.rounds() + " rounds over " + BenchReport.count(neg.length)
-        + " negatives / " + BenchReport.count(pos.length) + " positives)",
-        List.of("query", "path", "lookups per CPU-s", "CPU ns/lookup", "lookups per wall s", "LevelDB reads/lookup"),
+    r.table(
+        "lookups, one thread (median of "
+            + c.rounds()
+            + " rounds over "
+            + BenchReport.count(neg.length)
+            + " negatives / "
+            + BenchReport.count(pos.length)
+            + " positives)",
         List.of(
-            List.of("negative", "filter, LevelDB on maybe", BenchReport.count((long) pn), ns(pn),
+            "query",
+            "path",
+            "lookups per CPU-s",
+            "CPU ns/lookup",
+            "lookups per wall s",
+            "LevelDB reads/lookup"),
+        List.of(
+            List.of(
+                "negative",
+                "filter, LevelDB on maybe",
+                BenchReport.count((long) pn),
+                ns(pn),
                 BenchReport.count((long) BenchReport.median(wall[0])),
                 String.format(java.util.Locale.ROOT, "%.4f", (double) negReads / neg.length)),
-            List.of("negative", "plain LevelDB get", BenchReport.count((long) ln), ns(ln),
-                BenchReport.count((long) BenchReport.median(wall[1])), "1"),
-            List.of("positive", "filter, LevelDB on maybe", BenchReport.count((long) pp), ns(pp),
-                BenchReport.count((long) BenchReport.median(wall[2])), "1"),
-            List.of("positive", "plain LevelDB get", BenchReport.count((long) lp), ns(lp),
-                BenchReport.count((long) BenchReport.median(wall[3])), "1")));
-    r.line("rates per CPU-second of the measuring thread (ThreadMXBean; LevelDB's JNI work runs on it): what one "
-        + "core of its own would do; wall rates beside them show how much of a core this shared machine gave.");
-    r.line("negatives answered by the filter alone: %d of %d (observed FPR %.4f; the summary is sized for 1%% "
-        + "at 1.25x its keys); positives found at their exact location: %d of %d", negAbsent, neg.length,
-        1 - (double) negAbsent / neg.length, posExact, pos.length);
+            List.of(
+                "negative",
+                "plain LevelDB get",
+                BenchReport.count((long) ln),
+                ns(ln),
+                BenchReport.count((long) BenchReport.median(wall[1])),
+                "1"),
+            List.of(
+                "positive",
+                "filter, LevelDB on maybe",
+                BenchReport.count((long) pp),
+                ns(pp),
+                BenchReport.count((long) BenchReport.median(wall[2])),
+                "1"),
+            List.of(
+                "positive",
+                "plain LevelDB get",
+                BenchReport.count((long) lp),
+                ns(lp),
+                BenchReport.count((long) BenchReport.median(wall[3])),
+                "1")));
+    r.line(
+        "rates per CPU-second of the measuring thread (ThreadMXBean; LevelDB's JNI work runs on"
+            + " it): what one core of its own would do; wall rates beside them show how much of a"
+            + " core this shared machine gave.");
+    r.line(
+        "negatives answered by the filter alone: %d of %d (observed FPR %.4f; the summary is sized"
+            + " for 1%% at 1.25x its keys); positives found at their exact location: %d of %d",
+        negAbsent, neg.length, 1 - (double) negAbsent / neg.length, posExact, pos.length);
     r.summary("records", c.records());
     r.summary("neg_speedup_over_leveldb", pn / ln);
     r.summary("pos_overhead_over_leveldb", lp / pp);
@@ -269,10 +376,14 @@ public final class StoreBench implements Callable<Integer> {
     r.summary("leveldb_gets_per_second_neg", ln);
     r.summary("leveldb_gets_per_second_pos", lp);
     r.summary("ingest_records_per_second", ingest);
-    r.line("pos_overhead_over_leveldb = time per positive lookup through the product path / time per plain get "
-        + "(1.00 = no overhead); neg_speedup_over_leveldb = negative lookups/s through the product path / plain gets/s.");
-    r.line("ingest target: >= 1,000,000 records/s on one core: %s", ingest >= 1e6 ? "met" : "MISSED");
-    return new Result(c.records(), ingest, pn, ln, pp, lp, neg.length, negAbsent, negReads, pos.length, posExact);
+    r.line(
+        "pos_overhead_over_leveldb = time per positive lookup through the product path / time per"
+            + " plain get (1.00 = no overhead); neg_speedup_over_leveldb = negative lookups/s"
+            + " through the product path / plain gets/s.");
+    r.line(
+        "ingest target: >= 1,000,000 records/s on one core: %s", ingest >= 1e6 ? "met" : "MISSED");
+    return new Result(
+        c.records(), ingest, pn, ln, pp, lp, neg.length, negAbsent, negReads, pos.length, posExact);
   }
 
   /** Lookups made and the time they took. */
@@ -303,8 +414,12 @@ public final class StoreBench implements Callable<Integer> {
     } while (took.wallNanos() < minNanos);
     // use the answers so the JIT cannot drop the work, and check them cheaply
     if (found != (present ? passes * keys.length : 0)) {
-      throw new IllegalStateException(found + " of " + passes * keys.length + " lookups found, expected "
-          + (present ? "all" : "none"));
+      throw new IllegalStateException(
+          found
+              + " of "
+              + passes * keys.length
+              + " lookups found, expected "
+              + (present ? "all" : "none"));
     }
     return new Timed(passes * keys.length, took);
   }
@@ -313,8 +428,10 @@ public final class StoreBench implements Callable<Integer> {
    * Runs {@link IngestThroughputBench} (median of its one-thread scans, per CPU-second) on the
    * txindex in {@code dir}, its lines indented into the report.
    */
-  private static double ingestRecordsPerSecond(BenchReport r, Path dir, Config c) throws IOException {
-    return IngestThroughputBench.measure(dir, c.records(), c.seed(), c.quick() ? 3 : 5, 0, line -> r.line("  " + line));
+  private static double ingestRecordsPerSecond(BenchReport r, Path dir, Config c)
+      throws IOException {
+    return IngestThroughputBench.measure(
+        dir, c.records(), c.seed(), c.quick() ? 3 : 5, 0, line -> r.line("  " + line));
   }
 
   private static byte[][] shuffled(List<byte[]> keys, SplittableRandom rnd) {

@@ -35,50 +35,88 @@ import java.util.List;
  */
 public final class StoreAssembly {
 
-  /** Block size every synthetic block file claims ({@code 'f'} nSize): Core's MAX_BLOCKFILE_SIZE. */
+  /**
+   * Block size every synthetic block file claims ({@code 'f'} nSize): Core's MAX_BLOCKFILE_SIZE.
+   */
   public static final long BLOCK_FILE_BYTES = 128L << 20;
 
   private StoreAssembly() {}
 
   /** An empty per-file filter for {@code keys} txids. */
   public static BlockedBloomFilter newFileFilter(long keys, BuildOptions opts) {
-    return BlockedBloomFilter.create(BbfSizing.forTarget(Math.max(1, keys), opts.targetFpr()), opts.salt());
+    return BlockedBloomFilter.create(
+        BbfSizing.forTarget(Math.max(1, keys), opts.targetFpr()), opts.salt());
   }
 
   /** An empty summary filter for {@code expectedKeys} txids, with the builder's headroom. */
   public static BlockedBloomFilter newSummary(long expectedKeys, BuildOptions opts) {
-    BbfGeometry g = BbfSizing.forTarget((long) Math.ceil(Math.max(1, expectedKeys) * opts.summaryHeadroom()),
-        opts.summaryFpr());
+    BbfGeometry g =
+        BbfSizing.forTarget(
+            (long) Math.ceil(Math.max(1, expectedKeys) * opts.summaryHeadroom()),
+            opts.summaryFpr());
     return BlockedBloomFilter.create(g, opts.salt());
   }
 
   /** Writes block file {@code file}'s filter as {@code tx-blkNNNNN.bbf}; the manifest entry. */
-  public static FileEntry writeFileFilter(Path dir, int file, BlockedBloomFilter f, long keys, long blocksInFile,
-      long heightLast, BuildOptions opts) throws IOException {
+  public static FileEntry writeFileFilter(
+      Path dir,
+      int file,
+      BlockedBloomFilter f,
+      long keys,
+      long blocksInFile,
+      long heightLast,
+      BuildOptions opts)
+      throws IOException {
     String name = FilterBuilder.fileFilterName(file);
     Path p = dir.resolve(name);
-    FilterFile.write(p, f, new FilterMetadata(FilterKind.TX_BLOCK_FILE, file, BLOCK_FILE_BYTES,
-        new byte[32], System.currentTimeMillis()));
-    return new FileEntry(file, name, keys, FilterBuilder.capacity(f.geometry(), opts.targetFpr()), blocksInFile,
-        BLOCK_FILE_BYTES, heightLast, FilterFile.headerCrc(p));
+    FilterFile.write(
+        p,
+        f,
+        new FilterMetadata(
+            FilterKind.TX_BLOCK_FILE,
+            file,
+            BLOCK_FILE_BYTES,
+            new byte[32],
+            System.currentTimeMillis()));
+    return new FileEntry(
+        file,
+        name,
+        keys,
+        FilterBuilder.capacity(f.geometry(), opts.targetFpr()),
+        blocksInFile,
+        BLOCK_FILE_BYTES,
+        heightLast,
+        FilterFile.headerCrc(p));
   }
 
   /** Writes the summary as {@link FilterBuilder#SUMMARY_NAME}; the manifest entry. */
-  public static SummaryEntry writeSummary(Path dir, BlockedBloomFilter summary, long keys, long blockFiles,
-      BuildOptions opts) throws IOException {
+  public static SummaryEntry writeSummary(
+      Path dir, BlockedBloomFilter summary, long keys, long blockFiles, BuildOptions opts)
+      throws IOException {
     Path p = dir.resolve(FilterBuilder.SUMMARY_NAME);
-    FilterFile.write(p, summary, new FilterMetadata(FilterKind.TX_SUMMARY, FilterMetadata.NO_BLOCK_FILE,
-        blockFiles * BLOCK_FILE_BYTES, new byte[32], System.currentTimeMillis()));
-    return new SummaryEntry(FilterBuilder.SUMMARY_NAME, keys, FilterBuilder.capacity(summary.geometry(),
-        opts.summaryFpr()), FilterFile.headerCrc(p));
+    FilterFile.write(
+        p,
+        summary,
+        new FilterMetadata(
+            FilterKind.TX_SUMMARY,
+            FilterMetadata.NO_BLOCK_FILE,
+            blockFiles * BLOCK_FILE_BYTES,
+            new byte[32],
+            System.currentTimeMillis()));
+    return new SummaryEntry(
+        FilterBuilder.SUMMARY_NAME,
+        keys,
+        FilterBuilder.capacity(summary.geometry(), opts.summaryFpr()),
+        FilterFile.headerCrc(p));
   }
 
   /**
    * Puts another store's summary file into {@code dir} (a hard link, or a copy where linking is
-   * refused): two stores over the same txids have bit-identical summaries, whatever the split
-   * into block files.
+   * refused): two stores over the same txids have bit-identical summaries, whatever the split into
+   * block files.
    */
-  public static SummaryEntry shareSummary(Path dir, Path otherStore, SummaryEntry entry) throws IOException {
+  public static SummaryEntry shareSummary(Path dir, Path otherStore, SummaryEntry entry)
+      throws IOException {
     Path from = otherStore.resolve(entry.name());
     Path to = dir.resolve(entry.name());
     try {
@@ -90,38 +128,75 @@ public final class StoreAssembly {
   }
 
   /**
-   * Writes a block-hash filter of {@code count} synthetic block hashes (key indexes 0 ..
-   * count-1 of {@code hashes}) as {@link FilterBuilder#BLOCKS_NAME}; the manifest entry, whose
-   * digest is SHA-256 over the hashes in index order (the builder sorts real hashes first; the
-   * order only matters for change detection, which a benchmark store never sees).
+   * Writes a block-hash filter of {@code count} synthetic block hashes (key indexes 0 .. count-1 of
+   * {@code hashes}) as {@link FilterBuilder#BLOCKS_NAME}; the manifest entry, whose digest is
+   * SHA-256 over the hashes in index order (the builder sorts real hashes first; the order only
+   * matters for change detection, which a benchmark store never sees).
    */
-  public static BlockHashEntry writeBlockHashes(Path dir, SyntheticKeys hashes, long count, BuildOptions opts)
-      throws IOException {
+  public static BlockHashEntry writeBlockHashes(
+      Path dir, SyntheticKeys hashes, long count, BuildOptions opts) throws IOException {
     MessageDigest md = sha256();
     byte[] h = new byte[SyntheticKeys.KEY_BYTES];
     Path p = dir.resolve(FilterBuilder.BLOCKS_NAME);
-    try (BlockedBloomFilter f = BlockedBloomFilter.create(BbfSizing.forTarget(Math.max(1, count), opts.targetFpr()),
-        opts.salt())) {
+    try (BlockedBloomFilter f =
+        BlockedBloomFilter.create(
+            BbfSizing.forTarget(Math.max(1, count), opts.targetFpr()), opts.salt())) {
       for (long i = 0; i < count; i++) {
         hashes.key(i, h, 0);
         f.add(h, 0);
         md.update(h);
       }
-      FilterFile.write(p, f, new FilterMetadata(FilterKind.BLOCK_HASHES, FilterMetadata.NO_BLOCK_FILE, 0,
-          new byte[32], System.currentTimeMillis()));
+      FilterFile.write(
+          p,
+          f,
+          new FilterMetadata(
+              FilterKind.BLOCK_HASHES,
+              FilterMetadata.NO_BLOCK_FILE,
+              0,
+              new byte[32],
+              System.currentTimeMillis()));
     }
-    return new BlockHashEntry(FilterBuilder.BLOCKS_NAME, count, HexFormat.of().formatHex(md.digest()),
+    return new BlockHashEntry(
+        FilterBuilder.BLOCKS_NAME,
+        count,
+        HexFormat.of().formatHex(md.digest()),
         FilterFile.headerCrc(p));
   }
 
-  /** Writes the manifest last (atomically), as the builder does; {@code source} goes in its datadir line. */
-  public static Manifest writeManifest(Path dir, String source, BuildOptions opts, long records, long blocks,
-      SummaryEntry summary, BlockHashEntry blockHashes, List<FileEntry> files) throws IOException {
+  /**
+   * Writes the manifest last (atomically), as the builder does; {@code source} goes in its datadir
+   * line.
+   */
+  public static Manifest writeManifest(
+      Path dir,
+      String source,
+      BuildOptions opts,
+      long records,
+      long blocks,
+      SummaryEntry summary,
+      BlockHashEntry blockHashes,
+      List<FileEntry> files)
+      throws IOException {
     int tipHeight = (int) Math.max(0, blocks - 1);
-    Manifest m = new Manifest(FilterFile.FORMAT_VERSION, System.currentTimeMillis(), source, new byte[32], tipHeight,
-        tipHeight, opts.salt() == 0 ? BlockedBloomFilter.DERIVATION_UNSALTED : BlockedBloomFilter.DERIVATION_SALTED,
-        opts.salt(), opts.targetFpr(), opts.summaryFpr(), opts.summaryHeadroom(), records, summary, blockHashes,
-        files);
+    Manifest m =
+        new Manifest(
+            FilterFile.FORMAT_VERSION,
+            System.currentTimeMillis(),
+            source,
+            new byte[32],
+            tipHeight,
+            tipHeight,
+            opts.salt() == 0
+                ? BlockedBloomFilter.DERIVATION_UNSALTED
+                : BlockedBloomFilter.DERIVATION_SALTED,
+            opts.salt(),
+            opts.targetFpr(),
+            opts.summaryFpr(),
+            opts.summaryHeadroom(),
+            records,
+            summary,
+            blockHashes,
+            files);
     ManifestFile.write(dir, m);
     return m;
   }

@@ -42,13 +42,14 @@ import org.iq80.leveldb.WriteBatch;
  *       maxBlkFileBytes} as Core's MAX_BLOCKFILE_SIZE makes it;
  *   <li>{@code blocks/xor.dat}: a random 8-byte key, every blk byte XORed with it by its position
  *       (Core >= 28's {@code -blocksxor} default);
- *   <li>optionally {@code blocks/index} ({@code 'b'} records: CDiskBlockIndex with HAVE_DATA) and
- *       a HASHED {@code indexes/txindex} in Core v32's format ({@code BITCOIN-FORMATS.md} §3.5):
+ *   <li>optionally {@code blocks/index} ({@code 'b'} records: CDiskBlockIndex with HAVE_DATA) and a
+ *       HASHED {@code indexes/txindex} in Core v32's format ({@code BITCOIN-FORMATS.md} §3.5):
  *       {@code 'x'} + salted SipHash-1-3-UJ 40-bit prefix + VARINT block seq + 3-byte offset from
  *       the header (empty values), {@code 's'} seq → hash, {@code 'h'} hash → seq, {@code
  *       next_block_seq}, {@code txid_hash_salt}, {@code best_block_v2}; both LevelDBs with Core's
  *       {@code .ldb} table names.
  * </ul>
+ *
  * The block index is also returned in memory ({@link BlockInfo}s, as {@code NodeIndex} would load
  * it), so benchmarks can hand it to the product's readers without a chainstate.
  */
@@ -57,23 +58,36 @@ public final class SyntheticChain {
   public static final byte[] MAINNET_MAGIC = HexFormat.of().parseHex("f9beb4d9");
   private static final int HEADER = 80;
   private static final int BATCH = 10_000;
+
   /** Core's CLIENT_VERSION written as the 'b' records' dummy version and the locator's version. */
   private static final int CLIENT_VERSION = 319900;
 
   /**
-   * What to generate; generation stops after the block that reaches {@code transactions} or
-   * {@code blkBytes}, whichever comes first.
+   * What to generate; generation stops after the block that reaches {@code transactions} or {@code
+   * blkBytes}, whichever comes first.
    *
    * @param txPerBlock mean transactions per block (uniform in [txPerBlock/2, 3*txPerBlock/2])
    * @param maxBlkFileBytes Core's MAX_BLOCKFILE_SIZE (128 MiB on mainnet)
    * @param indexes also write {@code blocks/index} and the hashed {@code indexes/txindex}
    */
-  public record Params(long transactions, long blkBytes, int txPerBlock, long maxBlkFileBytes, long seed,
+  public record Params(
+      long transactions,
+      long blkBytes,
+      int txPerBlock,
+      long maxBlkFileBytes,
+      long seed,
       boolean indexes) {
     public Params {
       if (transactions < 1 || blkBytes < 1 || txPerBlock < 2 || maxBlkFileBytes < 1 << 16) {
-        throw new IllegalArgumentException("transactions, blkBytes >= 1, txPerBlock >= 2, maxBlkFileBytes >= 64 KiB: "
-            + transactions + ", " + blkBytes + ", " + txPerBlock + ", " + maxBlkFileBytes);
+        throw new IllegalArgumentException(
+            "transactions, blkBytes >= 1, txPerBlock >= 2, maxBlkFileBytes >= 64 KiB: "
+                + transactions
+                + ", "
+                + blkBytes
+                + ", "
+                + txPerBlock
+                + ", "
+                + maxBlkFileBytes);
       }
     }
   }
@@ -86,8 +100,14 @@ public final class SyntheticChain {
    * @param txPerFile transactions per blk file number
    * @param salt the hashed txindex's salt (null without indexes)
    */
-  public record Result(Path datadir, List<BlockInfo> blocks, BlocksXorKey xor, long transactions, long blkBytes,
-      long[] txPerFile, SipHash13Uj salt) {
+  public record Result(
+      Path datadir,
+      List<BlockInfo> blocks,
+      BlocksXorKey xor,
+      long transactions,
+      long blkBytes,
+      long[] txPerFile,
+      SipHash13Uj salt) {
     public Path blocksDir() {
       return datadir.resolve("blocks");
     }
@@ -110,7 +130,8 @@ public final class SyntheticChain {
    *
    * @throws IOException if writing fails or {@code datadir/blocks} exists
    */
-  public static Result generate(Path datadir, Params p, TxRecordConsumer written) throws IOException {
+  public static Result generate(Path datadir, Params p, TxRecordConsumer written)
+      throws IOException {
     Path blocksDir = datadir.resolve("blocks");
     if (Files.exists(blocksDir)) {
       throw new IOException(blocksDir + " exists; the generator only writes a new chain");
@@ -158,8 +179,14 @@ public final class SyntheticChain {
     long transactions;
     long blkBytes;
 
-    Writer(Path datadir, Params p, SplittableRandom rnd, BlocksXorKey xor, SipHash13Uj salt,
-        TxRecordConsumer written) throws IOException {
+    Writer(
+        Path datadir,
+        Params p,
+        SplittableRandom rnd,
+        BlocksXorKey xor,
+        SipHash13Uj salt,
+        TxRecordConsumer written)
+        throws IOException {
       this.datadir = datadir;
       this.p = p;
       this.rnd = rnd;
@@ -173,8 +200,13 @@ public final class SyntheticChain {
         throw new AssertionError("every JDK has SHA-256", e);
       }
       if (p.indexes()) {
-        Options o = new Options().createIfMissing(true).errorIfExists(true)
-            .compressionType(CompressionType.NONE).writeBufferSize(64 << 20).blockSize(4096);
+        Options o =
+            new Options()
+                .createIfMissing(true)
+                .errorIfExists(true)
+                .compressionType(CompressionType.NONE)
+                .writeBufferSize(64 << 20)
+                .blockSize(4096);
         Path tx = datadir.resolve("indexes").resolve("txindex");
         Files.createDirectories(tx);
         txindex = factory.open(tx.toFile(), o);
@@ -204,8 +236,12 @@ public final class SyntheticChain {
       int size = txs.length() - 8;
       // header: version, prev hash, merkle root, time, bits, nonce
       ByteBuffer h = ByteBuffer.wrap(b, 8, HEADER).order(ByteOrder.LITTLE_ENDIAN);
-      h.putInt(0x2000_0000).put(prev).put(merkleRoot(txids, count)).putInt(1_700_000_000 + 600 * height)
-          .putInt(0x1703_4219).putInt(rnd.nextInt());
+      h.putInt(0x2000_0000)
+          .put(prev)
+          .put(merkleRoot(txids, count))
+          .putInt(1_700_000_000 + 600 * height)
+          .putInt(0x1703_4219)
+          .putInt(rnd.nextInt());
       byte[] header = java.util.Arrays.copyOfRange(b, 8, 8 + HEADER);
       byte[] hash = Sha256Hash.hashTwice(header);
       System.arraycopy(MAINNET_MAGIC, 0, b, 0, 4);
@@ -224,8 +260,18 @@ public final class SyntheticChain {
       blkBytes += size + 8;
       txPerFile.set(file, txPerFile.get(file) + count);
       transactions += count;
-      BlockInfo info = new BlockInfo(hash, height, BlockStatus.VALID_SCRIPTS | BlockStatus.HAVE_DATA, count, file,
-          dataPos, -1, header, true, 0);
+      BlockInfo info =
+          new BlockInfo(
+              hash,
+              height,
+              BlockStatus.VALID_SCRIPTS | BlockStatus.HAVE_DATA,
+              count,
+              file,
+              dataPos,
+              -1,
+              header,
+              true,
+              0);
       blocks.add(info);
       for (int i = 0; i < count; i++) {
         System.arraycopy(txids, 32 * i, txid, 0, 32);
@@ -233,7 +279,9 @@ public final class SyntheticChain {
           written.accept(txid, file, dataPos, offsets[i]);
         }
         if (txindex != null) {
-          put(HashedKeys.txRowKey(salt.prefix40(txid, 0), height, HEADER + offsets[i]), new byte[0]);
+          put(
+              HashedKeys.txRowKey(salt.prefix40(txid, 0), height, HEADER + offsets[i]),
+              new byte[0]);
         }
       }
       if (txindex != null) {
@@ -251,8 +299,11 @@ public final class SyntheticChain {
       file++;
       txPerFile.add(0L);
       filePos = 0;
-      blk = FileChannel.open(datadir.resolve("blocks").resolve(String.format(Locale.ROOT, "blk%05d.dat", file)),
-          StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+      blk =
+          FileChannel.open(
+              datadir.resolve("blocks").resolve(String.format(Locale.ROOT, "blk%05d.dat", file)),
+              StandardOpenOption.CREATE_NEW,
+              StandardOpenOption.WRITE);
     }
 
     private byte[] merkleRoot(byte[] leaves, int count) {
@@ -278,10 +329,16 @@ public final class SyntheticChain {
     }
 
     /** CDiskBlockIndex: VARINT version, height, status, nTx, nFile, nDataPos; then the header. */
-    private static byte[] blockRecord(int height, int count, int file, long dataPos, byte[] header) {
-      byte[] v = concat(CoreVarInt.encode(CLIENT_VERSION), CoreVarInt.encode(height),
-          CoreVarInt.encode(BlockStatus.VALID_SCRIPTS | BlockStatus.HAVE_DATA), CoreVarInt.encode(count),
-          CoreVarInt.encode(file), CoreVarInt.encode(dataPos));
+    private static byte[] blockRecord(
+        int height, int count, int file, long dataPos, byte[] header) {
+      byte[] v =
+          concat(
+              CoreVarInt.encode(CLIENT_VERSION),
+              CoreVarInt.encode(height),
+              CoreVarInt.encode(BlockStatus.VALID_SCRIPTS | BlockStatus.HAVE_DATA),
+              CoreVarInt.encode(count),
+              CoreVarInt.encode(file),
+              CoreVarInt.encode(dataPos));
       return concat(v, header);
     }
 
@@ -301,8 +358,13 @@ public final class SyntheticChain {
 
     Result finish() throws IOException {
       if (txindex != null) {
-        put(HashedKeys.SALT, ByteBuffer.allocate(16).order(ByteOrder.LITTLE_ENDIAN).putLong(salt.k0())
-            .putLong(salt.k1()).array());
+        put(
+            HashedKeys.SALT,
+            ByteBuffer.allocate(16)
+                .order(ByteOrder.LITTLE_ENDIAN)
+                .putLong(salt.k0())
+                .putLong(salt.k1())
+                .array());
         put(DbKeys.stringKey("next_block_seq"), le32(blocks.size()));
         byte[] tip = blocks.getLast().hash();
         put(HashedKeys.BEST_BLOCK_V2, concat(le32(CLIENT_VERSION), new byte[] {1}, tip));
@@ -314,10 +376,21 @@ public final class SyntheticChain {
       int tip = blocks.size() - 1;
       List<BlockInfo> withConfirmations = new ArrayList<>(blocks.size());
       for (BlockInfo b : blocks) {
-        withConfirmations.add(new BlockInfo(b.hash(), b.height(), b.status(), b.txCount(), b.file(), b.dataPos(),
-            b.undoPos(), b.header(), true, tip - b.height() + 1));
+        withConfirmations.add(
+            new BlockInfo(
+                b.hash(),
+                b.height(),
+                b.status(),
+                b.txCount(),
+                b.file(),
+                b.dataPos(),
+                b.undoPos(),
+                b.header(),
+                true,
+                tip - b.height() + 1));
       }
-      return new Result(datadir, List.copyOf(withConfirmations), xor, transactions, blkBytes, perFile, salt);
+      return new Result(
+          datadir, List.copyOf(withConfirmations), xor, transactions, blkBytes, perFile, salt);
     }
 
     @Override

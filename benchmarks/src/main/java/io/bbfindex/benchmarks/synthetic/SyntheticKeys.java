@@ -8,8 +8,8 @@ import java.nio.ByteOrder;
  * Synthetic 32-byte keys (txids or block hashes) for benchmarks: key number {@code i} of a seed is
  * four SplitMix64 outputs of {@code (seed, i)}, so any key can be produced again from its index
  * without storing it. That lets a benchmark split one key set over 1, 56, 560 or 5,600 "block
- * files" (contiguous index ranges, {@link #rangeStart}) and get the same set every time, and
- * draw negatives from another seed (a collision among 2^256 values is not a practical concern).
+ * files" (contiguous index ranges, {@link #rangeStart}) and get the same set every time, and draw
+ * negatives from another seed (a collision among 2^256 values is not a practical concern).
  *
  * <p>SplitMix64 (Steele, Lea, Flood 2014) passes BigCrush; real txids are SHA-256d outputs, so
  * uniformly random bytes are their faithful model.
@@ -18,7 +18,9 @@ public final class SyntheticKeys {
 
   /** Bytes per key. */
   public static final int KEY_BYTES = 32;
-  private static final VarHandle LONG_LE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
+  private static final VarHandle LONG_LE =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
   private static final long GOLDEN = 0x9E3779B97F4A7C15L;
 
   private final long seed;
@@ -53,10 +55,14 @@ public final class SyntheticKeys {
     return out;
   }
 
-  /** First key index of part {@code part} when {@code n} keys are split into {@code parts} contiguous ranges. */
+  /**
+   * First key index of part {@code part} when {@code n} keys are split into {@code parts}
+   * contiguous ranges.
+   */
   public static long rangeStart(long n, int parts, int part) {
     if (n < 0 || parts < 1 || part < 0 || part > parts) {
-      throw new IllegalArgumentException("need n >= 0, parts >= 1, 0 <= part <= parts: " + n + ", " + parts + ", " + part);
+      throw new IllegalArgumentException(
+          "need n >= 0, parts >= 1, 0 <= part <= parts: " + n + ", " + parts + ", " + part);
     }
     // n * part overflows only beyond 2^63 / 2^20 keys: far above any chain
     return Math.multiplyExact(n, part) / parts;

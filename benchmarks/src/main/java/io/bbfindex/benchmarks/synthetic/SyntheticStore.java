@@ -27,16 +27,15 @@ import java.util.concurrent.Semaphore;
 /**
  * A filter store over synthetic txids at any scale (mainnet: 1.4 billion txids in 5,600 block
  * files), for the scale benchmark. Key {@code i} of {@link Spec#keys()} belongs to block file
- * {@code f} when {@code i} is in {@link SyntheticKeys#rangeStart}{@code (keys, files, f) ..
- * (f + 1)}: the same key set split over any number of files.
+ * {@code f} when {@code i} is in {@link SyntheticKeys#rangeStart}{@code (keys, files, f) .. (f +
+ * 1)}: the same key set split over any number of files.
  *
  * <p>The build is the builder's: one pass that hands every key to {@link TxFilterPass} (the ingest
  * hot path of {@link FilterBuilder}: one insert into the key's file filter, one into the summary),
  * one thread, filters sized and written by {@link StoreAssembly}. Keys come file by file, so only
  * one per-file filter is being filled at a time; finished ones are written on {@value #WRITERS}
  * writer threads (each write forces the file and its directory to disk, as the builder's does)
- * while the pass goes on. Memory is the summary plus the per-file
- * filters waiting to be written.
+ * while the pass goes on. Memory is the summary plus the per-file filters waiting to be written.
  */
 public final class SyntheticStore {
 
@@ -46,6 +45,7 @@ public final class SyntheticStore {
    * than cores overlap those waits.
    */
   private static final int WRITERS = 8;
+
   /** Per-file filters allowed to wait for their writer (bounds memory). */
   private static final int PENDING_WRITES = 32;
 
@@ -83,8 +83,14 @@ public final class SyntheticStore {
    * @param fileFilterBytes bytes of the per-file filter files
    * @param totalBytes bytes of every file of the store (filters, manifest)
    */
-  public record Built(Path dir, Manifest manifest, Duration elapsed, long fileFilterBytes, long summaryBytes,
-      long blockHashBytes, long totalBytes) {}
+  public record Built(
+      Path dir,
+      Manifest manifest,
+      Duration elapsed,
+      long fileFilterBytes,
+      long summaryBytes,
+      long blockHashBytes,
+      long totalBytes) {}
 
   private SyntheticStore() {}
 
@@ -100,10 +106,16 @@ public final class SyntheticStore {
     long start = System.nanoTime();
     BuildOptions opts = spec.opts();
     SyntheticKeys txids = spec.txids();
-    BlockedBloomFilter summary = shareSummaryFrom == null ? StoreAssembly.newSummary(spec.keys(), opts) : null;
+    BlockedBloomFilter summary =
+        shareSummaryFrom == null ? StoreAssembly.newSummary(spec.keys(), opts) : null;
     BlockedBloomFilter[] byFile = new BlockedBloomFilter[spec.files()];
-    String phase = "insert " + spec.keys() + " synthetic txids into " + spec.files() + " file filters"
-        + (summary == null ? "" : " + summary");
+    String phase =
+        "insert "
+            + spec.keys()
+            + " synthetic txids into "
+            + spec.files()
+            + " file filters"
+            + (summary == null ? "" : " + summary");
     TxFilterPass pass = new TxFilterPass(byFile, summary, null, progress, phase, spec.keys());
     ExecutorService writers = Executors.newFixedThreadPool(Math.max(WRITERS, opts.parallelism()));
     Semaphore pending = new Semaphore(PENDING_WRITES);
@@ -125,14 +137,22 @@ public final class SyntheticStore {
         long blocksLo = SyntheticKeys.rangeStart(spec.blocks(), spec.files(), f);
         long blocksHi = SyntheticKeys.rangeStart(spec.blocks(), spec.files(), f + 1);
         pending.acquire();
-        entries.add(writers.submit(() -> {
-          try (filter) {
-            return StoreAssembly.writeFileFilter(dir, file, filter, keys, blocksHi - blocksLo, Math.max(0, blocksHi - 1),
-                opts);
-          } finally {
-            pending.release();
-          }
-        }));
+        entries.add(
+            writers.submit(
+                () -> {
+                  try (filter) {
+                    return StoreAssembly.writeFileFilter(
+                        dir,
+                        file,
+                        filter,
+                        keys,
+                        blocksHi - blocksLo,
+                        Math.max(0, blocksHi - 1),
+                        opts);
+                  } finally {
+                    pending.release();
+                  }
+                }));
       }
       pass.finish();
       List<FileEntry> files = new ArrayList<>(entries.size());
@@ -143,23 +163,47 @@ public final class SyntheticStore {
       if (summary == null) {
         Manifest other = io.bbfindex.ingest.store.ManifestFile.read(shareSummaryFrom);
         if (other.summary().keys() != spec.keys()) {
-          throw new IllegalArgumentException(shareSummaryFrom + " holds a summary of " + other.summary().keys()
-              + " keys, not " + spec.keys());
+          throw new IllegalArgumentException(
+              shareSummaryFrom
+                  + " holds a summary of "
+                  + other.summary().keys()
+                  + " keys, not "
+                  + spec.keys());
         }
         s = StoreAssembly.shareSummary(dir, shareSummaryFrom, other.summary());
       } else {
         s = StoreAssembly.writeSummary(dir, summary, spec.keys(), spec.files(), opts);
       }
-      BlockHashEntry b = StoreAssembly.writeBlockHashes(dir, new SyntheticKeys(~spec.seed()), spec.blocks(), opts);
-      Manifest m = StoreAssembly.writeManifest(dir, "synthetic: " + spec.keys() + " txids in " + spec.files()
-          + " block files, seed " + spec.seed(), opts, pass.records(), spec.blocks(), s, b, files);
+      BlockHashEntry b =
+          StoreAssembly.writeBlockHashes(dir, new SyntheticKeys(~spec.seed()), spec.blocks(), opts);
+      Manifest m =
+          StoreAssembly.writeManifest(
+              dir,
+              "synthetic: "
+                  + spec.keys()
+                  + " txids in "
+                  + spec.files()
+                  + " block files, seed "
+                  + spec.seed(),
+              opts,
+              pass.records(),
+              spec.blocks(),
+              s,
+              b,
+              files);
       Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
       long fileBytes = 0;
       for (FileEntry e : files) {
         fileBytes += Files.size(dir.resolve(e.name()));
       }
-      return new Built(dir, m, elapsed, fileBytes, Files.size(dir.resolve(s.name())),
-          Files.size(dir.resolve(b.name())), StoreAssembly.directoryBytes(dir));
+      return new Built(
+          dir,
+          m,
+          elapsed,
+          fileBytes,
+          Files.size(dir.resolve(s.name())),
+          Files.size(dir.resolve(b.name())),
+          StoreAssembly.directoryBytes(dir));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("synthetic store build interrupted");

@@ -7,19 +7,21 @@ import java.util.Arrays;
 import java.util.SplittableRandom;
 
 /**
- * Serializes transactions shaped like mainnet's (as blk files store them, witness included) into
- * a growing buffer, and computes each txid from the parts it wrote (SHA-256d of version, inputs,
+ * Serializes transactions shaped like mainnet's (as blk files store them, witness included) into a
+ * growing buffer, and computes each txid from the parts it wrote (SHA-256d of version, inputs,
  * outputs and lock time; independent of the product's {@code TxidHasher}, which the benchmarks
  * measure). Signatures, keys, hashes and prevouts are random bytes of the real lengths, so every
  * txid is new, while sizes and structure follow today's mix:
  *
  * <ul>
- *   <li>45 % P2WPKH spends (1-2 inputs, 2-item witness of a 71-72-byte signature and a 33-byte key);
+ *   <li>45 % P2WPKH spends (1-2 inputs, 2-item witness of a 71-72-byte signature and a 33-byte
+ *       key);
  *   <li>20 % taproot key-path spends (1-2 inputs, one 64-byte signature);
  *   <li>20 % legacy P2PKH spends (1-3 inputs, 106-107-byte scriptSig; no witness);
  *   <li>10 % batched payouts (one segwit input, 5-30 outputs);
  *   <li>5 % consolidations (5-40 P2WPKH inputs, one output).
  * </ul>
+ *
  * The mean is about 470 bytes a transaction (mainnet's is 500-600). Blocks begin with a segwit
  * coinbase (height push, witness commitment output, 32-byte witness reserved value).
  *
@@ -42,7 +44,9 @@ public final class SyntheticTransactions {
     }
   }
 
-  /** The bytes written since the last {@link #reset}. Shared: copy what must outlive the next call. */
+  /**
+   * The bytes written since the last {@link #reset}. Shared: copy what must outlive the next call.
+   */
   public byte[] buffer() {
     return buf;
   }

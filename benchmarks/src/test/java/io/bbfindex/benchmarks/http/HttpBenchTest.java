@@ -5,11 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.bbfindex.app.http.HttpInitializer;
 import io.bbfindex.app.bitcoincore.CoreChainAccess;
+import io.bbfindex.app.http.HttpInitializer;
+import io.bbfindex.app.http.Service;
 import io.bbfindex.app.lookup.ChainBackend;
 import io.bbfindex.ingest.testing.Fixtures;
-import io.bbfindex.app.http.Service;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -25,14 +25,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The http benchmark's pieces: wrk's report parsed, the request lists, and (where wrk is
- * installed) the request-list script driving a real server over the demo fixture for a second, with
- * the status codes the lookups must give. No timing asserted.
+ * The http benchmark's pieces: wrk's report parsed, the request lists, and (where wrk is installed)
+ * the request-list script driving a real server over the demo fixture for a second, with the status
+ * codes the lookups must give. No timing asserted.
  */
 class HttpBenchTest {
 
   /** wrk 4.1's report layout with --latency. */
-  static final String REPORT = """
+  static final String REPORT =
+      """
       Running 5s test @ http://127.0.0.1:35211
         2 threads and 32 connections
         Thread Stats   Avg      Stdev     Max   +/- Stdev
@@ -50,8 +51,7 @@ class HttpBenchTest {
       Transfer/sec:      7.87MB
       """;
 
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
 
   @Test
   void parsesWrksReport() throws IOException {
@@ -63,7 +63,9 @@ class HttpBenchTest {
     assertEquals(26.32, r.p99Millis(), 1e-9);
     assertEquals(207_459, r.non2xx());
     assertEquals(3, r.socketErrors());
-    assertThrows(IOException.class, () -> WrkRun.parse(REPORT.replace("     99%   26.32ms\n", "")),
+    assertThrows(
+        IOException.class,
+        () -> WrkRun.parse(REPORT.replace("     99%   26.32ms\n", "")),
         "a report without --latency figures is refused");
   }
 
@@ -75,9 +77,13 @@ class HttpBenchTest {
     assertTrue(neg.size() > 80_000 && neg.stream().noneMatch(pos::contains));
     Map<String, Path> files = HttpBench.requestFiles(tmp, pos, neg, new Random(1));
     assertEquals(List.of("/livez"), Files.readAllLines(files.get("livez")));
-    assertTrue(Files.readAllLines(files.get("negative")).stream().allMatch(l -> l.matches("/v1/tx/[0-9a-f]{64}")));
+    assertTrue(
+        Files.readAllLines(files.get("negative")).stream()
+            .allMatch(l -> l.matches("/v1/tx/[0-9a-f]{64}")));
     List<String> bodies = Files.readAllLines(files.get("batch 1000"));
-    assertTrue(bodies.stream().allMatch(b -> b.startsWith("[\"") && b.split(",").length == HttpBench.BATCH_IDS));
+    assertTrue(
+        bodies.stream()
+            .allMatch(b -> b.startsWith("[\"") && b.split(",").length == HttpBench.BATCH_IDS));
   }
 
   @Test
@@ -89,10 +95,19 @@ class HttpBenchTest {
     Map<String, Path> files = HttpBench.requestFiles(tmp.resolve("req"), pos, neg, new Random(2));
     Path script = WrkRun.writeScript(tmp);
     Path datadir = Fixtures.extract(HttpBench.DEMO, tmp.resolve("data"));
-    ChainBackend backend = new CoreChainAccess().open(datadir, tmp.resolve("filters"), tmp.resolve("work"), 0.01,
-        new PrintStream(OutputStream.nullOutputStream()));
-    try (Service s = Service.start(backend,
-        new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), HttpInitializer.DEFAULT_MAX_BODY_BYTES)) {
+    ChainBackend backend =
+        new CoreChainAccess()
+            .open(
+                datadir,
+                tmp.resolve("filters"),
+                tmp.resolve("work"),
+                0.01,
+                new PrintStream(OutputStream.nullOutputStream()));
+    try (Service s =
+        Service.start(
+            backend,
+            new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+            HttpInitializer.DEFAULT_MAX_BODY_BYTES)) {
       String url = s.server().baseUrl();
       WrkRun negative = WrkRun.run(wrk, script, url, files.get("negative"), false, 1, 2, 1);
       assertTrue(negative.requests() > 0);
@@ -110,7 +125,9 @@ class HttpBenchTest {
   @Test
   void profileComponentsNameThePartOfTheServer() {
     assertEquals("io.bbfindex.app.http", JfrTop.component("io.bbfindex.app.http.ApiHandler.tx"));
-    assertEquals("io.bbfindex.filters", JfrTop.component("io.bbfindex.filters.BlockedBloomFilter.mightContain"));
+    assertEquals(
+        "io.bbfindex.filters",
+        JfrTop.component("io.bbfindex.filters.BlockedBloomFilter.mightContain"));
     assertEquals("io.netty", JfrTop.component("io.netty.channel.epoll.Native.epollWait"));
     assertEquals("JDK (java.*)", JfrTop.component("java.lang.String.indexOf"));
     assertEquals("other", JfrTop.component("org.example.Foo.bar"));

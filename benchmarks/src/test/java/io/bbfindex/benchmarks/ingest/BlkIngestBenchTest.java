@@ -20,21 +20,28 @@ import picocli.CommandLine;
  */
 class BlkIngestBenchTest {
 
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
 
   @Test
   void measuresBothRatesOverTheSameBlkBytes() throws Exception {
     List<String> lines = new ArrayList<>();
-    BlkIngestBench.Result r = BlkIngestBench.measure(tmp.resolve("chain"), 3L << 20, 1L << 20, 2, 2, 7, lines::add);
+    BlkIngestBench.Result r =
+        BlkIngestBench.measure(tmp.resolve("chain"), 3L << 20, 1L << 20, 2, 2, 7, lines::add);
     assertTrue(r.blkBytes() >= 3L << 20, "generated up to the requested size: " + r);
     assertTrue(r.files() >= 2, "1 MiB files: " + r);
     assertTrue(r.transactions() > 3_000, "mainnet-shaped transactions, about 500 bytes each: " + r);
-    for (double v : new double[] {r.ingestMbPerSecond(), r.sha256MbPerSecond(), r.ratio(),
-        r.ingestMbPerCpuSecond(), r.sha256MbPerCpuSecond()}) {
+    for (double v :
+        new double[] {
+          r.ingestMbPerSecond(),
+          r.sha256MbPerSecond(),
+          r.ratio(),
+          r.ingestMbPerCpuSecond(),
+          r.sha256MbPerCpuSecond()
+        }) {
       assertTrue(v > 0 && Double.isFinite(v), "rate: " + r);
     }
-    assertEquals(2, lines.stream().filter(l -> l.startsWith("round ")).count(), String.join("\n", lines));
+    assertEquals(
+        2, lines.stream().filter(l -> l.startsWith("round ")).count(), String.join("\n", lines));
   }
 
   @Test
@@ -44,15 +51,30 @@ class BlkIngestBenchTest {
     int exit;
     try {
       System.setOut(new PrintStream(bytes, true, StandardCharsets.UTF_8));
-      exit = new CommandLine(new IngestThroughputBench()).execute("--dir", tmp.resolve("txindex").toString(), "--records",
-          "20000", "--scans", "1", "--blk-mib", "3");
+      exit =
+          new CommandLine(new IngestThroughputBench())
+              .execute(
+                  "--dir",
+                  tmp.resolve("txindex").toString(),
+                  "--records",
+                  "20000",
+                  "--scans",
+                  "1",
+                  "--blk-mib",
+                  "3");
     } finally {
       System.setOut(saved);
     }
     String out = bytes.toString(StandardCharsets.UTF_8);
     assertEquals(0, exit, out);
-    for (String key : new String[] {"ingest_records_per_second", "blk_ingest_mb_per_second", "sha256_mb_per_second",
-        "blk_ingest_over_sha256_limit", "blk_ingest_over_sha256_per_cpu_second"}) {
+    for (String key :
+        new String[] {
+          "ingest_records_per_second",
+          "blk_ingest_mb_per_second",
+          "sha256_mb_per_second",
+          "blk_ingest_over_sha256_limit",
+          "blk_ingest_over_sha256_per_cpu_second"
+        }) {
       assertTrue(out.contains("summary: " + key + " "), key + " in:\n" + out);
     }
   }

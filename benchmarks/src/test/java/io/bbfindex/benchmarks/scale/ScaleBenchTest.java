@@ -3,8 +3,8 @@ package io.bbfindex.benchmarks.scale;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.bbfindex.benchmarks.synthetic.SyntheticKeys;
 import io.bbfindex.benchmarks.BenchReport;
+import io.bbfindex.benchmarks.synthetic.SyntheticKeys;
 import io.bbfindex.ingest.build.ProgressListener;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -14,23 +14,26 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The scale benchmark's core on a tiny input (56,000 txids, 1 and 56 files, start-up probe in a fresh JVM):
- * sane figures, no timing asserted.
+ * The scale benchmark's core on a tiny input (56,000 txids, 1 and 56 files, start-up probe in a
+ * fresh JVM): sane figures, no timing asserted.
  */
 class ScaleBenchTest {
 
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
 
   @Test
   void tinyStoresAnswerTheirTxidsAndReportSaneFigures() throws Exception {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    BenchReport report = new BenchReport("scale-test", new PrintStream(bytes, true, StandardCharsets.UTF_8));
-    ScaleBench.Config c = new ScaleBench.Config(56_000, 56, new int[] {1, 56}, 4_096, 16, 1, 1_000_000L, 1,
-        0x5CA1EL, true);
+    BenchReport report =
+        new BenchReport("scale-test", new PrintStream(bytes, true, StandardCharsets.UTF_8));
+    ScaleBench.Config c =
+        new ScaleBench.Config(
+            56_000, 56, new int[] {1, 56}, 4_096, 16, 1, 1_000_000L, 1, 0x5CA1EL, true);
     ScaleBench.Result r = ScaleBench.run(c, report, tmp, ProgressListener.NONE);
 
-    assertTrue(r.allInsertedFound(), "every sampled inserted txid is a 'maybe' for the summary and its file");
+    assertTrue(
+        r.allInsertedFound(),
+        "every sampled inserted txid is a 'maybe' for the summary and its file");
     assertEquals(2, r.steps().size());
     assertEquals(1, r.steps().get(0).files());
     assertEquals(56, r.steps().get(1).files());
@@ -38,15 +41,26 @@ class ScaleBenchTest {
       assertTrue(s.negNs() > 0 && Double.isFinite(s.negNs()), "ns/lookup: " + s);
       assertTrue(s.negFpr() < 0.05, "the summary is sized for 1 %: " + s);
     }
-    // per-file filters + summary (1.25x headroom, power-of-two sizes) at 1 %: between 1.2 and 8 bytes per txid
+    // per-file filters + summary (1.25x headroom, power-of-two sizes) at 1 %: between 1.2 and 8
+    // bytes per txid
     assertTrue(r.bytesPerKey() > 1.2 && r.bytesPerKey() < 8, "bytes per txid: " + r.bytesPerKey());
     // the start-up probe ran in a fresh JVM, opened the 56-file store and listened
-    assertTrue(r.startupSeconds() > 0 && r.startupSeconds() < 120, "start-up seconds: " + r.startupSeconds());
-    assertTrue(bytes.toString(StandardCharsets.UTF_8).contains("filters=58"), "summary + block hashes + 56 files");
+    assertTrue(
+        r.startupSeconds() > 0 && r.startupSeconds() < 120,
+        "start-up seconds: " + r.startupSeconds());
+    assertTrue(
+        bytes.toString(StandardCharsets.UTF_8).contains("filters=58"),
+        "summary + block hashes + 56 files");
     report.finish(null);
     String out = bytes.toString(StandardCharsets.UTF_8);
-    for (String key : new String[] {"neg_lookup_ns_files_1 ", "neg_lookup_ns_files_56 ", "neg_lookup_growth_1_to_56 ",
-        "build_seconds ", "filter_bytes_per_key "}) {
+    for (String key :
+        new String[] {
+          "neg_lookup_ns_files_1 ",
+          "neg_lookup_ns_files_56 ",
+          "neg_lookup_growth_1_to_56 ",
+          "build_seconds ",
+          "filter_bytes_per_key "
+        }) {
       assertTrue(out.contains("summary: " + key), key);
     }
   }
@@ -68,8 +82,11 @@ class ScaleBenchTest {
 
   @Test
   void startUpProbeLineCpuIsSummed() {
-    assertEquals(2.75, ScaleBench.cpuSeconds(
-        "jvm_to_main_ms=85 open_ms=2501 [cpu 1260] describe_ms=583 [cpu 310] http_start_ms=1523 [cpu 1180] filters=5602"),
+    assertEquals(
+        2.75,
+        ScaleBench.cpuSeconds(
+            "jvm_to_main_ms=85 open_ms=2501 [cpu 1260] describe_ms=583 [cpu 310] http_start_ms=1523"
+                + " [cpu 1180] filters=5602"),
         1e-9);
   }
 }

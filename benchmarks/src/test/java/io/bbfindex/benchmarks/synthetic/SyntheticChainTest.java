@@ -30,14 +30,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The benchmarks' synthetic chain is what Core writes: bitcoinj parses every block (XOR removed)
- * to the header's hash and merkle root and every transaction to the txid the generator reported;
- * the hashed txindex and the block index lead the product's {@link HashedTxLookup} to each one.
+ * The benchmarks' synthetic chain is what Core writes: bitcoinj parses every block (XOR removed) to
+ * the header's hash and merkle root and every transaction to the txid the generator reported; the
+ * hashed txindex and the block index lead the product's {@link HashedTxLookup} to each one.
  */
 class SyntheticChainTest {
 
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
 
   /** One transaction as the generator reported it. */
   private record Written(byte[] txid, int file, long dataPos, long txOffset) {}
@@ -45,9 +44,11 @@ class SyntheticChainTest {
   @Test
   void blocksParseWithBitcoinjAndTheHashedIndexFindsEveryTransaction() throws Exception {
     List<Written> written = new ArrayList<>();
-    SyntheticChain.Result chain = SyntheticChain.generate(tmp.resolve("dd"),
-        new SyntheticChain.Params(4_000, Long.MAX_VALUE, 120, 256 << 10, 0xC4A1L, true),
-        (txid, file, pos, off) -> written.add(new Written(txid.clone(), file, pos, off)));
+    SyntheticChain.Result chain =
+        SyntheticChain.generate(
+            tmp.resolve("dd"),
+            new SyntheticChain.Params(4_000, Long.MAX_VALUE, 120, 256 << 10, 0xC4A1L, true),
+            (txid, file, pos, off) -> written.add(new Written(txid.clone(), file, pos, off)));
 
     assertEquals(4_000, chain.transactions());
     assertEquals(4_000, written.size());
@@ -56,20 +57,26 @@ class SyntheticChainTest {
     BlocksXorKey xor = BlocksXorKey.read(chain.blocksDir());
     assertTrue(xor.active(), "blocks/xor.dat holds a non-zero key");
     byte[] raw = Files.readAllBytes(chain.blocksDir().resolve("blk00000.dat"));
-    assertFalse(Arrays.equals(raw, 0, 4, SyntheticChain.MAINNET_MAGIC, 0, 4), "the blk bytes are XORed");
+    assertFalse(
+        Arrays.equals(raw, 0, 4, SyntheticChain.MAINNET_MAGIC, 0, 4), "the blk bytes are XORed");
     long blkBytes = 0;
     for (int f = 0; f < chain.txPerFile().length; f++) {
       blkBytes += Files.size(chain.blocksDir().resolve(String.format("blk%05d.dat", f)));
     }
     assertEquals(chain.blkBytes(), blkBytes);
 
-    // every block: bitcoinj reads it from the un-XORed bytes; header hash, merkle root, txids as reported
+    // every block: bitcoinj reads it from the un-XORed bytes; header hash, merkle root, txids as
+    // reported
     int tx = 0;
     byte[] prev = new byte[32];
     for (BlockInfo b : chain.blocks()) {
-      byte[] file = Files.readAllBytes(chain.blocksDir().resolve(String.format("blk%05d.dat", b.file())));
+      byte[] file =
+          Files.readAllBytes(chain.blocksDir().resolve(String.format("blk%05d.dat", b.file())));
       xor.apply(file, 0, file.length, 0);
-      int size = ByteBuffer.wrap(file, (int) b.dataPos() - 4, 4).order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt();
+      int size =
+          ByteBuffer.wrap(file, (int) b.dataPos() - 4, 4)
+              .order(java.nio.ByteOrder.LITTLE_ENDIAN)
+              .getInt();
       Block block = Block.read(ByteBuffer.wrap(file, (int) b.dataPos(), size).slice());
       assertArrayEquals(b.hash(), block.getHash().getReversedBytes());
       assertArrayEquals(prev, b.prevHash(), "headers chain by hash");
@@ -80,27 +87,35 @@ class SyntheticChainTest {
       List<byte[]> ids = new ArrayList<>();
       for (Transaction t : txs) {
         Written w = written.get(tx++);
-        assertArrayEquals(w.txid(), t.getTxId().getReversedBytes(), "txid of transaction " + (tx - 1));
+        assertArrayEquals(
+            w.txid(), t.getTxId().getReversedBytes(), "txid of transaction " + (tx - 1));
         assertEquals(b.file(), w.file());
         assertEquals(b.dataPos(), w.dataPos());
         ids.add(t.getTxId().getReversedBytes());
       }
       assertArrayEquals(merkleRoot(ids), b.merkleRoot(), "the header commits to the transactions");
     }
-    assertTrue(written.stream().anyMatch(w -> w.txOffset() > 253), "offsets past the first CompactSize");
+    assertTrue(
+        written.stream().anyMatch(w -> w.txOffset() > 253), "offsets past the first CompactSize");
 
-    // the hashed txindex: one 'x' row per transaction, 'b' records as the block index; the product finds each
+    // the hashed txindex: one 'x' row per transaction, 'b' records as the block index; the product
+    // finds each
     Map<ByteBuffer, BlockInfo> byHash = new HashMap<>();
     chain.blocks().forEach(b -> byHash.put(ByteBuffer.wrap(b.hash()), b));
-    try (LevelDbSnapshot txdb = LevelDbSnapshot.open(chain.txindexDir(), tmp.resolve("w").resolve("tx"));
-        LevelDbSnapshot blockdb = LevelDbSnapshot.open(chain.blockIndexDir(), tmp.resolve("w").resolve("index"));
-        BlockFileReader reader = new BlockFileReader(chain.blocksDir(), xor, SyntheticChain.MAINNET_MAGIC)) {
+    try (LevelDbSnapshot txdb =
+            LevelDbSnapshot.open(chain.txindexDir(), tmp.resolve("w").resolve("tx"));
+        LevelDbSnapshot blockdb =
+            LevelDbSnapshot.open(chain.blockIndexDir(), tmp.resolve("w").resolve("index"));
+        BlockFileReader reader =
+            new BlockFileReader(chain.blocksDir(), xor, SyntheticChain.MAINNET_MAGIC)) {
       long[] rows = {0};
-      txdb.scan(HashedKeys.TX_ROW, (k, v) -> {
-        HashedKeys.decodeTxRow(k);
-        assertEquals(0, v.length, "hashed rows have empty values");
-        rows[0]++;
-      });
+      txdb.scan(
+          HashedKeys.TX_ROW,
+          (k, v) -> {
+            HashedKeys.decodeTxRow(k);
+            assertEquals(0, v.length, "hashed rows have empty values");
+            rows[0]++;
+          });
       assertEquals(4_000, rows[0]);
       for (BlockInfo b : chain.blocks()) {
         byte[] key = DbKeys.blockKey(b.hash());

@@ -27,14 +27,17 @@ class SyntheticStoreTest {
   private static final long KEYS = 56_000;
   private static final int FILES = 56;
 
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
 
   @Test
   void aFiftySixFileStoreAnswersEveryInsertedTxid() throws IOException {
     BuildOptions opts = BuildOptions.defaults();
-    SyntheticStore.Built built = SyntheticStore.build(tmp.resolve("s56"),
-        new SyntheticStore.Spec(KEYS, FILES, 40, SEED, opts), null, ProgressListener.NONE);
+    SyntheticStore.Built built =
+        SyntheticStore.build(
+            tmp.resolve("s56"),
+            new SyntheticStore.Spec(KEYS, FILES, 40, SEED, opts),
+            null,
+            ProgressListener.NONE);
     Manifest m = built.manifest();
     assertEquals(FILES, m.files().size());
     assertEquals(KEYS, m.txKeys(), "per-file key counts add up to every txid");
@@ -62,18 +65,28 @@ class SyntheticStoreTest {
       for (int i = 0; i < 20_000; i++) {
         maybe += store.mightContainTx(neg, 32 * i) ? 1 : 0;
       }
-      assertTrue(maybe < 1_000, "summary FPR way above 1 %: " + maybe + " of 20,000 (seed " + SEED + ")");
+      assertTrue(
+          maybe < 1_000, "summary FPR way above 1 %: " + maybe + " of 20,000 (seed " + SEED + ")");
     }
   }
 
   @Test
   void theSameTxidsOverFewerFilesShareTheSummary() throws IOException {
     BuildOptions opts = BuildOptions.defaults();
-    SyntheticStore.Built many = SyntheticStore.build(tmp.resolve("s56"),
-        new SyntheticStore.Spec(KEYS, FILES, 40, SEED, opts), null, ProgressListener.NONE);
-    SyntheticStore.Built one = SyntheticStore.build(tmp.resolve("s1"),
-        new SyntheticStore.Spec(KEYS, 1, 40, SEED, opts), many.dir(), ProgressListener.NONE);
-    assertArrayEquals(Files.readAllBytes(many.dir().resolve(many.manifest().summary().name())),
+    SyntheticStore.Built many =
+        SyntheticStore.build(
+            tmp.resolve("s56"),
+            new SyntheticStore.Spec(KEYS, FILES, 40, SEED, opts),
+            null,
+            ProgressListener.NONE);
+    SyntheticStore.Built one =
+        SyntheticStore.build(
+            tmp.resolve("s1"),
+            new SyntheticStore.Spec(KEYS, 1, 40, SEED, opts),
+            many.dir(),
+            ProgressListener.NONE);
+    assertArrayEquals(
+        Files.readAllBytes(many.dir().resolve(many.manifest().summary().name())),
         Files.readAllBytes(one.dir().resolve(one.manifest().summary().name())));
     try (FilterStore store = FilterStore.open(one.dir())) {
       assertEquals(1, store.manifest().files().size());

@@ -2,9 +2,9 @@ package io.bbfindex.ingest.bench;
 
 import io.bbfindex.ingest.NodeIndex;
 import io.bbfindex.ingest.testing.FileTrees;
+import io.bbfindex.ingest.testing.Fixtures;
 import io.bbfindex.ingest.testing.Fixtures.Archive;
 import io.bbfindex.ingest.testing.Fixtures.TxRow;
-import io.bbfindex.ingest.testing.Fixtures;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,6 +30,7 @@ import org.openjdk.jmh.infra.Blackhole;
  * files): a full {@code forEachTx} scan, and {@code findTx} for present and absent txids.
  *
  * <p>Run from the repository root (JDK 25):
+ *
  * <pre>
  * mvn -B -q -o -pl chain-ingest -am test-compile dependency:build-classpath \
  *     -Dmdep.outputFile=target/cp.txt -Dmdep.includeScope=test
@@ -46,6 +47,7 @@ public class NodeIndexBenchmark {
 
   /** Rows of the fixture's txindex; setup checks it, so the per-record rate below is exact. */
   static final int ROWS = 150_401;
+
   private static final int QUERIES = 1 << 14;
 
   private Path tmp;
@@ -57,10 +59,13 @@ public class NodeIndexBenchmark {
   @Setup
   public void open() throws IOException {
     tmp = Files.createTempDirectory("bbf-bench-");
-    index = NodeIndex.open(Fixtures.extract(Archive.REGTEST_MULTIFILE, tmp.resolve("data")), tmp.resolve("work"));
+    index =
+        NodeIndex.open(
+            Fixtures.extract(Archive.REGTEST_MULTIFILE, tmp.resolve("data")), tmp.resolve("work"));
     List<TxRow> rows = Fixtures.txRows(Archive.REGTEST_MULTIFILE);
     if (rows.size() != ROWS) {
-      throw new IllegalStateException("fixture has " + rows.size() + " rows, benchmark assumes " + ROWS);
+      throw new IllegalStateException(
+          "fixture has " + rows.size() + " rows, benchmark assumes " + ROWS);
     }
     Random rnd = new Random(1);
     present = new byte[QUERIES][];

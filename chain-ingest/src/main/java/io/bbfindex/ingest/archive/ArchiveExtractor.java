@@ -29,7 +29,8 @@ public final class ArchiveExtractor {
    * @return the number of regular files written
    * @throws IOException on a read error, a corrupt archive or a refused entry
    */
-  public static int extractTarGz(Path archive, Path target, int stripComponents) throws IOException {
+  public static int extractTarGz(Path archive, Path target, int stripComponents)
+      throws IOException {
     requireArgument(stripComponents >= 0, "stripComponents must be >= 0", stripComponents);
     Path root = Files.createDirectories(target).toAbsolutePath().normalize();
     int files = 0;
@@ -42,11 +43,20 @@ public final class ArchiveExtractor {
         }
         Path out = root.resolve(relative).normalize();
         if (!out.startsWith(root) || (out.equals(root) && !e.isDirectory())) {
-          throw new IOException(archive + ": entry '" + e.getName() + "' would be written outside " + root);
+          throw new IOException(
+              archive + ": entry '" + e.getName() + "' would be written outside " + root);
         }
         // Check links and devices first: commons-compress reports a symlink entry as isFile().
-        if (e.isSymbolicLink() || e.isLink() || e.isCharacterDevice() || e.isBlockDevice() || e.isFIFO()) {
-          throw new IOException(archive + ": entry '" + e.getName() + "' is not a regular file or directory (links and devices are refused)");
+        if (e.isSymbolicLink()
+            || e.isLink()
+            || e.isCharacterDevice()
+            || e.isBlockDevice()
+            || e.isFIFO()) {
+          throw new IOException(
+              archive
+                  + ": entry '"
+                  + e.getName()
+                  + "' is not a regular file or directory (links and devices are refused)");
         }
         if (e.isDirectory()) {
           Files.createDirectories(out);
@@ -62,7 +72,8 @@ public final class ArchiveExtractor {
 
   private static Path strip(Path archive, String name, int components) throws IOException {
     if (name.startsWith("/") || name.contains("\\")) {
-      throw new IOException(archive + ": entry '" + name + "' has an absolute or non-portable path");
+      throw new IOException(
+          archive + ": entry '" + name + "' has an absolute or non-portable path");
     }
     String[] parts = name.split("/");
     StringBuilder kept = new StringBuilder();

@@ -23,13 +23,13 @@ import org.bitcoinj.core.Transaction;
 /**
  * Reads blocks and transactions from Core's {@code blk%05d.dat} files, never trusting a size.
  *
- * <p>Framing ({@code WriteBlock}): {@code magic(4) | uint32 LE size | header(80) | CompactSize
- * tx count | transactions (with witness)}; the index positions (nDataPos, CDiskTxPos.nPos) point
- * just after the 8-byte prefix. Every read checks, before allocating: the position lies inside
- * the file, the magic matches the network's, {@code 81 <= size <= MAX_BLOCK_RECORD} and the record
- * fits in the file. Then the header is hashed and, for a transaction, the bytes at {@code dataPos
- * + 80 + txOffset} are parsed by bitcoinj and their txid compared with the one asked for: Core's
- * own check in {@code TxIndex::FindTx}.
+ * <p>Framing ({@code WriteBlock}): {@code magic(4) | uint32 LE size | header(80) | CompactSize tx
+ * count | transactions (with witness)}; the index positions (nDataPos, CDiskTxPos.nPos) point just
+ * after the 8-byte prefix. Every read checks, before allocating: the position lies inside the file,
+ * the magic matches the network's, {@code 81 <= size <= MAX_BLOCK_RECORD} and the record fits in
+ * the file. Then the header is hashed and, for a transaction, the bytes at {@code dataPos + 80 +
+ * txOffset} are parsed by bitcoinj and their txid compared with the one asked for: Core's own check
+ * in {@code TxIndex::FindTx}.
  *
  * <p>Thread-safe: one read-only channel per file, positional reads only.
  */
@@ -37,19 +37,29 @@ public final class BlockFileReader implements AutoCloseable {
 
   /** Core's MAX_SIZE, the bound ReadRawBlock puts on a record's size field (32 MiB). */
   public static final long MAX_BLOCK_RECORD = 0x0200_0000L;
+
   /** Prefix bytes before each block: magic + size. */
   public static final int PREFIX_BYTES = 8;
+
   public static final int HEADER_BYTES = 80;
+
   /**
    * First read of a transaction. Nearly all transactions are smaller, so one small read does;
    * larger ones are re-read with the rest of the block record (bounded by the size field).
    */
   static final int TX_FIRST_READ = 4096;
 
-  /** Message starts of the networks Core ships (mainnet, testnet3, testnet4, regtest, default signet). */
-  static final List<byte[]> KNOWN_MAGICS = List.of(
-      HexFormat.of().parseHex("f9beb4d9"), HexFormat.of().parseHex("0b110907"), HexFormat.of().parseHex("1c163f28"),
-      HexFormat.of().parseHex("fabfb5da"), HexFormat.of().parseHex("0a03cf40"));
+  /**
+   * Message starts of the networks Core ships (mainnet, testnet3, testnet4, regtest, default
+   * signet).
+   */
+  static final List<byte[]> KNOWN_MAGICS =
+      List.of(
+          HexFormat.of().parseHex("f9beb4d9"),
+          HexFormat.of().parseHex("0b110907"),
+          HexFormat.of().parseHex("1c163f28"),
+          HexFormat.of().parseHex("fabfb5da"),
+          HexFormat.of().parseHex("0a03cf40"));
 
   private final Path blocksDir;
   private final BlocksXorKey xor;
@@ -87,28 +97,38 @@ public final class BlockFileReader implements AutoCloseable {
 
   /**
    * Reads the transaction at {@code dataPos + 80 + txOffset} of blk{file}.dat and checks that the
-   * block header there hashes to {@code expectedBlockHash} (if not null) and that the
-   * transaction's txid is {@code expectedTxid} (if not null: a hashed txindex row only names a
-   * candidate, whose txid its caller compares).
+   * block header there hashes to {@code expectedBlockHash} (if not null) and that the transaction's
+   * txid is {@code expectedTxid} (if not null: a hashed txindex row only names a candidate, whose
+   * txid its caller compares).
    *
    * @throws CorruptRecordException on any framing, bound, parse, header-hash or txid mismatch
    * @throws NoSuchFileException if the block file is missing (pruned, or wrong blocks dir)
    */
-  public Transaction readTransaction(int file, long dataPos, long txOffset, byte[] expectedTxid,
-      byte[] expectedBlockHash) throws IOException {
+  public Transaction readTransaction(
+      int file, long dataPos, long txOffset, byte[] expectedTxid, byte[] expectedBlockHash)
+      throws IOException {
     Framed block = readFramed(file, dataPos);
     String where = where(file, dataPos);
-    if (expectedBlockHash != null && !Arrays.equals(Sha256Hash.hashTwice(block.header), expectedBlockHash)) {
-      throw new CorruptRecordException(where + ": the header there hashes to "
-          + toDisplayHex(Sha256Hash.hashTwice(block.header)) + ", not to the expected block "
-          + toDisplayHex(expectedBlockHash));
+    if (expectedBlockHash != null
+        && !Arrays.equals(Sha256Hash.hashTwice(block.header), expectedBlockHash)) {
+      throw new CorruptRecordException(
+          where
+              + ": the header there hashes to "
+              + toDisplayHex(Sha256Hash.hashTwice(block.header))
+              + ", not to the expected block "
+              + toDisplayHex(expectedBlockHash));
     }
     long blockEnd = dataPos + block.size;
     long txStart = dataPos + HEADER_BYTES + txOffset;
     // txOffset >= 1: the tx-count CompactSize comes first. A transaction is at least 10 bytes.
     if (txOffset < 1 || txStart >= blockEnd) {
-      throw new CorruptRecordException(where + ": tx offset " + txOffset + " is outside the block record of "
-          + block.size + " bytes");
+      throw new CorruptRecordException(
+          where
+              + ": tx offset "
+              + txOffset
+              + " is outside the block record of "
+              + block.size
+              + " bytes");
     }
     long left = blockEnd - txStart;
     int first = (int) Math.min(left, TX_FIRST_READ);
@@ -118,14 +138,21 @@ public final class BlockFileReader implements AutoCloseable {
     }
     byte[] txid = tx.getTxId().getReversedBytes();
     if (expectedTxid != null && !Arrays.equals(txid, expectedTxid)) {
-      throw new CorruptRecordException(where + " tx offset " + txOffset + ": txid mismatch, the bytes there hash to "
-          + toDisplayHex(txid) + ", expected " + toDisplayHex(expectedTxid));
+      throw new CorruptRecordException(
+          where
+              + " tx offset "
+              + txOffset
+              + ": txid mismatch, the bytes there hash to "
+              + toDisplayHex(txid)
+              + ", expected "
+              + toDisplayHex(expectedTxid));
     }
     return tx;
   }
 
   /** {@code null} means "ran out of bytes, but more are available" (only when {@code !whole}). */
-  private Transaction parse(FileChannel ch, long pos, int len, String where, long txOffset, boolean whole)
+  private Transaction parse(
+      FileChannel ch, long pos, int len, String where, long txOffset, boolean whole)
       throws IOException {
     byte[] bytes = new byte[len]; // len <= record size <= MAX_BLOCK_RECORD, checked by readFramed
     readPlain(ch, bytes, pos, where);
@@ -135,17 +162,19 @@ public final class BlockFileReader implements AutoCloseable {
       if (!whole) {
         return null;
       }
-      throw new CorruptRecordException(where + " tx offset " + txOffset + ": transaction runs past the block record", e);
+      throw new CorruptRecordException(
+          where + " tx offset " + txOffset + ": transaction runs past the block record", e);
     } catch (RuntimeException e) {
       // bitcoinj's ProtocolException and the arithmetic/argument checks of its parsers
-      throw new CorruptRecordException(where + " tx offset " + txOffset + ": unparseable transaction: " + e, e);
+      throw new CorruptRecordException(
+          where + " tx offset " + txOffset + ": unparseable transaction: " + e, e);
     }
   }
 
   /**
    * Scans the framed records of blk{file}.dat from the start, in file order. Stops at the end of
-   * the file or at a zero magic: the unwritten, preallocated tail of the file Core is appending
-   * to (zeros on disk; with an XOR key they read back as the key pattern, so the raw bytes are
+   * the file or at a zero magic: the unwritten, preallocated tail of the file Core is appending to
+   * (zeros on disk; with an XOR key they read back as the key pattern, so the raw bytes are
    * tested). Any other magic, or a size that is out of bounds, is corruption.
    */
   public void scan(int file, BlockRecordVisitor visitor) throws IOException {
@@ -162,7 +191,8 @@ public final class BlockFileReader implements AutoCloseable {
       xor.apply(prefix, 0, n, pos);
       long dataPos = pos + PREFIX_BYTES;
       long size = checkPrefix(prefix, file, dataPos, fileSize);
-      if (!visitor.visit(dataPos, size, Arrays.copyOfRange(prefix, PREFIX_BYTES, PREFIX_BYTES + HEADER_BYTES))) {
+      if (!visitor.visit(
+          dataPos, size, Arrays.copyOfRange(prefix, PREFIX_BYTES, PREFIX_BYTES + HEADER_BYTES))) {
         return;
       }
       pos = dataPos + size;
@@ -176,7 +206,8 @@ public final class BlockFileReader implements AutoCloseable {
     long fileSize = ch.size();
     String where = where(file, dataPos);
     if (dataPos < PREFIX_BYTES || dataPos > fileSize - HEADER_BYTES) {
-      throw new CorruptRecordException(where + ": position outside the file's " + fileSize + " bytes");
+      throw new CorruptRecordException(
+          where + ": position outside the file's " + fileSize + " bytes");
     }
     byte[] buf = new byte[PREFIX_BYTES + HEADER_BYTES];
     readPlain(ch, buf, dataPos - PREFIX_BYTES, where);
@@ -185,50 +216,74 @@ public final class BlockFileReader implements AutoCloseable {
   }
 
   /** De-obfuscates nothing; {@code prefix} must already be plain. Returns the checked size. */
-  private long checkPrefix(byte[] prefix, int file, long dataPos, long fileSize) throws CorruptRecordException {
+  private long checkPrefix(byte[] prefix, int file, long dataPos, long fileSize)
+      throws CorruptRecordException {
     String where = where(file, dataPos);
     byte[] m = Arrays.copyOf(prefix, 4);
     byte[] expected = magic;
     if (expected == null) {
       if (KNOWN_MAGICS.stream().noneMatch(k -> Arrays.equals(k, m))) {
-        throw new CorruptRecordException(where + ": magic " + HexFormat.of().formatHex(m) + " is no known network's"
-            + xorHint());
+        throw new CorruptRecordException(
+            where
+                + ": magic "
+                + HexFormat.of().formatHex(m)
+                + " is no known network's"
+                + xorHint());
       }
       magic = m;
     } else if (!Arrays.equals(expected, m)) {
-      throw new CorruptRecordException(where + ": magic " + HexFormat.of().formatHex(m) + " differs from the network's "
-          + HexFormat.of().formatHex(expected) + xorHint());
+      throw new CorruptRecordException(
+          where
+              + ": magic "
+              + HexFormat.of().formatHex(m)
+              + " differs from the network's "
+              + HexFormat.of().formatHex(expected)
+              + xorHint());
     }
     long size = LittleEndian.uint32(prefix, 4);
     if (size < HEADER_BYTES + 1 || size > MAX_BLOCK_RECORD) {
-      throw new CorruptRecordException(where + ": block record size " + size + " is out of bounds [81, "
-          + MAX_BLOCK_RECORD + "]");
+      throw new CorruptRecordException(
+          where
+              + ": block record size "
+              + size
+              + " is out of bounds [81, "
+              + MAX_BLOCK_RECORD
+              + "]");
     }
     if (size > fileSize - dataPos) {
-      throw new CorruptRecordException(where + ": block record of " + size + " bytes runs past the end of the file ("
-          + fileSize + " bytes)");
+      throw new CorruptRecordException(
+          where
+              + ": block record of "
+              + size
+              + " bytes runs past the end of the file ("
+              + fileSize
+              + " bytes)");
     }
     return size;
   }
 
   /** Reads {@code dst.length} bytes at {@code filePos} and removes the XOR obfuscation. */
   private String xorHint() {
-    return xor.active() ? "" : " (block files of Core >= 28 are XORed with the key in blocks/xor.dat: is it missing?)";
+    return xor.active()
+        ? ""
+        : " (block files of Core >= 28 are XORed with the key in blocks/xor.dat: is it missing?)";
   }
 
-  private void readPlain(FileChannel ch, byte[] dst, long filePos, String where) throws IOException {
+  private void readPlain(FileChannel ch, byte[] dst, long filePos, String where)
+      throws IOException {
     readRaw(ch, dst, 0, dst.length, filePos, where);
     xor.apply(dst, 0, dst.length, filePos);
   }
 
-  private static void readRaw(FileChannel ch, byte[] dst, int off, int len, long filePos, String where)
-      throws IOException {
+  private static void readRaw(
+      FileChannel ch, byte[] dst, int off, int len, long filePos, String where) throws IOException {
     ByteBuffer bb = ByteBuffer.wrap(dst, off, len);
     long p = filePos;
     while (bb.hasRemaining()) {
       int r = ch.read(bb, p);
       if (r < 0) {
-        throw new CorruptRecordException(where + ": file ends at " + p + " while reading " + len + " bytes");
+        throw new CorruptRecordException(
+            where + ": file ends at " + p + " while reading " + len + " bytes");
       }
       p += r;
     }

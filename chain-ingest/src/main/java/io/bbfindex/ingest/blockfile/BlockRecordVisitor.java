@@ -2,7 +2,10 @@ package io.bbfindex.ingest.blockfile;
 
 import java.io.IOException;
 
-/** Receives the framed block records of a blk file, in file order, from {@link BlockFileReader#scan}. */
+/**
+ * Receives the framed block records of a blk file, in file order, from {@link
+ * BlockFileReader#scan}.
+ */
 @FunctionalInterface
 public interface BlockRecordVisitor {
 

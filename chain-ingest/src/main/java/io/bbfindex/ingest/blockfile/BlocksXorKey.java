@@ -11,10 +11,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * The block-file obfuscation of Bitcoin Core >= 28 ({@code -blocksxor}): {@code <blocksdir>/xor.dat}
- * holds exactly 8 raw bytes, and byte {@code p} of every blk/rev file is stored as {@code plain[p]
- * ^ key[p % 8]}, where {@code p} is the absolute position in the file (magic and size fields
- * included). No file, or an all-zero key (what an upgraded pre-28 blocksdir gets), means none.
+ * The block-file obfuscation of Bitcoin Core >= 28 ({@code -blocksxor}): {@code
+ * <blocksdir>/xor.dat} holds exactly 8 raw bytes, and byte {@code p} of every blk/rev file is
+ * stored as {@code plain[p] ^ key[p % 8]}, where {@code p} is the absolute position in the file
+ * (magic and size fields included). No file, or an all-zero key (what an upgraded pre-28 blocksdir
+ * gets), means none.
  */
 public final class BlocksXorKey {
 
@@ -32,8 +33,8 @@ public final class BlocksXorKey {
   /**
    * Reads {@code blocksDir/xor.dat}.
    *
-   * @throws CorruptRecordException if the file exists but is not exactly 8 bytes (Core refuses
-   *     to start then too); the message names the file
+   * @throws CorruptRecordException if the file exists but is not exactly 8 bytes (Core refuses to
+   *     start then too); the message names the file
    */
   public static BlocksXorKey read(Path blocksDir) throws IOException {
     Path f = blocksDir.resolve(FILE_NAME);
@@ -42,7 +43,8 @@ public final class BlocksXorKey {
     }
     long size = Files.size(f);
     if (size != 8) {
-      throw new CorruptRecordException(f + " has " + size + " bytes; the block-file XOR key must be exactly 8");
+      throw new CorruptRecordException(
+          f + " has " + size + " bytes; the block-file XOR key must be exactly 8");
     }
     return of(Files.readAllBytes(f));
   }
@@ -64,9 +66,9 @@ public final class BlocksXorKey {
 
   /**
    * Un-XORs (or XORs: the same) {@code buf[off .. off+len)}, which was read at {@code filePos}.
-   * Eight bytes at a time: the key, rotated to the position, is one little-endian long (whole
-   * blk files go through here when txids are computed from block data, so a byte loop would
-   * cost as much as hashing them).
+   * Eight bytes at a time: the key, rotated to the position, is one little-endian long (whole blk
+   * files go through here when txids are computed from block data, so a byte loop would cost as
+   * much as hashing them).
    */
   public void apply(byte[] buf, int off, int len, long filePos) {
     if (!active) {
@@ -85,8 +87,8 @@ public final class BlocksXorKey {
     }
   }
 
-  private static final VarHandle LONG_LE = MethodHandles.byteArrayViewVarHandle(long[].class,
-      ByteOrder.LITTLE_ENDIAN);
+  private static final VarHandle LONG_LE =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
   public byte[] bytes() {
     return key.clone();

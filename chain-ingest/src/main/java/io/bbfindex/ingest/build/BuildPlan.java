@@ -34,8 +34,8 @@ import java.util.TreeMap;
  * @param sourceMoved whether the node's tip or txindex tip differs from the manifest's
  * @param rebuild per block file number to rebuild, why
  * @param kept the manifest's entries of the per-file filters kept, in file order
- * @param vanished entries of the manifest found (usable or not) whose block file the node no
- *     longer has: their filter files are deleted
+ * @param vanished entries of the manifest found (usable or not) whose block file the node no longer
+ *     has: their filter files are deleted
  * @param summary what happens to the summary
  * @param blockHashes what happens to the block-hash filter
  */
@@ -80,7 +80,9 @@ record BuildPlan(
    */
   record SummaryPlan(SummaryAction action, String reason, long expectedKeys) {}
 
-  /** @param reason why the block-hash filter is rebuilt; null when it is kept */
+  /**
+   * @param reason why the block-hash filter is rebuilt; null when it is kept
+   */
   record BlockHashPlan(String reason) {
     boolean rebuild() {
       return reason != null;
@@ -102,13 +104,20 @@ record BuildPlan(
    * @param tipHash the node's active tip (internal byte order)
    * @param txindexTip the txindex's tip height, -1 if it never committed
    */
-  static BuildPlan decide(StoreState stands, SourcePlan node, String datadir, byte[] tipHash, int txindexTip,
+  static BuildPlan decide(
+      StoreState stands,
+      SourcePlan node,
+      String datadir,
+      byte[] tipHash,
+      int txindexTip,
       BuildOptions opts) {
     Manifest found = stands.manifest();
     String noPrior = found == null ? stands.noManifest() : incompatibility(found, datadir, opts);
     Manifest prior = noPrior == null ? found : null;
-    boolean sourceMoved = prior == null || prior.txindexTipHeight() != txindexTip
-        || !Arrays.equals(prior.tipHash(), tipHash);
+    boolean sourceMoved =
+        prior == null
+            || prior.txindexTipHeight() != txindexTip
+            || !Arrays.equals(prior.tipHash(), tipHash);
 
     SortedMap<Integer, FileRebuild> rebuild = new TreeMap<>();
     List<FileEntry> kept = new ArrayList<>();
@@ -126,10 +135,18 @@ record BuildPlan(
         expectedKeys += e.keys();
       }
     }
-    List<FileEntry> vanished = found == null ? List.of()
-        : found.files().stream().filter(e -> !present.contains(e.file())).toList();
+    List<FileEntry> vanished =
+        found == null
+            ? List.of()
+            : found.files().stream().filter(e -> !present.contains(e.file())).toList();
     boolean contentChanged = rebuild.values().stream().anyMatch(FileRebuild::contentChanged);
-    return new BuildPlan(prior, noPrior, sourceMoved, rebuild, kept, vanished,
+    return new BuildPlan(
+        prior,
+        noPrior,
+        sourceMoved,
+        rebuild,
+        kept,
+        vanished,
         summaryPlan(prior, noPrior, stands.badSummary(), contentChanged, sourceMoved, expectedKeys),
         blockHashPlan(prior, noPrior, stands.badBlockHashes(), node));
   }
@@ -137,17 +154,18 @@ record BuildPlan(
   /** Block files whose txids may not all be in the old summary. */
   Set<Integer> contentChanged() {
     Set<Integer> out = new java.util.TreeSet<>();
-    rebuild.forEach((f, r) -> {
-      if (r.contentChanged()) {
-        out.add(f);
-      }
-    });
+    rebuild.forEach(
+        (f, r) -> {
+          if (r.contentChanged()) {
+            out.add(f);
+          }
+        });
     return out;
   }
 
   /**
-   * Whether the txindex must be read: to rebuild something, or to count rows when the tips moved
-   * (a file's rows may have changed without its 'f' record changing).
+   * Whether the txindex must be read: to rebuild something, or to count rows when the tips moved (a
+   * file's rows may have changed without its 'f' record changing).
    */
   boolean scanNeeded() {
     return !rebuild.isEmpty() || summary.action() != SummaryAction.KEEP || sourceMoved;
@@ -159,19 +177,25 @@ record BuildPlan(
    */
   static String incompatibility(Manifest old, String datadir, BuildOptions opts) {
     if (old.filterFormatVersion() != FilterFile.FORMAT_VERSION) {
-      return "filter format version " + old.filterFormatVersion() + " -> " + FilterFile.FORMAT_VERSION;
+      return "filter format version "
+          + old.filterFormatVersion()
+          + " -> "
+          + FilterFile.FORMAT_VERSION;
     }
     if (!old.datadir().equals(datadir)) {
       return "the store was built from another data directory (" + old.datadir() + ")";
     }
-    if (old.salt() != opts.salt() || old.targetFpr() != opts.targetFpr() || old.summaryFpr() != opts.summaryFpr()) {
+    if (old.salt() != opts.salt()
+        || old.targetFpr() != opts.targetFpr()
+        || old.summaryFpr() != opts.summaryFpr()) {
       return "build options changed (salt or target FPR)";
     }
     return null;
   }
 
   /** Empty when the existing filter of {@code fs} can be kept. */
-  private static Optional<FileRebuild> fileVerdict(FileSource fs, Manifest prior, String noPrior, StoreState stands) {
+  private static Optional<FileRebuild> fileVerdict(
+      FileSource fs, Manifest prior, String noPrior, StoreState stands) {
     if (prior == null) {
       return Optional.of(new FileRebuild(noPrior, true));
     }
@@ -180,16 +204,33 @@ record BuildPlan(
       return Optional.of(new FileRebuild("new block file", true));
     }
     FileEntry f = e.get();
-    if (f.fBlocks() != fs.fBlocks() || f.fSize() != fs.fSize() || f.heightLast() != fs.heightLast()) {
-      return Optional.of(new FileRebuild("block file changed ('f' record: blocks " + f.fBlocks() + " -> "
-          + fs.fBlocks() + ", size " + f.fSize() + " -> " + fs.fSize() + ")", true));
+    if (f.fBlocks() != fs.fBlocks()
+        || f.fSize() != fs.fSize()
+        || f.heightLast() != fs.heightLast()) {
+      return Optional.of(
+          new FileRebuild(
+              "block file changed ('f' record: blocks "
+                  + f.fBlocks()
+                  + " -> "
+                  + fs.fBlocks()
+                  + ", size "
+                  + f.fSize()
+                  + " -> "
+                  + fs.fSize()
+                  + ")",
+              true));
     }
     String bad = stands.badFileFilters().get(fs.file());
     return bad == null ? Optional.empty() : Optional.of(new FileRebuild(bad, false));
   }
 
-  private static SummaryPlan summaryPlan(Manifest prior, String noPrior, String badSummary, boolean contentChanged,
-      boolean sourceMoved, long expected) {
+  private static SummaryPlan summaryPlan(
+      Manifest prior,
+      String noPrior,
+      String badSummary,
+      boolean contentChanged,
+      boolean sourceMoved,
+      long expected) {
     if (prior == null) {
       return new SummaryPlan(SummaryAction.REBUILD, noPrior, expected);
     }
@@ -202,22 +243,31 @@ record BuildPlan(
     }
     if (!contentChanged && expected <= capacity) {
       // the txindex moved without any 'f' record changing: the scan will tell
-      return new SummaryPlan(SummaryAction.UPDATE, "txids of block files whose row count changed added", expected);
+      return new SummaryPlan(
+          SummaryAction.UPDATE, "txids of block files whose row count changed added", expected);
     }
     if (expected <= capacity) {
-      return new SummaryPlan(SummaryAction.UPDATE, "txids of the rebuilt block files added", expected);
+      return new SummaryPlan(
+          SummaryAction.UPDATE, "txids of the rebuilt block files added", expected);
     }
-    return new SummaryPlan(SummaryAction.REBUILD, "about " + expected + " txids exceed its capacity " + capacity,
+    return new SummaryPlan(
+        SummaryAction.REBUILD,
+        "about " + expected + " txids exceed its capacity " + capacity,
         expected);
   }
 
-  private static BlockHashPlan blockHashPlan(Manifest prior, String noPrior, String badBlockHashes, SourcePlan node) {
+  private static BlockHashPlan blockHashPlan(
+      Manifest prior, String noPrior, String badBlockHashes, SourcePlan node) {
     if (prior == null) {
       return new BlockHashPlan(noPrior);
     }
     if (!prior.blocks().digest().equals(node.blockDigest())) {
-      return new BlockHashPlan("the block index changed (" + prior.blocks().keys() + " -> "
-          + node.blockHashes().size() + " blocks)");
+      return new BlockHashPlan(
+          "the block index changed ("
+              + prior.blocks().keys()
+              + " -> "
+              + node.blockHashes().size()
+              + " blocks)");
     }
     return new BlockHashPlan(badBlockHashes);
   }

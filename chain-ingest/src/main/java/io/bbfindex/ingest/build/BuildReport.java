@@ -44,9 +44,18 @@ public record BuildReport(
   /** One line per rebuilt file with its reason, then totals; for logs. */
   public String describe() {
     StringBuilder sb = new StringBuilder();
-    sb.append(String.format(java.util.Locale.ROOT, "filters: %d rebuilt, %d kept, %d removed; summary %s; %d txindex "
-        + "scan(s) of %,d rows; %d ms", rebuilt.size(), kept.size(), removed.size(), summaryAction, scans, records,
-        elapsed.toMillis()));
+    sb.append(
+        String.format(
+            java.util.Locale.ROOT,
+            "filters: %d rebuilt, %d kept, %d removed; summary %s; %d txindex "
+                + "scan(s) of %,d rows; %d ms",
+            rebuilt.size(),
+            kept.size(),
+            removed.size(),
+            summaryAction,
+            scans,
+            records,
+            elapsed.toMillis()));
     for (String name : rebuilt) {
       sb.append("\n  rebuilt ").append(name).append(": ").append(reasons.get(name));
     }
@@ -54,7 +63,9 @@ public record BuildReport(
       sb.append("\n  removed ").append(name);
     }
     if (strayRecords > 0) {
-      sb.append("\n  warning: ").append(strayRecords).append(" txindex rows name block files the block index lacks");
+      sb.append("\n  warning: ")
+          .append(strayRecords)
+          .append(" txindex rows name block files the block index lacks");
     }
     return sb.toString();
   }

@@ -63,13 +63,21 @@ final class BuildRun {
         summary = plan.prior().summary();
         kept.add(summary.name());
       } else {
-        long txKeys = entries.stream().mapToLong(FileEntry::keys).sum() + scanned.strays()
-            + FilterScan.genesisCoinbases(index);
-        summary = commit.writeSummary(scanned.summary(), txKeys, scanned.summaryCapacity(),
-            source.files().stream().mapToLong(FileSource::fSize).sum());
+        long txKeys =
+            entries.stream().mapToLong(FileEntry::keys).sum()
+                + scanned.strays()
+                + FilterScan.genesisCoinbases(index);
+        summary =
+            commit.writeSummary(
+                scanned.summary(),
+                txKeys,
+                scanned.summaryCapacity(),
+                source.files().stream().mapToLong(FileSource::fSize).sum());
         rebuilt.add(summary.name());
-        reasons.put(summary.name(), (scanned.summaryAction() == SummaryAction.UPDATE ? "updated: " : "rebuilt: ")
-            + scanned.summaryReason());
+        reasons.put(
+            summary.name(),
+            (scanned.summaryAction() == SummaryAction.UPDATE ? "updated: " : "rebuilt: ")
+                + scanned.summaryReason());
       }
       BlockHashEntry blocks;
       if (plan.blockHashes().rebuild()) {
@@ -81,8 +89,17 @@ final class BuildRun {
         kept.add(blocks.name());
       }
       Manifest m = commit.writeManifest(txindexTip, scanned.records(), summary, blocks, entries);
-      return new BuildReport(rebuilt, reasons, kept, removed, scanned.summaryAction().word(), scanned.scans(),
-          scanned.records(), scanned.strays(), Duration.ofNanos(System.nanoTime() - started), m);
+      return new BuildReport(
+          rebuilt,
+          reasons,
+          kept,
+          removed,
+          scanned.summaryAction().word(),
+          scanned.scans(),
+          scanned.records(),
+          scanned.strays(),
+          Duration.ofNanos(System.nanoTime() - started),
+          m);
     } finally {
       pool.shutdownNow();
     }

@@ -44,9 +44,16 @@ public interface ChainSource extends TxRangeSource {
   /** The node's index as a source (no copy; the index must stay open during the build). */
   static ChainSource of(NodeIndex index) {
     Objects.requireNonNull(index, "index");
-    // the txid source: 't' rows when the txindex stores every txid, else the blk files (hashed/mixed)
-    BlockDataTxSource blockData = index.txindexLayout().storesEveryTxid() ? null : new BlockDataTxSource(
-        index.blocks(), index.blockFileReader(), index.blocksXorKey(), Runtime.getRuntime().availableProcessors());
+    // the txid source: 't' rows when the txindex stores every txid, else the blk files
+    // (hashed/mixed)
+    BlockDataTxSource blockData =
+        index.txindexLayout().storesEveryTxid()
+            ? null
+            : new BlockDataTxSource(
+                index.blocks(),
+                index.blockFileReader(),
+                index.blocksXorKey(),
+                Runtime.getRuntime().availableProcessors());
     return new ChainSource() {
       @Override
       public Path datadir() {
@@ -84,7 +91,10 @@ public interface ChainSource extends TxRangeSource {
       }
 
       @Override
-      public void forEachTx(int fromFirstByte, int toFirstByte, io.bbfindex.ingest.records.TxRecordConsumer consumer) {
+      public void forEachTx(
+          int fromFirstByte,
+          int toFirstByte,
+          io.bbfindex.ingest.records.TxRecordConsumer consumer) {
         if (blockData != null) {
           blockData.forEachTx(fromFirstByte, toFirstByte, consumer);
         } else {

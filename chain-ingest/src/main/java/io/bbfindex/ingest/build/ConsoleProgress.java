@@ -6,7 +6,7 @@ import java.util.function.LongSupplier;
 
 /**
  * Prints a progress line with rate and ETA to a stream (standard error by default), at most once
- * per second, e.g. {@code scan txindex: 12,345,678 / 1,400,000,000 (0.9%)  1.21 M/s  ETA 19m 2s}.
+ * per second, e.g. {@code scan txindex: 12,345,678 / 1,400,000,000 (0.9%) 1.21 M/s ETA 19m 2s}.
  */
 public final class ConsoleProgress implements ProgressListener {
 
@@ -46,8 +46,14 @@ public final class ConsoleProgress implements ProgressListener {
   @Override
   public void phaseDone(String phase, long done) {
     long elapsed = phase.equals(this.phase) ? clock.getAsLong() - phaseStart : 0;
-    out.println(String.format(Locale.ROOT, "%s: done, %,d in %s (%s)", phase, done, duration(elapsed / 1e9),
-        rate(done, elapsed)));
+    out.println(
+        String.format(
+            Locale.ROOT,
+            "%s: done, %,d in %s (%s)",
+            phase,
+            done,
+            duration(elapsed / 1e9),
+            rate(done, elapsed)));
     this.phase = null;
   }
 
@@ -60,8 +66,15 @@ public final class ConsoleProgress implements ProgressListener {
     double seconds = elapsedNanos / 1e9;
     double perSecond = seconds > 0 ? done / seconds : 0;
     String eta = perSecond > 0 && done < total ? duration((total - done) / perSecond) : "-";
-    return String.format(Locale.ROOT, "%s: %,d / %,d (%.1f%%)  %s  ETA %s", phase, done, total,
-        100.0 * done / total, rate, eta);
+    return String.format(
+        Locale.ROOT,
+        "%s: %,d / %,d (%.1f%%)  %s  ETA %s",
+        phase,
+        done,
+        total,
+        100.0 * done / total,
+        rate,
+        eta);
   }
 
   private static String rate(long done, long elapsedNanos) {

@@ -16,43 +16,47 @@ import java.util.Objects;
 
 /**
  * Builds a filter store from a node's txindex and block index: one BBF per {@code blkNNNNN.dat}
- * (its txids), one summary BBF over every txid, one BBF of block hashes, and the manifest
- * ({@link io.bbfindex.ingest.store.Manifest}). The per-file filter is the unit of building,
- * persisting and rebuilding; the summary is what the service probes.
+ * (its txids), one summary BBF over every txid, one BBF of block hashes, and the manifest ({@link
+ * io.bbfindex.ingest.store.Manifest}). The per-file filter is the unit of building, persisting and
+ * rebuilding; the summary is what the service probes.
  *
  * <h2>One pass, no grouping buffers</h2>
+ *
  * The txindex is keyed by txid, so its rows come in random file order. Instead of grouping 1.4
  * billion txids by file (tens of GB), every per-file filter is sized <em>before</em> the scan from
  * the block index (the sum of nTx of the blocks stored in the file, an upper bound of its rows) and
  * each row is inserted directly into its file's filter and the summary ({@link TxFilterPass}).
- * Memory is the filters themselves (about 1.2 bytes per txid at 1 %); when the per-file filters
- * to rebuild exceed {@link BuildOptions#memoryBudgetBytes()}, the rest are built in further scans.
- * A file whose rows exceed its planned capacity (a block index that undercounts) is rebuilt at its
+ * Memory is the filters themselves (about 1.2 bytes per txid at 1 %); when the per-file filters to
+ * rebuild exceed {@link BuildOptions#memoryBudgetBytes()}, the rest are built in further scans. A
+ * file whose rows exceed its planned capacity (a block index that undercounts) is rebuilt at its
  * real count in another scan, so no filter ever runs above its target FPR.
  *
  * <h2>Summary sizing: why one summary over every txid, with headroom</h2>
+ *
  * A negative lookup must cost a constant number of cache lines whatever the number of block files
  * (about 5,600 on mainnet): probing every per-file filter would cost 5,600 cache misses. One BBF
  * over all txids answers with one cache line (one group of at most 64 bytes) and its FPR, not the
  * sum of 5,600 FPRs. Range filters (unions of per-file filters) would need equal geometries across
  * files whose txid counts differ by 1,000x, and still several probes.
+ *
  * <ul>
  *   <li>Target FPR: {@link BuildOptions#summaryFpr()} (1 % by default): the summary's FPR is the
  *       fraction of unknown txids that cost a LevelDB read.
  *   <li>Headroom: the summary is sized for {@code headroom x} (1.25 by default) the txids expected,
  *       and its capacity is then the largest key count at which eq. 3 still meets the target for
- *       the geometry chosen (r is a power of two, so real headroom is 25 % to 150 %). While the node
- *       grows within capacity, a rebuild only adds the txids of the rebuilt files to the existing
- *       summary ({@code "updated"}: bits are only set, so no txid is ever lost, and re-adding keys
- *       already present changes nothing); only beyond capacity is it built afresh with a new
- *       geometry. Mainnet grows about 10 % a year, so 25 % buys a couple of years between
- *       geometry changes, for at most 25 % more memory than needed.
+ *       the geometry chosen (r is a power of two, so real headroom is 25 % to 150 %). While the
+ *       node grows within capacity, a rebuild only adds the txids of the rebuilt files to the
+ *       existing summary ({@code "updated"}: bits are only set, so no txid is ever lost, and
+ *       re-adding keys already present changes nothing); only beyond capacity is it built afresh
+ *       with a new geometry. Mainnet grows about 10 % a year, so 25 % buys a couple of years
+ *       between geometry changes, for at most 25 % more memory than needed.
  *   <li>An updated summary's header key count is an upper bound (a rebuilt file's old keys are
  *       counted again; the filters API has no way to set the count); the manifest keeps the exact
  *       count, which is what {@code FilterStore.filters()} reports and models the FPR with.
  * </ul>
  *
  * <h2>Incremental rebuilds</h2>
+ *
  * A per-file filter is kept when the manifest lists it with the same {@code 'f'} record (nBlocks,
  * nSize, nHeightLast) and its file loads with valid checksums and the header CRC the manifest
  * recorded; otherwise it is rebuilt, with the reason in the {@link BuildReport}. Nothing changed
@@ -63,6 +67,7 @@ import java.util.Objects;
  * fail their CRC check and are rebuilt next time) or the new one.
  *
  * <h2>Parallelism</h2>
+ *
  * Decoding dominates a scan (LevelDB iteration through JNI, Core VARINTs: about 1 M rows per
  * core-second, against tens of millions of inserts per second into cache-resident per-file
  * filters), so with {@link BuildOptions#parallelism()} p > 1 the scan is split by the txid's first
@@ -74,8 +79,10 @@ public final class FilterBuilder {
 
   /** The summary filter's file name. */
   public static final String SUMMARY_NAME = "tx-summary.bbf";
+
   /** The block-hash filter's file name. */
   public static final String BLOCKS_NAME = "block-hashes.bbf";
+
   private static final String LOCK_NAME = ".build.lock";
   private static final System.Logger LOG = System.getLogger(FilterBuilder.class.getName());
 
@@ -94,21 +101,26 @@ public final class FilterBuilder {
    * @throws IOException if writing fails (the old manifest then still stands)
    * @throws io.bbfindex.ingest.IndexReadException if a txindex row is corrupt
    */
-  public static BuildReport build(NodeIndex index, Path outDir, BuildOptions opts, ProgressListener progress)
+  public static BuildReport build(
+      NodeIndex index, Path outDir, BuildOptions opts, ProgressListener progress)
       throws IOException {
     return build(ChainSource.of(index), outDir, opts, progress);
   }
 
-  /** {@link #build(NodeIndex, Path, BuildOptions, ProgressListener)} from any {@link ChainSource}. */
-  public static BuildReport build(ChainSource index, Path outDir, BuildOptions opts, ProgressListener progress)
+  /**
+   * {@link #build(NodeIndex, Path, BuildOptions, ProgressListener)} from any {@link ChainSource}.
+   */
+  public static BuildReport build(
+      ChainSource index, Path outDir, BuildOptions opts, ProgressListener progress)
       throws IOException {
     Objects.requireNonNull(index, "index");
     Objects.requireNonNull(outDir, "outDir");
     Objects.requireNonNull(opts, "opts");
     Objects.requireNonNull(progress, "progress");
     Files.createDirectories(outDir);
-    try (FileChannel ch = FileChannel.open(outDir.resolve(LOCK_NAME), StandardOpenOption.CREATE,
-        StandardOpenOption.WRITE)) {
+    try (FileChannel ch =
+        FileChannel.open(
+            outDir.resolve(LOCK_NAME), StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
       FileLock lock;
       try {
         lock = ch.tryLock();
@@ -116,7 +128,8 @@ public final class FilterBuilder {
         lock = null;
       }
       if (lock == null) {
-        throw new FilterBuildException(outDir, "another build is writing this filter store; wait for it to finish");
+        throw new FilterBuildException(
+            outDir, "another build is writing this filter store; wait for it to finish");
       }
       try {
         return new BuildRun(index, outDir, opts, progress).run();
@@ -131,16 +144,24 @@ public final class FilterBuilder {
    * missing, corrupt or stale (logging what it did), and opens it. A store that still fails to open
    * after the rebuild is refused with the exception, never served.
    */
-  public static FilterStore ensureBuilt(NodeIndex index, Path outDir, BuildOptions opts, ProgressListener progress)
+  public static FilterStore ensureBuilt(
+      NodeIndex index, Path outDir, BuildOptions opts, ProgressListener progress)
       throws IOException {
     BuildReport report = build(index, outDir, opts, progress);
-    LOG.log(report.nothingRebuilt() ? System.Logger.Level.INFO : System.Logger.Level.WARNING,
-        report.nothingRebuilt() ? "filter store " + outDir + " verified, nothing to rebuild" : report.describe());
+    LOG.log(
+        report.nothingRebuilt() ? System.Logger.Level.INFO : System.Logger.Level.WARNING,
+        report.nothingRebuilt()
+            ? "filter store " + outDir + " verified, nothing to rebuild"
+            : report.describe());
     return FilterStore.open(outDir);
   }
 
-  /** {@link #ensureBuilt(NodeIndex, Path, BuildOptions, ProgressListener)} printing progress to stderr. */
-  public static FilterStore ensureBuilt(NodeIndex index, Path outDir, BuildOptions opts) throws IOException {
+  /**
+   * {@link #ensureBuilt(NodeIndex, Path, BuildOptions, ProgressListener)} printing progress to
+   * stderr.
+   */
+  public static FilterStore ensureBuilt(NodeIndex index, Path outDir, BuildOptions opts)
+      throws IOException {
     return ensureBuilt(index, outDir, opts, new ConsoleProgress());
   }
 

@@ -22,12 +22,14 @@ import java.util.TreeMap;
 import java.util.concurrent.ForkJoinPool;
 
 /**
- * Carries out a {@link BuildPlan}'s rebuilds by scanning the txindex, within the memory budget: each
- * scan fills as many of the pending per-file filters as {@link BuildOptions#memoryBudgetBytes()}
- * holds (at least one) and, in the first scan, the summary, then writes the filters it completed
- * ({@link StoreCommit#writeFileFilter}) and frees them before the next scan.
+ * Carries out a {@link BuildPlan}'s rebuilds by scanning the txindex, within the memory budget:
+ * each scan fills as many of the pending per-file filters as {@link
+ * BuildOptions#memoryBudgetBytes()} holds (at least one) and, in the first scan, the summary, then
+ * writes the filters it completed ({@link StoreCommit#writeFileFilter}) and frees them before the
+ * next scan.
  *
  * <p>The first scan also counts the rows of every block file, which may change the plan:
+ *
  * <ul>
  *   <li>a kept filter whose file now has another row count (the txindex caught up without its 'f'
  *       record changing) is rebuilt, and its txids reach an updated summary;
@@ -36,6 +38,7 @@ import java.util.concurrent.ForkJoinPool;
  *   <li>a filter whose rows exceed the count it was sized for (a block index that undercounts) is
  *       dropped and rebuilt at its real count in another scan, so none exceeds its target FPR.
  * </ul>
+ *
  * An update that turns out to add nothing (the tips moved but no file's rows changed) keeps the old
  * summary.
  */
@@ -53,9 +56,17 @@ final class FilterScan {
    * @param strays rows naming a block file the block index lacks
    * @param scans full scans of the txindex made
    */
-  record Outcome(List<FileEntry> written, Map<String, String> reasons, List<FileEntry> kept,
-      SummaryAction summaryAction, String summaryReason, BlockedBloomFilter summary, long summaryCapacity,
-      long records, long strays, int scans) {}
+  record Outcome(
+      List<FileEntry> written,
+      Map<String, String> reasons,
+      List<FileEntry> kept,
+      SummaryAction summaryAction,
+      String summaryReason,
+      BlockedBloomFilter summary,
+      long summaryCapacity,
+      long records,
+      long strays,
+      int scans) {}
 
   private final ChainSource index;
   private final SourcePlan source;
@@ -67,10 +78,13 @@ final class FilterScan {
 
   /** Why each file is rebuilt; grows when counts show more to rebuild or a filter is resized. */
   private final SortedMap<Integer, String> reasons = new TreeMap<>();
+
   /** Files whose txids the summary lacks (as opposed to damaged filter files). */
   private final Set<Integer> changed;
+
   /** Kept entries by file number; shrinks when counts show a kept filter is stale. */
   private final Map<Integer, FileEntry> kept = new TreeMap<>();
+
   private final Map<Integer, FileSource> sources = new HashMap<>();
   private final List<FileEntry> written = new ArrayList<>();
   private final Map<String, String> writtenReasons = new LinkedHashMap<>();
@@ -87,8 +101,15 @@ final class FilterScan {
    *
    * @param oldSummary the verified old summary; present when the plan updates it
    */
-  FilterScan(ChainSource index, SourcePlan source, BuildPlan plan, BuildOptions opts, ProgressListener progress,
-      StoreCommit commit, ForkJoinPool pool, Optional<LoadedFilter> oldSummary) {
+  FilterScan(
+      ChainSource index,
+      SourcePlan source,
+      BuildPlan plan,
+      BuildOptions opts,
+      ProgressListener progress,
+      StoreCommit commit,
+      ForkJoinPool pool,
+      Optional<LoadedFilter> oldSummary) {
     this.index = index;
     this.source = source;
     this.plan = plan;
@@ -104,7 +125,9 @@ final class FilterScan {
     summaryReason = plan.summary().reason();
     summaryCapacity = plan.prior() == null ? 0 : plan.prior().summary().capacity();
     if (summaryAction == SummaryAction.UPDATE) {
-      LoadedFilter old = oldSummary.orElseThrow(() -> new IllegalArgumentException("an update needs the old summary"));
+      LoadedFilter old =
+          oldSummary.orElseThrow(
+              () -> new IllegalArgumentException("an update needs the old summary"));
       summary = BlockedBloomFilter.create(old.filter().geometry(), opts.salt());
       summary.union(old.filter());
     } else if (summaryAction == SummaryAction.REBUILD) {
@@ -114,7 +137,8 @@ final class FilterScan {
 
   /** Replaces the summary by an empty one sized for {@code keys} txids with the headroom. */
   private void newSummary(long keys) {
-    BbfGeometry g = BbfSizing.forTarget((long) Math.ceil(keys * opts.summaryHeadroom()), opts.summaryFpr());
+    BbfGeometry g =
+        BbfSizing.forTarget((long) Math.ceil(keys * opts.summaryHeadroom()), opts.summaryFpr());
     summary = BlockedBloomFilter.create(g, opts.salt());
     summaryCapacity = FilterBuilder.capacity(g, opts.summaryFpr());
   }
@@ -145,9 +169,17 @@ final class FilterScan {
         addGenesisCoinbase(summaryThisScan);
       }
       boolean[] takes = summaryAction == SummaryAction.UPDATE ? summaryTakes.clone() : null;
-      TxFilterPass pass = new TxFilterPass(byFile, summaryThisScan, takes, progress,
-          (index.splitsByTxidRange() ? "scan txindex" : "hash blk files") + " (scan " + (scans + 1) + ")",
-          source.expectedRecords());
+      TxFilterPass pass =
+          new TxFilterPass(
+              byFile,
+              summaryThisScan,
+              takes,
+              progress,
+              (index.splitsByTxidRange() ? "scan txindex" : "hash blk files")
+                  + " (scan "
+                  + (scans + 1)
+                  + ")",
+              source.expectedRecords());
       // Block data cannot be split by txid range: its source hashes whole blk files in parallel.
       ParallelTxScan.run(index, index.splitsByTxidRange() ? decoders(opts.parallelism()) : 0, pass);
       pass.finish();
@@ -171,15 +203,26 @@ final class FilterScan {
       summary = null;
       summaryAction = SummaryAction.KEEP;
     }
-    return new Outcome(written, writtenReasons, List.copyOf(kept.values()), summaryAction, summaryReason, summary,
-        summaryCapacity, records, strays, scans);
+    return new Outcome(
+        written,
+        writtenReasons,
+        List.copyOf(kept.values()),
+        summaryAction,
+        summaryReason,
+        summary,
+        summaryCapacity,
+        records,
+        strays,
+        scans);
   }
 
   /**
    * Creates the filters of the pending files this scan builds: in file order, as many as the memory
-   * budget holds, at least one. Sizes for the rows an earlier scan counted when they exceed the plan.
+   * budget holds, at least one. Sizes for the rows an earlier scan counted when they exceed the
+   * plan.
    */
-  private List<Integer> fillWithinBudget(TreeMap<Integer, Long> pending, long[] counts, BlockedBloomFilter[] byFile) {
+  private List<Integer> fillWithinBudget(
+      TreeMap<Integer, Long> pending, long[] counts, BlockedBloomFilter[] byFile) {
     List<Integer> inScan = new ArrayList<>();
     long bytes = 0;
     for (Map.Entry<Integer, Long> p : pending.entrySet()) {
@@ -203,14 +246,20 @@ final class FilterScan {
    *
    * @return whether the summary must take rows in the next scan
    */
-  private boolean recount(long[] counts, long records, long strays, TreeMap<Integer, Long> pending,
+  private boolean recount(
+      long[] counts,
+      long records,
+      long strays,
+      TreeMap<Integer, Long> pending,
       boolean[] summaryTakes) {
     boolean summaryPending = false;
     // a kept filter whose file gained or lost rows without its 'f' record changing
     for (FileEntry e : List.copyOf(kept.values())) {
       if (counts[e.file()] != e.keys()) {
         kept.remove(e.file());
-        reasons.put(e.file(), "the txindex now has " + counts[e.file()] + " rows for it, the filter " + e.keys());
+        reasons.put(
+            e.file(),
+            "the txindex now has " + counts[e.file()] + " rows for it, the filter " + e.keys());
         changed.add(e.file());
         pending.put(e.file(), Math.max(counts[e.file()], sources.get(e.file()).capacity()));
         if (summaryAction == SummaryAction.UPDATE) {
@@ -223,8 +272,10 @@ final class FilterScan {
     if (summaryAction != SummaryAction.KEEP && (strayRowsMissed || records > summaryCapacity)) {
       // an updated summary cannot take rows of unknown files (it only takes rebuilt files),
       // and a summary beyond its capacity would exceed its FPR: build it afresh
-      summaryReason = strayRowsMissed ? strays + " txindex rows name block files the block index lacks"
-          : records + " txids exceed the summary's capacity " + summaryCapacity;
+      summaryReason =
+          strayRowsMissed
+              ? strays + " txindex rows name block files the block index lacks"
+              : records + " txids exceed the summary's capacity " + summaryCapacity;
       summary.close();
       summaryAction = SummaryAction.REBUILD;
       newSummary(Math.max(records, summaryCapacity));
@@ -238,8 +289,12 @@ final class FilterScan {
    * was sized for (the block index undercounted) would exceed its target FPR: it goes back to
    * pending, sized for its real count.
    */
-  private void writeCompleted(List<Integer> inScan, BlockedBloomFilter[] byFile, long[] counts,
-      TreeMap<Integer, Long> pending) throws IOException {
+  private void writeCompleted(
+      List<Integer> inScan,
+      BlockedBloomFilter[] byFile,
+      long[] counts,
+      TreeMap<Integer, Long> pending)
+      throws IOException {
     List<Integer> done = new ArrayList<>();
     for (int f : inScan) {
       long planned = pending.remove(f);
@@ -251,13 +306,17 @@ final class FilterScan {
         done.add(f);
       }
     }
-    List<FileEntry> entries = Parallel.map(pool, done, f -> {
-      try {
-        return commit.writeFileFilter(sources.get(f), byFile[f], counts[f]);
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    });
+    List<FileEntry> entries =
+        Parallel.map(
+            pool,
+            done,
+            f -> {
+              try {
+                return commit.writeFileFilter(sources.get(f), byFile[f], counts[f]);
+              } catch (IOException e) {
+                throw new UncheckedIOException(e);
+              }
+            });
     for (FileEntry e : entries) {
       written.add(e);
       writtenReasons.put(e.name(), reasons.get(e.file()));

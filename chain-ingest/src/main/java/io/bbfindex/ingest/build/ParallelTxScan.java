@@ -12,16 +12,17 @@ import java.util.concurrent.atomic.AtomicReference;
  * Core VARINTs), pack the rows into batches, and ONE inserter, the calling thread, feeds them to
  * the {@link TxFilterPass}. A single inserter is required, not a shortcut: BBF inserts are plain
  * read-modify-write of 32- or 64-bit words, so two threads inserting into one filter could lose
- * each other's bits, i.e. make false negatives. Bloom filter bits do not depend on insertion
- * order, so the filters are bit-for-bit those of a sequential scan.
+ * each other's bits, i.e. make false negatives. Bloom filter bits do not depend on insertion order,
+ * so the filters are bit-for-bit those of a sequential scan.
  *
  * <p>With {@code decoders <= 0} the scan runs inline on the calling thread (the one-core path the
- * benchmark measures). Batches are recycled through a bounded free list, so memory stays at
- * {@code 5 * decoders} batches of {@value #BATCH} rows (about 150 KB each).
+ * benchmark measures). Batches are recycled through a bounded free list, so memory stays at {@code
+ * 5 * decoders} batches of {@value #BATCH} rows (about 150 KB each).
  */
 final class ParallelTxScan {
 
   static final int BATCH = 4096;
+
   /** Ranges handed out to decoders, in first-byte units (txids are uniform: equal work each). */
   private static final int SLICE = 4;
 
@@ -57,8 +58,11 @@ final class ParallelTxScan {
     end.n = -1;
     Thread[] threads = new Thread[decoders];
     for (int t = 0; t < decoders; t++) {
-      threads[t] = Thread.ofPlatform().name("txindex-decoder-" + t).daemon().start(
-          () -> decode(source, nextSlice, full, free, failure, end));
+      threads[t] =
+          Thread.ofPlatform()
+              .name("txindex-decoder-" + t)
+              .daemon()
+              .start(() -> decode(source, nextSlice, full, free, failure, end));
     }
     int finished = 0;
     try {
@@ -101,27 +105,37 @@ final class ParallelTxScan {
     }
   }
 
-  private static void decode(TxRangeSource source, AtomicInteger nextSlice, BlockingQueue<Batch> full,
-      BlockingQueue<Batch> free, AtomicReference<Throwable> failure, Batch end) {
+  private static void decode(
+      TxRangeSource source,
+      AtomicInteger nextSlice,
+      BlockingQueue<Batch> full,
+      BlockingQueue<Batch> free,
+      AtomicReference<Throwable> failure,
+      Batch end) {
     Batch[] current = {null};
     try {
       current[0] = free.take();
       current[0].n = 0;
-      for (int from; (from = nextSlice.getAndAdd(SLICE)) < TxIndexScan.FIRST_BYTES && failure.get() == null; ) {
-        source.forEachTx(from, Math.min(from + SLICE, TxIndexScan.FIRST_BYTES), (txid, file, pos, off) -> {
-          Batch b = current[0];
-          if (b.n == BATCH) {
-            if (failure.get() != null) {
-              throw new Cancelled();
-            }
-            putUninterruptibly(full, b);
-            b = takeUninterruptibly(free);
-            b.n = 0;
-            current[0] = b;
-          }
-          System.arraycopy(txid, 0, b.keys, b.n * 32, 32);
-          b.files[b.n++] = file;
-        });
+      for (int from;
+          (from = nextSlice.getAndAdd(SLICE)) < TxIndexScan.FIRST_BYTES
+              && failure.get() == null; ) {
+        source.forEachTx(
+            from,
+            Math.min(from + SLICE, TxIndexScan.FIRST_BYTES),
+            (txid, file, pos, off) -> {
+              Batch b = current[0];
+              if (b.n == BATCH) {
+                if (failure.get() != null) {
+                  throw new Cancelled();
+                }
+                putUninterruptibly(full, b);
+                b = takeUninterruptibly(free);
+                b.n = 0;
+                current[0] = b;
+              }
+              System.arraycopy(txid, 0, b.keys, b.n * 32, 32);
+              b.files[b.n++] = file;
+            });
       }
       putUninterruptibly(full, current[0]);
       current[0] = null;

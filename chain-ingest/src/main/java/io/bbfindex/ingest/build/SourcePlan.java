@@ -18,9 +18,14 @@ import java.util.TreeMap;
  * before any txindex row is scanned: per block file its {@code 'f'} record and the sum of the
  * transaction counts of the blocks stored in it (an upper bound of the txindex rows pointing into
  * it: Core indexes every transaction of every block it connects, except the genesis coinbase and
- * the two BIP30 duplicate coinbases, and never-connected blocks have no rows), plus the block hashes.
+ * the two BIP30 duplicate coinbases, and never-connected blocks have no rows), plus the block
+ * hashes.
  */
-record SourcePlan(List<FileSource> files, int fileSlots, List<byte[]> blockHashes, String blockDigest,
+record SourcePlan(
+    List<FileSource> files,
+    int fileSlots,
+    List<byte[]> blockHashes,
+    String blockDigest,
     long expectedRecords) {
 
   /** File numbers above this are refused: 2^20 files of 128 MiB is 128 TiB of blocks. */
@@ -32,7 +37,8 @@ record SourcePlan(List<FileSource> files, int fileSlots, List<byte[]> blockHashe
    * @param capacity txids to size its filter for (sum of nTx of its blocks with data)
    * @param lastBlock hash of its highest block (the filter's source tip), zeros if it has none
    */
-  record FileSource(int file, long fBlocks, long fSize, long heightLast, long capacity, byte[] lastBlock) {}
+  record FileSource(
+      int file, long fBlocks, long fSize, long heightLast, long capacity, byte[] lastBlock) {}
 
   static SourcePlan of(ChainSource index, Path outDir) throws FilterBuildException {
     Map<Integer, long[]> capacity = new TreeMap<>();
@@ -44,7 +50,8 @@ record SourcePlan(List<FileSource> files, int fileSlots, List<byte[]> blockHashe
       }
       checkFile(b.file(), index, outDir);
       hashes.add(b.hash());
-      capacity.computeIfAbsent(b.file(), f -> new long[1])[0] += Integer.toUnsignedLong(b.txCount());
+      capacity.computeIfAbsent(b.file(), f -> new long[1])[0] +=
+          Integer.toUnsignedLong(b.txCount());
       last.merge(b.file(), b, (x, y) -> x.height() >= y.height() ? x : y);
     }
     List<FileSource> files = new ArrayList<>();
@@ -58,8 +65,14 @@ record SourcePlan(List<FileSource> files, int fileSlots, List<byte[]> blockHashe
       checkFile(info.file(), index, outDir);
       long cap = capacity.getOrDefault(info.file(), new long[1])[0];
       BlockInfo lb = last.get(info.file());
-      files.add(new FileSource(info.file(), info.blocks(), info.size(), info.heightLast(), cap,
-          lb == null ? new byte[32] : lb.hash()));
+      files.add(
+          new FileSource(
+              info.file(),
+              info.blocks(),
+              info.size(),
+              info.heightLast(),
+              cap,
+              lb == null ? new byte[32] : lb.hash()));
       expected += cap;
       slots = Math.max(slots, info.file() + 1);
     }
@@ -67,11 +80,19 @@ record SourcePlan(List<FileSource> files, int fileSlots, List<byte[]> blockHashe
     return new SourcePlan(List.copyOf(files), slots, hashes, digest(hashes), expected);
   }
 
-  private static void checkFile(int file, ChainSource index, Path outDir) throws FilterBuildException {
+  private static void checkFile(int file, ChainSource index, Path outDir)
+      throws FilterBuildException {
     if (file > MAX_FILE_NUMBER) {
-      throw new FilterBuildException(index.datadir(), "the block index names block file " + file
-          + ", beyond any real node (" + MAX_FILE_NUMBER + "); the block index is corrupt: restart bitcoind with "
-          + "-reindex (nothing was written to " + outDir + ")");
+      throw new FilterBuildException(
+          index.datadir(),
+          "the block index names block file "
+              + file
+              + ", beyond any real node ("
+              + MAX_FILE_NUMBER
+              + "); the block index is corrupt: restart bitcoind with "
+              + "-reindex (nothing was written to "
+              + outDir
+              + ")");
     }
   }
 

@@ -20,10 +20,10 @@ import java.util.Collection;
 import java.util.List;
 
 /**
- * Everything a build writes to the store directory, each file atomically (FilterFile, ManifestFile),
- * and each filter's manifest entry with the header CRC that binds the manifest to that exact file.
- * The manifest is written last, so a crash leaves the old manifest (whose changed entries then fail
- * their CRC check and are rebuilt next time) or the new one.
+ * Everything a build writes to the store directory, each file atomically (FilterFile,
+ * ManifestFile), and each filter's manifest entry with the header CRC that binds the manifest to
+ * that exact file. The manifest is written last, so a crash leaves the old manifest (whose changed
+ * entries then fail their CRC check and are rebuilt next time) or the new one.
  */
 final class StoreCommit {
 
@@ -42,14 +42,29 @@ final class StoreCommit {
    *
    * @throws IOException if writing fails
    */
-  FileEntry writeFileFilter(FileSource fs, BlockedBloomFilter filter, long keys) throws IOException {
+  FileEntry writeFileFilter(FileSource fs, BlockedBloomFilter filter, long keys)
+      throws IOException {
     String name = FilterBuilder.fileFilterName(fs.file());
     Path p = outDir.resolve(name);
     try {
-      FilterFile.write(p, filter, new FilterMetadata(FilterKind.TX_BLOCK_FILE, fs.file(), fs.fSize(),
-          fs.lastBlock(), System.currentTimeMillis()));
+      FilterFile.write(
+          p,
+          filter,
+          new FilterMetadata(
+              FilterKind.TX_BLOCK_FILE,
+              fs.file(),
+              fs.fSize(),
+              fs.lastBlock(),
+              System.currentTimeMillis()));
       long capacity = FilterBuilder.capacity(filter.geometry(), opts.targetFpr());
-      return new FileEntry(fs.file(), name, keys, capacity, fs.fBlocks(), fs.fSize(), fs.heightLast(),
+      return new FileEntry(
+          fs.file(),
+          name,
+          keys,
+          capacity,
+          fs.fBlocks(),
+          fs.fSize(),
+          fs.heightLast(),
           FilterFile.headerCrc(p));
     } finally {
       filter.close();
@@ -67,8 +82,15 @@ final class StoreCommit {
       throws IOException {
     Path p = outDir.resolve(FilterBuilder.SUMMARY_NAME);
     try {
-      FilterFile.write(p, summary, new FilterMetadata(FilterKind.TX_SUMMARY, FilterMetadata.NO_BLOCK_FILE,
-          bytesCovered, index.tipHash(), System.currentTimeMillis()));
+      FilterFile.write(
+          p,
+          summary,
+          new FilterMetadata(
+              FilterKind.TX_SUMMARY,
+              FilterMetadata.NO_BLOCK_FILE,
+              bytesCovered,
+              index.tipHash(),
+              System.currentTimeMillis()));
     } finally {
       summary.close();
     }
@@ -87,10 +109,20 @@ final class StoreCommit {
       for (byte[] h : source.blockHashes()) {
         f.add(h, 0);
       }
-      FilterFile.write(p, f, new FilterMetadata(FilterKind.BLOCK_HASHES, FilterMetadata.NO_BLOCK_FILE, 0,
-          index.tipHash(), System.currentTimeMillis()));
+      FilterFile.write(
+          p,
+          f,
+          new FilterMetadata(
+              FilterKind.BLOCK_HASHES,
+              FilterMetadata.NO_BLOCK_FILE,
+              0,
+              index.tipHash(),
+              System.currentTimeMillis()));
     }
-    return new BlockHashEntry(FilterBuilder.BLOCKS_NAME, source.blockHashes().size(), source.blockDigest(),
+    return new BlockHashEntry(
+        FilterBuilder.BLOCKS_NAME,
+        source.blockHashes().size(),
+        source.blockDigest(),
         FilterFile.headerCrc(p));
   }
 
@@ -117,12 +149,32 @@ final class StoreCommit {
    * @param records txindex rows (the per-file keys plus stray rows)
    * @throws IOException if writing fails; the old manifest then still stands
    */
-  Manifest writeManifest(int txindexTip, long records, SummaryEntry summary, BlockHashEntry blocks,
-      Collection<FileEntry> files) throws IOException {
-    Manifest m = new Manifest(FilterFile.FORMAT_VERSION, System.currentTimeMillis(), index.datadir().toString(),
-        index.tipHash(), index.tipHeight(), txindexTip, opts.salt() == 0 ? BlockedBloomFilter.DERIVATION_UNSALTED
-            : BlockedBloomFilter.DERIVATION_SALTED, opts.salt(), opts.targetFpr(), opts.summaryFpr(),
-        opts.summaryHeadroom(), records, summary, blocks, List.copyOf(files));
+  Manifest writeManifest(
+      int txindexTip,
+      long records,
+      SummaryEntry summary,
+      BlockHashEntry blocks,
+      Collection<FileEntry> files)
+      throws IOException {
+    Manifest m =
+        new Manifest(
+            FilterFile.FORMAT_VERSION,
+            System.currentTimeMillis(),
+            index.datadir().toString(),
+            index.tipHash(),
+            index.tipHeight(),
+            txindexTip,
+            opts.salt() == 0
+                ? BlockedBloomFilter.DERIVATION_UNSALTED
+                : BlockedBloomFilter.DERIVATION_SALTED,
+            opts.salt(),
+            opts.targetFpr(),
+            opts.summaryFpr(),
+            opts.summaryHeadroom(),
+            records,
+            summary,
+            blocks,
+            List.copyOf(files));
     ManifestFile.write(outDir, m);
     return m;
   }

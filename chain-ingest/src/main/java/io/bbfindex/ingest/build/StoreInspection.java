@@ -38,13 +38,18 @@ final class StoreInspection implements AutoCloseable {
    * @throws IOException if verifying is interrupted or fails otherwise than by a bad filter file
    *     (which is recorded in the state, not thrown)
    */
-  static StoreInspection of(Path outDir, String datadir, BuildOptions opts, ForkJoinPool pool) throws IOException {
+  static StoreInspection of(Path outDir, String datadir, BuildOptions opts, ForkJoinPool pool)
+      throws IOException {
     Manifest m;
     try {
       m = ManifestFile.read(outDir);
     } catch (FilterStoreException e) {
-      return new StoreInspection(StoreState.without(Files.exists(outDir.resolve(ManifestFile.FILE_NAME))
-          ? "manifest unusable (" + e.getMessage() + ")" : "new store"), null);
+      return new StoreInspection(
+          StoreState.without(
+              Files.exists(outDir.resolve(ManifestFile.FILE_NAME))
+                  ? "manifest unusable (" + e.getMessage() + ")"
+                  : "new store"),
+          null);
     }
     if (BuildPlan.incompatibility(m, datadir, opts) != null) {
       // nothing of it will be kept: verifying its files would be wasted
@@ -66,18 +71,24 @@ final class StoreInspection implements AutoCloseable {
     LoadedFilter summary = null;
     String badSummary = null;
     try {
-      summary = FilterFiles.loadExpected(outDir.resolve(m.summary().name()), m.summary().headerCrc());
+      summary =
+          FilterFiles.loadExpected(outDir.resolve(m.summary().name()), m.summary().headerCrc());
     } catch (FilterStoreException e) {
       badSummary = e.getMessage();
     }
-    return new StoreInspection(new StoreState(m, null, badFiles, badSummary, badBlockHashes), summary);
+    return new StoreInspection(
+        new StoreState(m, null, badFiles, badSummary, badBlockHashes), summary);
   }
 
   /** Why the filter file of {@code e} is unusable, or null when it verifies. */
   private static String fileFilterProblem(Path outDir, FileEntry e) {
     try (LoadedFilter l = FilterFiles.loadExpected(outDir.resolve(e.name()), e.headerCrc())) {
       if (l.metadata().blockFile() != e.file() || l.filter().count() != e.keys()) {
-        return "filter file does not describe block file " + e.file() + " with " + e.keys() + " keys";
+        return "filter file does not describe block file "
+            + e.file()
+            + " with "
+            + e.keys()
+            + " keys";
       }
       return null;
     } catch (FilterStoreException x) {

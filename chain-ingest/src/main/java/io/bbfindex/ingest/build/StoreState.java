@@ -12,9 +12,9 @@ import java.util.Map;
  *     or unreadable
  * @param noManifest why there is no manifest ({@code "new store"}, {@code "manifest unusable
  *     (...)"}); null when there is one
- * @param badFileFilters per block file number, why the per-file filter the manifest lists for it
- *     is unusable; the others verified (every listed filter is verified when the manifest suits
- *     the build, none when it does not)
+ * @param badFileFilters per block file number, why the per-file filter the manifest lists for it is
+ *     unusable; the others verified (every listed filter is verified when the manifest suits the
+ *     build, none when it does not)
  * @param badSummary why the summary filter is unusable, or null
  * @param badBlockHashes why the block-hash filter is unusable, or null
  */

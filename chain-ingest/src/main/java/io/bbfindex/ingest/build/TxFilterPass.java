@@ -9,11 +9,11 @@ import java.util.Objects;
  * One scan of the txindex's {@code 't'} rows, inserting each txid straight into the filter of its
  * block file (if that file is built in this scan) and into the summary (if the summary takes that
  * file's keys in this scan), and counting rows per file. This is the ingest hot path: an array
- * lookup by file number and two inserts per record, no allocation, no grouping buffers; the per-file
- * filters are sized before the scan from the block index, so a single pass suffices.
+ * lookup by file number and two inserts per record, no allocation, no grouping buffers; the
+ * per-file filters are sized before the scan from the block index, so a single pass suffices.
  *
- * <p>Rows naming a file number beyond the plan ({@code >= fileCount}) are counted as strays: they go
- * into the summary when it takes every file (so the summary never has a false negative), but no
+ * <p>Rows naming a file number beyond the plan ({@code >= fileCount}) are counted as strays: they
+ * go into the summary when it takes every file (so the summary never has a false negative), but no
  * per-file filter has room for them.
  */
 public final class TxFilterPass implements TxRecordConsumer, BlockFileSelection {
@@ -34,19 +34,27 @@ public final class TxFilterPass implements TxRecordConsumer, BlockFileSelection 
   /**
    * @param byFile filter to fill per file number (null entries: file not built in this scan)
    * @param summary the summary filter, or null
-   * @param summaryTakes per file number, whether its keys go into the summary; null means every
-   *     row (strays included)
+   * @param summaryTakes per file number, whether its keys go into the summary; null means every row
+   *     (strays included)
    * @param expected expected rows, for the progress line (-1 unknown)
    */
-  public TxFilterPass(BlockedBloomFilter[] byFile, BlockedBloomFilter summary, boolean[] summaryTakes,
-      ProgressListener progress, String phase, long expected) {
+  public TxFilterPass(
+      BlockedBloomFilter[] byFile,
+      BlockedBloomFilter summary,
+      boolean[] summaryTakes,
+      ProgressListener progress,
+      String phase,
+      long expected) {
     this.byFile = Objects.requireNonNull(byFile, "byFile");
     this.summary = summary;
     this.summaryTakes = summaryTakes;
     this.summaryTakesAll = summary != null && summaryTakes == null;
     if (summaryTakes != null && summaryTakes.length != byFile.length) {
-      throw new IllegalArgumentException("summaryTakes must have one entry per file: " + summaryTakes.length
-          + " vs " + byFile.length);
+      throw new IllegalArgumentException(
+          "summaryTakes must have one entry per file: "
+              + summaryTakes.length
+              + " vs "
+              + byFile.length);
     }
     this.counts = new long[byFile.length];
     this.progress = Objects.requireNonNull(progress, "progress");
@@ -81,10 +89,16 @@ public final class TxFilterPass implements TxRecordConsumer, BlockFileSelection 
     }
   }
 
-  /** Whether any filter of this pass takes the txids of {@code file} (a blk-data source skips the others). */
+  /**
+   * Whether any filter of this pass takes the txids of {@code file} (a blk-data source skips the
+   * others).
+   */
   @Override
   public boolean wantsTxids(int file) {
-    return file >= counts.length || byFile[file] != null || summaryTakesAll || (summary != null && summaryTakes[file]);
+    return file >= counts.length
+        || byFile[file] != null
+        || summaryTakesAll
+        || (summary != null && summaryTakes[file]);
   }
 
   /** Counts {@code txCount} rows of a file no filter of this pass takes, without their txids. */

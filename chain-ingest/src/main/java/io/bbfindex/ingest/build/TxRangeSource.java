@@ -9,6 +9,8 @@ import io.bbfindex.ingest.records.TxRecordConsumer;
 @FunctionalInterface
 public interface TxRangeSource {
 
-  /** Calls {@code consumer} for every row whose txid's first byte is in {@code [from, to)}, 0..256. */
+  /**
+   * Calls {@code consumer} for every row whose txid's first byte is in {@code [from, to)}, 0..256.
+   */
   void forEachTx(int fromFirstByte, int toFirstByte, TxRecordConsumer consumer);
 }

@@ -18,16 +18,16 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The chain Bitcoin Core considers active, derived from the block index alone (there is no tip
- * key in {@code blocks/index}; chainstate's best block is obfuscated and a separate DB).
+ * The chain Bitcoin Core considers active, derived from the block index alone (there is no tip key
+ * in {@code blocks/index}; chainstate's best block is obfuscated and a separate DB).
  *
  * <p>As Core's {@code FindMostWorkChain}: among blocks that, with all their ancestors, are not
  * failed, have validity >= TRANSACTIONS and had their transactions (see {@link
- * BlockStatus#chainCandidate}), take the one with the most
- * cumulative work (sum of {@link ChainWork#blockProof} down to genesis), then walk hashPrev back.
- * Ties in work (a fork of equal length) are broken as Core does in spirit, by arrival: Core keeps
- * the block it received first (nSequenceId, not stored), which we approximate by the lower
- * (file, dataPos), blocks being appended to the files as they arrive.
+ * BlockStatus#chainCandidate}), take the one with the most cumulative work (sum of {@link
+ * ChainWork#blockProof} down to genesis), then walk hashPrev back. Ties in work (a fork of equal
+ * length) are broken as Core does in spirit, by arrival: Core keeps the block it received first
+ * (nSequenceId, not stored), which we approximate by the lower (file, dataPos), blocks being
+ * appended to the files as they arrive.
  *
  * <p>Also an integrity check: every block's height must be its parent's plus one, so a garbled
  * height in a 'b' record (which the header hash cannot catch) fails here.
@@ -46,7 +46,8 @@ public final class ActiveChain {
    * @throws CorruptRecordException if heights are inconsistent with the parent links
    * @return empty if no block qualifies (e.g. a node that only has headers)
    */
-  public static Optional<ActiveChain> compute(Collection<DiskBlockIndex> blocks) throws CorruptRecordException {
+  public static Optional<ActiveChain> compute(Collection<DiskBlockIndex> blocks)
+      throws CorruptRecordException {
     Map<ByteBuffer, Node> byHash = new HashMap<>(blocks.size() * 2);
     List<Node> nodes = new ArrayList<>(blocks.size());
     for (DiskBlockIndex b : blocks) {
@@ -60,8 +61,15 @@ public final class ActiveChain {
       DiskBlockIndex b = n.block;
       Node parent = byHash.get(ByteBuffer.wrap(b.header(), 4, 32));
       if (parent != null && parent.block.height() != b.height() - 1) {
-        throw new CorruptRecordException("'b' block index record " + toDisplayHex(b.hash()) + ": height " + b.height()
-            + " but its parent " + toDisplayHex(parent.block.hash()) + " has height " + parent.block.height());
+        throw new CorruptRecordException(
+            "'b' block index record "
+                + toDisplayHex(b.hash())
+                + ": height "
+                + b.height()
+                + " but its parent "
+                + toDisplayHex(parent.block.hash())
+                + " has height "
+                + parent.block.height());
       }
       n.parent = parent;
       BigInteger own = ChainWork.blockProof(LittleEndian.uint32(b.header(), 72)); // nBits
@@ -108,7 +116,9 @@ public final class ActiveChain {
 
   /** The active block at {@code height}, or empty above the tip / below 0. */
   public Optional<DiskBlockIndex> at(int height) {
-    return height < 0 || height >= byHeight.length ? Optional.empty() : Optional.of(byHeight[height]);
+    return height < 0 || height >= byHeight.length
+        ? Optional.empty()
+        : Optional.of(byHeight[height]);
   }
 
   public boolean contains(DiskBlockIndex b) {

@@ -135,7 +135,12 @@ public final class ByteCursor {
       throw corrupt(field, "non-canonical CompactSize " + Long.toUnsignedString(n));
     }
     if (Long.compareUnsigned(n, Math.min(max, MAX_COMPACT_SIZE)) > 0) {
-      throw corrupt(field, "CompactSize " + Long.toUnsignedString(n) + " exceeds " + Math.min(max, MAX_COMPACT_SIZE));
+      throw corrupt(
+          field,
+          "CompactSize "
+              + Long.toUnsignedString(n)
+              + " exceeds "
+              + Math.min(max, MAX_COMPACT_SIZE));
     }
     pos += v.getOriginalSizeInBytes();
     return n;
@@ -160,8 +165,14 @@ public final class ByteCursor {
     if (key != null) {
       sb.append(" (key ").append(HexFormat.of().formatHex(key)).append(')');
     }
-    sb.append(": field ").append(field).append(" at byte ").append(pos - start)
-        .append(" of ").append(limit - start).append(": ").append(problem);
+    sb.append(": field ")
+        .append(field)
+        .append(" at byte ")
+        .append(pos - start)
+        .append(" of ")
+        .append(limit - start)
+        .append(": ")
+        .append(problem);
     return new CorruptRecordException(sb.toString());
   }
 }

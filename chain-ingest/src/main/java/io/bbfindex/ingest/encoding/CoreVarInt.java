@@ -6,9 +6,9 @@ import static io.bbfindex.filters.Arguments.requireArgument;
  * Bitcoin Core's VARINT ({@code src/serialize.h}): the MSB base-128 encoding used inside LevelDB
  * values (block index, txindex), not the CompactSize of the wire protocol.
  *
- * <p>Digits are 7 bits, most significant first; the high bit of a byte says another digit
- * follows. To make the encoding one-to-one, one is subtracted from every digit but the last when
- * writing and added back when reading, so {@code 128} is {@code 80 00}, not {@code 81 00}.
+ * <p>Digits are 7 bits, most significant first; the high bit of a byte says another digit follows.
+ * To make the encoding one-to-one, one is subtracted from every digit but the last when writing and
+ * added back when reading, so {@code 128} is {@code 80 00}, not {@code 81 00}.
  *
  * <p>Core has one algorithm for unsigned and "non-negative signed" fields; only the C++ type (and
  * so the overflow bound) differs. Callers pass that bound: {@link #MAX_INT32} for {@code int}
@@ -19,10 +19,16 @@ public final class CoreVarInt {
 
   /** Largest value of a C++ {@code int} field ({@code VarIntMode::NONNEGATIVE_SIGNED}). */
   static final long MAX_INT32 = Integer.MAX_VALUE;
+
   /** Largest value of a C++ {@code uint32_t} field. */
   public static final long MAX_UINT32 = 0xFFFF_FFFFL;
-  /** Largest value decodable into a Java {@code long} ({@code uint64_t} fields above it are refused). */
+
+  /**
+   * Largest value decodable into a Java {@code long} ({@code uint64_t} fields above it are
+   * refused).
+   */
   public static final long MAX_INT64 = Long.MAX_VALUE;
+
   /** Longest encoding of a value up to {@link #MAX_INT64}: ceil(63 / 7) + 1 digits. */
   public static final int MAX_BYTES = 10;
 
@@ -31,8 +37,8 @@ public final class CoreVarInt {
   /**
    * Decodes one VARINT from {@code cursor} (the algorithm of Core's ReadVarInt).
    *
-   * @param max the largest value the C++ field can hold; larger (or overflowing) values are
-   *     refused before any bit is shifted out, as Core does ("ReadVarInt(): size too large")
+   * @param max the largest value the C++ field can hold; larger (or overflowing) values are refused
+   *     before any bit is shifted out, as Core does ("ReadVarInt(): size too large")
    * @param field the field's name, for the exception message
    * @throws CorruptRecordException if the bytes end before the last digit or the value exceeds
    *     {@code max}

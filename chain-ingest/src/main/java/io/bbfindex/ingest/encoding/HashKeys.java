@@ -8,8 +8,8 @@ import static io.bbfindex.filters.Arguments.requireArgument;
  * (SHA-256d output) that filters, Core's LevelDB keys and block files use.
  *
  * <p>The conversion happens once, at the edge: display hex digit pair {@code i} (0-based, from the
- * left) is internal byte {@code 31 - i} (chain-ingest/README.md). Parsing accepts upper
- * and lower case; output is always lower case, so an answer echoes a normalised id.
+ * left) is internal byte {@code 31 - i} (chain-ingest/README.md). Parsing accepts upper and lower
+ * case; output is always lower case, so an answer echoes a normalised id.
  *
  * <p>Why not {@link java.util.HexFormat} throughout: {@link #parseDisplayHex} and {@link
  * #toDisplayHexAscii} sit on the HTTP hot path ({@code GET /v1/tx/{txid}}, batch bodies and every
@@ -18,8 +18,8 @@ import static io.bbfindex.filters.Arguments.requireArgument;
  * exception for a bad id (a reason string instead, which the handler turns into a 400). HexFormat
  * would cost a substring, a second array for the reversal and an exception per malformed id. The
  * tests hold both methods to HexFormat's output on random keys. Elsewhere (error messages,
- * manifests, tests) use {@link #toDisplayHex} and {@link #fromDisplayHex}, or HexFormat for
- * hex that is not a hash.
+ * manifests, tests) use {@link #toDisplayHex} and {@link #fromDisplayHex}, or HexFormat for hex
+ * that is not a hash.
  */
 public final class HashKeys {
   /** Bytes in a txid or block hash. */
@@ -28,9 +28,13 @@ public final class HashKeys {
   /** Hex characters in a displayed txid or block hash. */
   public static final int HEX_CHARS = 2 * KEY_BYTES;
 
-  private static final byte[] HEX_DIGITS = "0123456789abcdef".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+  private static final byte[] HEX_DIGITS =
+      "0123456789abcdef".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
-  /** Maps an ASCII character to its hex value, or -1; one table lookup per character on the hot path. */
+  /**
+   * Maps an ASCII character to its hex value, or -1; one table lookup per character on the hot
+   * path.
+   */
   private static final byte[] HEX_VALUE = new byte[128];
 
   static {
@@ -49,7 +53,8 @@ public final class HashKeys {
    * @return {@code null} when the text is a valid hash, otherwise a short reason (never echoing the
    *     input), e.g. {@code "got 63 characters"} or {@code "character 5 is not a hex digit"}
    */
-  public static String parseDisplayHex(CharSequence text, int from, int to, byte[] out, int outOffset) {
+  public static String parseDisplayHex(
+      CharSequence text, int from, int to, byte[] out, int outOffset) {
     int length = to - from;
     if (length != HEX_CHARS) {
       return "got " + length + " characters";
@@ -79,7 +84,9 @@ public final class HashKeys {
     return key;
   }
 
-  /** Writes the 64 display-hex ASCII bytes of {@code key[offset .. offset + 32)} into {@code out}. */
+  /**
+   * Writes the 64 display-hex ASCII bytes of {@code key[offset .. offset + 32)} into {@code out}.
+   */
   public static void toDisplayHexAscii(byte[] key, int offset, byte[] out, int outOffset) {
     for (int i = 0; i < KEY_BYTES; i++) {
       int b = key[offset + KEY_BYTES - 1 - i] & 0xff;

@@ -5,8 +5,8 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 
 /**
- * Little-endian 32- and 64-bit reads out of byte arrays (block header fields, blk-file framing, record
- * fields), through the JDK's byte-array view: no buffer is wrapped and nothing is allocated.
+ * Little-endian 32- and 64-bit reads out of byte arrays (block header fields, blk-file framing,
+ * record fields), through the JDK's byte-array view: no buffer is wrapped and nothing is allocated.
  */
 public final class LittleEndian {
 

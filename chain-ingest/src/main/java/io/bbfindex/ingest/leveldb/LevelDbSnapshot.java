@@ -22,25 +22,26 @@ import org.iq80.leveldb.ReadOptions;
  * leveldbjni-all 1.8.
  *
  * <p>Why a copy: LevelDB has no read-only mode (opening replays the {@code .log} write-ahead log
- * into a new table, writes a new MANIFEST and may compact), and the node holds an fcntl lock on
- * its {@code LOCK}. The node's directory is therefore never opened, only listed and read:
+ * into a new table, writes a new MANIFEST and may compact), and the node holds an fcntl lock on its
+ * {@code LOCK}. The node's directory is therefore never opened, only listed and read:
+ *
  * <ul>
  *   <li>table files are immutable once written, so they are hard-linked (copied when the work
  *       directory is on another filesystem or linking is refused). Core's LevelDB (>= 1.14) names
  *       them {@code NNNNNN.ldb}; LevelDB 1.8 inside leveldbjni only looks for {@code NNNNNN.sst}
  *       and would report them missing, so they are linked under the {@code .sst} name. Opening
  *       never writes to a table, and deleting one in the snapshot only removes our link.
- *   <li>{@code CURRENT}, {@code MANIFEST-*} and {@code *.log} are rewritten by LevelDB, so they
- *       are copied (small).
+ *   <li>{@code CURRENT}, {@code MANIFEST-*} and {@code *.log} are rewritten by LevelDB, so they are
+ *       copied (small).
  *   <li>{@code LOCK}, {@code LOG}, {@code LOG.old} are left behind.
  * </ul>
  *
  * <p>Known cost: LevelDB 1.8 still has seek-triggered compaction (Core's fork disabled it), so a
  * long run of random lookups can make it rewrite some linked tables into new files of the work
- * directory. {@code DB.suspendCompactions()} is deliberately not used against that: LevelDB's
- * POSIX Env has ONE background thread for every DB of the process, and parking it for one
- * snapshot stalls the compactions of all others and hangs their close (measured: a second
- * snapshot's open never returned).
+ * directory. {@code DB.suspendCompactions()} is deliberately not used against that: LevelDB's POSIX
+ * Env has ONE background thread for every DB of the process, and parking it for one snapshot stalls
+ * the compactions of all others and hangs their close (measured: a second snapshot's open never
+ * returned).
  */
 public final class LevelDbSnapshot implements AutoCloseable {
 
@@ -63,8 +64,8 @@ public final class LevelDbSnapshot implements AutoCloseable {
   /**
    * Copies {@code source} into the new directory {@code snapshotDir} and opens the copy.
    *
-   * @throws LevelDbOpenException if {@code source} is not a LevelDB (no CURRENT or no MANIFEST
-   *     it names) or LevelDB refuses the copy; the message names {@code source}
+   * @throws LevelDbOpenException if {@code source} is not a LevelDB (no CURRENT or no MANIFEST it
+   *     names) or LevelDB refuses the copy; the message names {@code source}
    * @throws IOException if copying fails
    */
   public static LevelDbSnapshot open(Path source, Path snapshotDir) throws IOException {
@@ -74,7 +75,8 @@ public final class LevelDbSnapshot implements AutoCloseable {
     }
     String manifest = Files.readString(current).strip();
     if (!manifest.matches("MANIFEST-\\d+") || !Files.isRegularFile(source.resolve(manifest))) {
-      throw new LevelDbOpenException(source, "CURRENT names '" + manifest + "', which is not a MANIFEST file here");
+      throw new LevelDbOpenException(
+          source, "CURRENT names '" + manifest + "', which is not a MANIFEST file here");
     }
     Files.createDirectories(snapshotDir);
     try (DirectoryStream<Path> files = Files.newDirectoryStream(source)) {
@@ -87,16 +89,18 @@ public final class LevelDbSnapshot implements AutoCloseable {
         }
       }
     }
-    Options options = new Options()
-        .createIfMissing(false)
-        .paranoidChecks(true)
-        .compressionType(CompressionType.NONE)
-        .cacheSize(8L << 20);
+    Options options =
+        new Options()
+            .createIfMissing(false)
+            .paranoidChecks(true)
+            .compressionType(CompressionType.NONE)
+            .cacheSize(8L << 20);
     try {
       return new LevelDbSnapshot(source, snapshotDir, factory.open(snapshotDir.toFile(), options));
     } catch (IOException | RuntimeException e) {
       // leveldbjni reports "Corruption: ..." / "IO error: ..." as NativeDB.DBException (runtime)
-      throw new LevelDbOpenException(source, "LevelDB could not open a copy of it: " + e.getMessage(), e);
+      throw new LevelDbOpenException(
+          source, "LevelDB could not open a copy of it: " + e.getMessage(), e);
     }
   }
 
@@ -159,9 +163,9 @@ public final class LevelDbSnapshot implements AutoCloseable {
   }
 
   /**
-   * Visits every entry whose key starts with {@code prefix}, in key order. Iteration follows
-   * Core's options: checksums verified, the block cache left alone so that a full scan does not
-   * evict the point-lookup working set.
+   * Visits every entry whose key starts with {@code prefix}, in key order. Iteration follows Core's
+   * options: checksums verified, the block cache left alone so that a full scan does not evict the
+   * point-lookup working set.
    *
    * @throws LevelDbReadException if LevelDB fails; exceptions of the visitor pass through
    */

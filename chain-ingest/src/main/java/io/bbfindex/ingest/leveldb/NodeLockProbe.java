@@ -10,19 +10,19 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
 /**
- * Tells whether another process holds the lock Bitcoin Core takes on a file: LevelDB's
- * {@code LOCK} and the datadir's {@code .lock} are locked with POSIX {@code fcntl(F_SETLK,
- * F_WRLCK)} while bitcoind runs.
+ * Tells whether another process holds the lock Bitcoin Core takes on a file: LevelDB's {@code LOCK}
+ * and the datadir's {@code .lock} are locked with POSIX {@code fcntl(F_SETLK, F_WRLCK)} while
+ * bitcoind runs.
  *
- * <p>The probe opens the file READ-only and asks for a SHARED lock on the whole file
- * ({@link FileChannel#tryLock(long, long, boolean)}, which the JDK maps to {@code fcntl F_RDLCK}
- * on Linux). That conflicts with the node's write lock, modifies nothing (not even mtime) and is
- * released at once. A missing lock file means the node never ran there (or the copy left it
- * out): not locked. The file is never created.
+ * <p>The probe opens the file READ-only and asks for a SHARED lock on the whole file ({@link
+ * FileChannel#tryLock(long, long, boolean)}, which the JDK maps to {@code fcntl F_RDLCK} on Linux).
+ * That conflicts with the node's write lock, modifies nothing (not even mtime) and is released at
+ * once. A missing lock file means the node never ran there (or the copy left it out): not locked.
+ * The file is never created.
  *
  * <p>Caveat of fcntl locks: they belong to the process, and closing ANY descriptor of the file
- * drops all of the process's locks on it. Harmless here because this process never opens a
- * node's LevelDB directory itself (only private copies), so it holds no lock the probe could drop.
+ * drops all of the process's locks on it. Harmless here because this process never opens a node's
+ * LevelDB directory itself (only private copies), so it holds no lock the probe could drop.
  */
 public final class NodeLockProbe {
 

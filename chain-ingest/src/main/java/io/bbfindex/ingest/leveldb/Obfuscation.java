@@ -8,8 +8,8 @@ import java.nio.charset.StandardCharsets;
  * CDBWrapper's value obfuscation: when a database holds the record {@code 0e 00 "obfuscate_key"}
  * (value: CompactSize 8 + 8 key bytes, itself stored plain), every other value is XORed with the
  * key repeated from value offset 0: {@code v[i] ^= key[i % 8]}. Keys are never obfuscated. Core
- * obfuscates only {@code chainstate/}; blocks/index and indexes/* have no key (or an all-zero
- * one), but honouring the record costs nothing and keeps a rewritten DB readable.
+ * obfuscates only {@code chainstate/}; blocks/index and indexes/* have no key (or an all-zero one),
+ * but honouring the record costs nothing and keeps a rewritten DB readable.
  */
 public final class Obfuscation {
 
@@ -17,7 +17,8 @@ public final class Obfuscation {
    * The LevelDB key of the obfuscation-key record: the serialized std::string {@code
    * "\0obfuscate_key"} (CompactSize 14 first).
    */
-  public static final byte[] RECORD_KEY = "\u000e\u0000obfuscate_key".getBytes(StandardCharsets.US_ASCII);
+  public static final byte[] RECORD_KEY =
+      "\u000e\u0000obfuscate_key".getBytes(StandardCharsets.US_ASCII);
 
   /** The no-op obfuscation (no key record, or an all-zero key). */
   public static final Obfuscation NONE = new Obfuscation(new byte[0]);
@@ -34,7 +35,8 @@ public final class Obfuscation {
    * @throws CorruptRecordException if the record exists but is not an 8-byte (or empty) vector
    * @throws LevelDbReadException if LevelDB fails
    */
-  public static Obfuscation read(LevelDbSnapshot db) throws CorruptRecordException, LevelDbReadException {
+  public static Obfuscation read(LevelDbSnapshot db)
+      throws CorruptRecordException, LevelDbReadException {
     byte[] raw = db.get(RECORD_KEY);
     return raw == null ? NONE : decode(raw);
   }

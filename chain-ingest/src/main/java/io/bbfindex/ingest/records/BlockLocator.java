@@ -18,7 +18,8 @@ public record BlockLocator(int version, List<byte[]> hashes) {
     long n = c.readCompactSize(ByteCursor.MAX_COMPACT_SIZE, "vHave count");
     // Check the count against the bytes present before sizing anything from it.
     if (n * 32 != c.remaining()) {
-      throw c.corrupt("vHave", n + " hashes need " + (n * 32) + " bytes, " + c.remaining() + " present");
+      throw c.corrupt(
+          "vHave", n + " hashes need " + (n * 32) + " bytes, " + c.remaining() + " present");
     }
     List<byte[]> hashes = new ArrayList<>((int) n);
     for (int i = 0; i < n; i++) {
@@ -30,6 +31,8 @@ public record BlockLocator(int version, List<byte[]> hashes) {
 
   /** The committed tip, or empty for an empty locator (an index that never committed). */
   public java.util.Optional<byte[]> tip() {
-    return hashes.isEmpty() ? java.util.Optional.empty() : java.util.Optional.of(hashes.get(0).clone());
+    return hashes.isEmpty()
+        ? java.util.Optional.empty()
+        : java.util.Optional.of(hashes.get(0).clone());
   }
 }

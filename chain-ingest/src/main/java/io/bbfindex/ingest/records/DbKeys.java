@@ -7,26 +7,33 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
- * LevelDB key layouts of Bitcoin Core's block tree DB ({@code blocks/index}) and txindex
- * ({@code indexes/txindex}, or {@code blocks/index} up to v0.16). Hashes are 32 bytes in
- * internal (SHA-256d output) order, never the displayed, reversed hex.
+ * LevelDB key layouts of Bitcoin Core's block tree DB ({@code blocks/index}) and txindex ({@code
+ * indexes/txindex}, or {@code blocks/index} up to v0.16). Hashes are 32 bytes in internal (SHA-256d
+ * output) order, never the displayed, reversed hex.
  */
 public final class DbKeys {
 
   /** {@code 'b' + hash(32)} → CDiskBlockIndex. */
   public static final byte BLOCK_INDEX = 'b';
+
   /** {@code 'f' + int32 LE file number} → CBlockFileInfo (a fixed 4-byte int, not a VARINT). */
   public static final byte BLOCK_FILES = 'f';
+
   /** {@code 'l'} → int32 LE, the highest block file number. */
   public static final byte LAST_BLOCK = 'l';
+
   /** {@code 'R'} → '1' while a reindex is in progress. */
   public static final byte REINDEX = 'R';
+
   /** {@code 'F' + CompactSize(len) + name} → '1' / '0'. */
   static final byte FLAG = 'F';
+
   /** {@code 't' + txid(32)} → CDiskTxPos. */
   public static final byte TX_INDEX = 't';
+
   /** {@code 'B'} (txindex) → CBlockLocator of the block the index is committed to. */
   public static final byte BEST_BLOCK = 'B';
+
   /** {@code 'T'} (blocks/index, 0.17-22.x) → locator of an unfinished legacy txindex migration. */
   static final byte TXINDEX_MIGRATION = 'T';
 
@@ -47,14 +54,17 @@ public final class DbKeys {
   }
 
   public static byte[] fileKey(int file) {
-    return new byte[] {BLOCK_FILES, (byte) file, (byte) (file >>> 8), (byte) (file >>> 16), (byte) (file >>> 24)};
+    return new byte[] {
+      BLOCK_FILES, (byte) file, (byte) (file >>> 8), (byte) (file >>> 16), (byte) (file >>> 24)
+    };
   }
 
   /**
    * Keys of the hashed txindex layout of Core >= 32 (PR #35531): serialized std::strings. Their
    * presence means rows this reader cannot find with a 't' lookup.
    */
-  public static final List<byte[]> TXINDEX_V2_MARKERS = List.of(stringKey("txid_hash_salt"), stringKey("best_block_v2"));
+  public static final List<byte[]> TXINDEX_V2_MARKERS =
+      List.of(stringKey("txid_hash_salt"), stringKey("best_block_v2"));
 
   /** {@code 'F' + CompactSize(len) + name}; names are short, so the CompactSize is one byte. */
   public static byte[] flagKey(String name) {

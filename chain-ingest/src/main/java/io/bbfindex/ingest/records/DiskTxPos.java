@@ -5,9 +5,9 @@ import io.bbfindex.ingest.encoding.CorruptRecordException;
 
 /**
  * A decoded txindex {@code 't'} value (Core's CDiskTxPos): VARINT nFile, VARINT nPos, VARINT
- * nTxOffset. {@code dataPos} is the block's nDataPos (its header's offset in blk{file}.dat);
- * {@code txOffset} counts from the end of the 80-byte header and includes the tx-count
- * CompactSize, so the transaction starts at {@code dataPos + 80 + txOffset}.
+ * nTxOffset. {@code dataPos} is the block's nDataPos (its header's offset in blk{file}.dat); {@code
+ * txOffset} counts from the end of the 80-byte header and includes the tx-count CompactSize, so the
+ * transaction starts at {@code dataPos + 80 + txOffset}.
  */
 public record DiskTxPos(int file, long dataPos, long txOffset) {
 

@@ -9,10 +9,11 @@ import io.bbfindex.ingest.leveldb.Obfuscation;
 import java.io.IOException;
 
 /**
- * The full scan of a txindex's {@code 't'} rows, shared by {@link io.bbfindex.ingest.NodeIndex}
- * and the tests' bare-txindex reader ({@code io.bbfindex.ingest.testing.TxIndexOnly}): one reused cursor, txid array and value buffer, so a
- * record costs no allocation beyond leveldbjni's own key/value arrays (this loop is the ingest hot
- * path: millions of records per second, {@code ./bbf-index bench ingest}).
+ * The full scan of a txindex's {@code 't'} rows, shared by {@link io.bbfindex.ingest.NodeIndex} and
+ * the tests' bare-txindex reader ({@code io.bbfindex.ingest.testing.TxIndexOnly}): one reused
+ * cursor, txid array and value buffer, so a record costs no allocation beyond leveldbjni's own
+ * key/value arrays (this loop is the ingest hot path: millions of records per second, {@code
+ * ./bbf-index bench ingest}).
  */
 public final class TxIndexScan {
 
@@ -39,16 +40,25 @@ public final class TxIndexScan {
    *
    * @throws IllegalArgumentException unless {@code 0 <= fromFirstByte <= toFirstByte <= 256}
    */
-  public static void scan(LevelDbSnapshot db, Obfuscation obfuscation, int fromFirstByte, int toFirstByte,
-      TxRecordConsumer consumer) throws IOException {
-    requireArgument(0 <= fromFirstByte && fromFirstByte <= toFirstByte && toFirstByte <= FIRST_BYTES,
-        "[from, to) must satisfy 0 <= from <= to <= 256", "[" + fromFirstByte + ", " + toFirstByte + ")");
+  public static void scan(
+      LevelDbSnapshot db,
+      Obfuscation obfuscation,
+      int fromFirstByte,
+      int toFirstByte,
+      TxRecordConsumer consumer)
+      throws IOException {
+    requireArgument(
+        0 <= fromFirstByte && fromFirstByte <= toFirstByte && toFirstByte <= FIRST_BYTES,
+        "[from, to) must satisfy 0 <= from <= to <= 256",
+        "[" + fromFirstByte + ", " + toFirstByte + ")");
     if (fromFirstByte == toFirstByte) {
       return;
     }
     byte[] from = {DbKeys.TX_INDEX, (byte) fromFirstByte};
-    byte[] to = toFirstByte == FIRST_BYTES ? new byte[] {DbKeys.TX_INDEX + 1} : new byte[] {DbKeys.TX_INDEX,
-        (byte) toFirstByte};
+    byte[] to =
+        toFirstByte == FIRST_BYTES
+            ? new byte[] {DbKeys.TX_INDEX + 1}
+            : new byte[] {DbKeys.TX_INDEX, (byte) toFirstByte};
     db.scan(from, to, new RowDecoder(obfuscation, consumer));
   }
 
@@ -78,7 +88,8 @@ public final class TxIndexScan {
       }
       cursor.key(k).reset(value, 0, v.length);
       if (k.length != 33) {
-        throw cursor.corrupt("key", "a 't' key is 't' + 32-byte txid, this one has " + k.length + " bytes");
+        throw cursor.corrupt(
+            "key", "a 't' key is 't' + 32-byte txid, this one has " + k.length + " bytes");
       }
       int file = cursor.readVarInt32("nFile");
       long pos = cursor.readVarUint32("nPos");

@@ -10,8 +10,8 @@ import java.util.Locale;
 /**
  * How the store ties a filter file to its manifest entry: by the file's header CRC32C ({@link
  * LoadedFilter#headerCrc()}). The header holds the data CRC, geometry, key count and build time, so
- * its CRC identifies one exact file without reading the data twice ({@link FilterFile#load}
- * already checks the data against it).
+ * its CRC identifies one exact file without reading the data twice ({@link FilterFile#load} already
+ * checks the data against it).
  */
 public final class FilterFiles {
 
@@ -23,7 +23,8 @@ public final class FilterFiles {
    *
    * @throws FilterStoreException naming the file if it is missing, corrupt or not the manifest's
    */
-  public static LoadedFilter loadExpected(Path file, int expectedHeaderCrc) throws FilterStoreException {
+  public static LoadedFilter loadExpected(Path file, int expectedHeaderCrc)
+      throws FilterStoreException {
     if (!Files.exists(file)) {
       throw new FilterStoreException(file, "filter file is missing");
     }
@@ -35,9 +36,14 @@ public final class FilterFiles {
     }
     if (loaded.headerCrc() != expectedHeaderCrc) {
       loaded.close();
-      throw new FilterStoreException(file, String.format(Locale.ROOT,
-          "filter file is not the one the manifest lists (header CRC %08x, manifest %08x): stale or replaced",
-          loaded.headerCrc(), expectedHeaderCrc));
+      throw new FilterStoreException(
+          file,
+          String.format(
+              Locale.ROOT,
+              "filter file is not the one the manifest lists (header CRC %08x, manifest %08x):"
+                  + " stale or replaced",
+              loaded.headerCrc(),
+              expectedHeaderCrc));
     }
     return loaded;
   }

@@ -9,9 +9,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.Map;
 
 /**
  * A filter store opened for serving: the manifest and every filter file, validated and
@@ -19,9 +19,9 @@ import java.util.Map;
  *
  * <p>{@link #open} refuses the whole store, naming the bad file(s) in a {@link
  * FilterStoreException}, if the manifest is missing or corrupt, or any filter file is missing,
- * fails its checksums (FilterFile validates every header field and the CRC32C of header and
- * data), is not the file the manifest lists (header CRC), or describes something else (kind,
- * block file, key count, salt). A store is never served in part: the app's serve path calls {@code
+ * fails its checksums (FilterFile validates every header field and the CRC32C of header and data),
+ * is not the file the manifest lists (header CRC), or describes something else (kind, block file,
+ * key count, salt). A store is never served in part: the app's serve path calls {@code
  * FilterBuilder.ensureBuilt}, which rebuilds what is bad first.
  *
  * <p>Lookups: {@link #mightContainTx} probes only the summary filter over every txid, one cache
@@ -39,7 +39,11 @@ public final class FilterStore implements AutoCloseable {
   private final Map<String, Double> fillRatios = new ConcurrentHashMap<>();
   private volatile boolean closed;
 
-  private FilterStore(Path dir, Manifest manifest, LoadedFilter summary, LoadedFilter blocks,
+  private FilterStore(
+      Path dir,
+      Manifest manifest,
+      LoadedFilter summary,
+      LoadedFilter blocks,
       List<LoadedFilter> perFile) {
     this.dir = dir;
     this.manifest = manifest;
@@ -61,34 +65,61 @@ public final class FilterStore implements AutoCloseable {
     List<LoadedFilter> loaded = Collections.synchronizedList(new ArrayList<>());
     List<FilterStoreException> problems = Collections.synchronizedList(new ArrayList<>());
     List<Check> checks = new ArrayList<>();
-    checks.add(new Check(m.summary().name(), m.summary().headerCrc(), FilterKind.TX_SUMMARY,
-        FilterMetadata.NO_BLOCK_FILE, -m.summary().keys() - 1));
-    checks.add(new Check(m.blocks().name(), m.blocks().headerCrc(), FilterKind.BLOCK_HASHES,
-        FilterMetadata.NO_BLOCK_FILE, m.blocks().keys()));
+    checks.add(
+        new Check(
+            m.summary().name(),
+            m.summary().headerCrc(),
+            FilterKind.TX_SUMMARY,
+            FilterMetadata.NO_BLOCK_FILE,
+            -m.summary().keys() - 1));
+    checks.add(
+        new Check(
+            m.blocks().name(),
+            m.blocks().headerCrc(),
+            FilterKind.BLOCK_HASHES,
+            FilterMetadata.NO_BLOCK_FILE,
+            m.blocks().keys()));
     for (FileEntry f : m.files()) {
       checks.add(new Check(f.name(), f.headerCrc(), FilterKind.TX_BLOCK_FILE, f.file(), f.keys()));
     }
     LoadedFilter[] slots = new LoadedFilter[checks.size()];
     // CRC32C of every byte dominates opening a large store: spread it over the cores
-    java.util.stream.IntStream.range(0, checks.size()).parallel().forEach(i -> {
-      try {
-        slots[i] = checks.get(i).load(dir, m.salt());
-        loaded.add(slots[i]);
-      } catch (FilterStoreException e) {
-        problems.add(e);
-      }
-    });
+    java.util.stream.IntStream.range(0, checks.size())
+        .parallel()
+        .forEach(
+            i -> {
+              try {
+                slots[i] = checks.get(i).load(dir, m.salt());
+                loaded.add(slots[i]);
+              } catch (FilterStoreException e) {
+                problems.add(e);
+              }
+            });
     if (!problems.isEmpty()) {
       loaded.forEach(LoadedFilter::close);
       List<FilterStoreException> sorted = new ArrayList<>(problems);
       sorted.sort(java.util.Comparator.comparing(e -> e.file().toString()));
       FilterStoreException first = sorted.get(0);
       List<Path> bad = sorted.stream().map(FilterStoreException::file).toList();
-      String more = bad.size() == 1 ? "" : " (and " + (bad.size() - 1) + " more bad filter file(s): "
-          + bad.subList(1, Math.min(bad.size(), 6)).stream().map(p -> p.getFileName().toString()).toList() + ")";
-      FilterStoreException e = new FilterStoreException(first.file(), bad,
-          first.getMessage().substring(first.file().toString().length() + 2) + more
-              + "; the store is refused: rebuild it (FilterBuilder.ensureBuilt / the ingest command)", first);
+      String more =
+          bad.size() == 1
+              ? ""
+              : " (and "
+                  + (bad.size() - 1)
+                  + " more bad filter file(s): "
+                  + bad.subList(1, Math.min(bad.size(), 6)).stream()
+                      .map(p -> p.getFileName().toString())
+                      .toList()
+                  + ")";
+      FilterStoreException e =
+          new FilterStoreException(
+              first.file(),
+              bad,
+              first.getMessage().substring(first.file().toString().length() + 2)
+                  + more
+                  + "; the store is refused: rebuild it (FilterBuilder.ensureBuilt / the ingest"
+                  + " command)",
+              first);
       sorted.stream().skip(1).forEach(e::addSuppressed);
       throw e;
     }
@@ -96,8 +127,8 @@ public final class FilterStore implements AutoCloseable {
   }
 
   /**
-   * What the manifest says a filter file must be: exactly {@code keys} keys, or, encoded as
-   * {@code -(n + 1)}, at least n (the summary, whose header count may be an upper bound).
+   * What the manifest says a filter file must be: exactly {@code keys} keys, or, encoded as {@code
+   * -(n + 1)}, at least n (the summary, whose header count may be an upper bound).
    */
   private record Check(String name, int headerCrc, FilterKind kind, int blockFile, long keys) {
     LoadedFilter load(Path dir, long salt) throws FilterStoreException {
@@ -106,9 +137,17 @@ public final class FilterStore implements AutoCloseable {
       String problem = null;
       FilterMetadata meta = l.metadata();
       if (meta.kind() != kind) {
-        problem = "holds filter kind " + meta.kind().label() + ", the manifest lists it as kind " + kind.label();
+        problem =
+            "holds filter kind "
+                + meta.kind().label()
+                + ", the manifest lists it as kind "
+                + kind.label();
       } else if (meta.blockFile() != blockFile) {
-        problem = "is the filter of block file " + meta.blockFile() + ", the manifest lists it for " + blockFile;
+        problem =
+            "is the filter of block file "
+                + meta.blockFile()
+                + ", the manifest lists it for "
+                + blockFile;
       } else if (keys >= 0 && l.filter().count() != keys) {
         problem = "holds " + l.filter().count() + " keys, the manifest says " + keys;
       } else if (keys < 0 && l.filter().count() < -keys - 1) {
@@ -177,8 +216,8 @@ public final class FilterStore implements AutoCloseable {
   }
 
   /**
-   * Every filter: summary, block hashes, then per file in file order. Key counts are the
-   * manifest's exact ones; the fill ratio is computed on first call (a popcount of the bits).
+   * Every filter: summary, block hashes, then per file in file order. Key counts are the manifest's
+   * exact ones; the fill ratio is computed on first call (a popcount of the bits).
    */
   public List<FilterInfo> filters() {
     List<FilterInfo> out = new ArrayList<>(perFile.size() + 2);
@@ -196,7 +235,8 @@ public final class FilterStore implements AutoCloseable {
    * a second, which start-up should not pay for gauges that only cover these two.
    */
   public List<FilterInfo> lookupFilters() {
-    return List.of(info(summary, FilterKind.TX_SUMMARY, -1, manifest.summary().keys()),
+    return List.of(
+        info(summary, FilterKind.TX_SUMMARY, -1, manifest.summary().keys()),
         info(blocks, FilterKind.BLOCK_HASHES, -1, manifest.blocks().keys()));
   }
 
@@ -204,7 +244,15 @@ public final class FilterStore implements AutoCloseable {
     BlockedBloomFilter f = l.filter();
     String name = l.path().getFileName().toString();
     double fill = fillRatios.computeIfAbsent(name, n -> f.fillRatio());
-    return new FilterInfo(name, kind, blockFile, keys, f.bitSize(), f.geometry().k(), f.geometry().wordBits(), fill,
+    return new FilterInfo(
+        name,
+        kind,
+        blockFile,
+        keys,
+        f.bitSize(),
+        f.geometry().k(),
+        f.geometry().wordBits(),
+        fill,
         io.bbfindex.filters.BbfSizing.modelFpr(keys, f.geometry()));
   }
 

@@ -6,9 +6,9 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * A filter store (its manifest or one of its filter files) is missing, unreadable, corrupt, or
- * does not match its manifest. The message starts with the offending file's path; {@link
- * #badFiles()} names every file found bad (a store is refused as a whole, never served in part).
+ * A filter store (its manifest or one of its filter files) is missing, unreadable, corrupt, or does
+ * not match its manifest. The message starts with the offending file's path; {@link #badFiles()}
+ * names every file found bad (a store is refused as a whole, never served in part).
  */
 public class FilterStoreException extends IOException {
 

@@ -8,9 +8,9 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * The store's table of contents: where the filters came from (datadir, tips), how they were
- * derived (derivation id, salt, target FPRs) and, per filter, its exact key count and the CRC32C of
- * its file header. The header CRC binds the manifest to one exact filter file: the header holds the
+ * The store's table of contents: where the filters came from (datadir, tips), how they were derived
+ * (derivation id, salt, target FPRs) and, per filter, its exact key count and the CRC32C of its
+ * file header. The header CRC binds the manifest to one exact filter file: the header holds the
  * data CRC, the geometry, the key count and the build time, so a stale, swapped or rewritten file
  * no longer matches even when it is itself valid.
  *
@@ -34,10 +34,16 @@ public record Manifest(
     BlockHashEntry blocks,
     List<FileEntry> files) {
 
-  /** The summary filter over every txid. {@code capacity}: keys it takes before its FPR exceeds the target. */
+  /**
+   * The summary filter over every txid. {@code capacity}: keys it takes before its FPR exceeds the
+   * target.
+   */
   public record SummaryEntry(String name, long keys, long capacity, int headerCrc) {}
 
-  /** The filter of block hashes; {@code digest}: SHA-256 over the sorted hashes, to notice any change. */
+  /**
+   * The filter of block hashes; {@code digest}: SHA-256 over the sorted hashes, to notice any
+   * change.
+   */
   public record BlockHashEntry(String name, long keys, String digest, int headerCrc) {}
 
   /**
@@ -49,8 +55,15 @@ public record Manifest(
    * @param fSize the 'f' record's nSize (bytes of the blk file in use) at build time
    * @param heightLast the 'f' record's nHeightLast
    */
-  public record FileEntry(int file, String name, long keys, long capacity, long fBlocks, long fSize,
-      long heightLast, int headerCrc) {}
+  public record FileEntry(
+      int file,
+      String name,
+      long keys,
+      long capacity,
+      long fBlocks,
+      long fSize,
+      long heightLast,
+      int headerCrc) {}
 
   public Manifest {
     Objects.requireNonNull(datadir, "datadir");
@@ -84,14 +97,42 @@ public record Manifest(
 
   /** This manifest with other per-file entries (the builder's and tests' way to derive one). */
   public Manifest withFiles(List<FileEntry> newFiles) {
-    return new Manifest(filterFormatVersion, createdMillis, datadir, tipHash, tipHeight, txindexTipHeight,
-        derivationId, salt, targetFpr, summaryFpr, summaryHeadroom, records, summary, blocks, newFiles);
+    return new Manifest(
+        filterFormatVersion,
+        createdMillis,
+        datadir,
+        tipHash,
+        tipHeight,
+        txindexTipHeight,
+        derivationId,
+        salt,
+        targetFpr,
+        summaryFpr,
+        summaryHeadroom,
+        records,
+        summary,
+        blocks,
+        newFiles);
   }
 
   /** This manifest with another txindex tip height. */
   public Manifest withTxindexTipHeight(int height) {
-    return new Manifest(filterFormatVersion, createdMillis, datadir, tipHash, tipHeight, height, derivationId, salt,
-        targetFpr, summaryFpr, summaryHeadroom, records, summary, blocks, files);
+    return new Manifest(
+        filterFormatVersion,
+        createdMillis,
+        datadir,
+        tipHash,
+        tipHeight,
+        height,
+        derivationId,
+        salt,
+        targetFpr,
+        summaryFpr,
+        summaryHeadroom,
+        records,
+        summary,
+        blocks,
+        files);
   }
 
   /** Sum of the per-file key counts. */
@@ -112,7 +153,16 @@ public record Manifest(
 
   @Override
   public String toString() {
-    return "Manifest[" + datadir + ", tip " + tipHeight + " " + tipHashHex() + ", " + files.size() + " block files, "
-        + txKeys() + " txids]";
+    return "Manifest["
+        + datadir
+        + ", tip "
+        + tipHeight
+        + " "
+        + tipHashHex()
+        + ", "
+        + files.size()
+        + " block files, "
+        + txKeys()
+        + " txids]";
   }
 }

@@ -3,7 +3,6 @@ package io.bbfindex.ingest.store;
 import static io.bbfindex.ingest.encoding.HashKeys.toDisplayHex;
 
 import io.bbfindex.ingest.encoding.HashKeys;
-
 import io.bbfindex.ingest.store.Manifest.BlockHashEntry;
 import io.bbfindex.ingest.store.Manifest.FileEntry;
 import io.bbfindex.ingest.store.Manifest.SummaryEntry;
@@ -21,7 +20,9 @@ import java.util.zip.CRC32C;
  * The text form of a {@link Manifest}, and its strict parser.
  *
  * <h2>Format (version 1)</h2>
+ *
  * UTF-8 text, one {@code key=value} per line, in this order:
+ *
  * <pre>
  *   format=bbf-index-manifest
  *   version=1
@@ -43,6 +44,7 @@ import java.util.zip.CRC32C;
  *   ... one file.NNNNN line per block file, ascending
  *   crc32c=89abcdef                    CRC32C of every byte before this line
  * </pre>
+ *
  * {@link #parse} refuses, naming the file and the line, a bad or missing checksum line (which is
  * also what a truncated file looks like), an unknown version, and any missing, repeated, unknown or
  * out-of-range field.
@@ -51,6 +53,7 @@ public final class ManifestCodec {
 
   /** The version of the text form this code writes and reads. */
   public static final int VERSION = 1;
+
   private static final String FORMAT = "bbf-index-manifest";
   private static final HexFormat HEX = HexFormat.of();
 
@@ -74,14 +77,50 @@ public final class ManifestCodec {
     line(sb, "summaryHeadroom", Double.toString(m.summaryHeadroom()));
     line(sb, "records", Long.toString(m.records()));
     SummaryEntry summary = m.summary();
-    line(sb, "summary", fields("name", summary.name(), "keys", summary.keys(), "capacity", summary.capacity(),
-        "crc", crcHex(summary.headerCrc())));
+    line(
+        sb,
+        "summary",
+        fields(
+            "name",
+            summary.name(),
+            "keys",
+            summary.keys(),
+            "capacity",
+            summary.capacity(),
+            "crc",
+            crcHex(summary.headerCrc())));
     BlockHashEntry blocks = m.blocks();
-    line(sb, "blocks", fields("name", blocks.name(), "keys", blocks.keys(), "digest", blocks.digest(),
-        "crc", crcHex(blocks.headerCrc())));
+    line(
+        sb,
+        "blocks",
+        fields(
+            "name",
+            blocks.name(),
+            "keys",
+            blocks.keys(),
+            "digest",
+            blocks.digest(),
+            "crc",
+            crcHex(blocks.headerCrc())));
     for (FileEntry f : m.files()) {
-      line(sb, fileKey(f.file()), fields("name", f.name(), "keys", f.keys(), "capacity", f.capacity(),
-          "fBlocks", f.fBlocks(), "fSize", f.fSize(), "heightLast", f.heightLast(), "crc", crcHex(f.headerCrc())));
+      line(
+          sb,
+          fileKey(f.file()),
+          fields(
+              "name",
+              f.name(),
+              "keys",
+              f.keys(),
+              "capacity",
+              f.capacity(),
+              "fBlocks",
+              f.fBlocks(),
+              "fSize",
+              f.fSize(),
+              "heightLast",
+              f.heightLast(),
+              "crc",
+              crcHex(f.headerCrc())));
     }
     byte[] body = sb.toString().getBytes(StandardCharsets.UTF_8);
     line(sb, "crc32c", crcHex(crc32c(body, body.length)));
@@ -151,8 +190,13 @@ public final class ManifestCodec {
       }
       int version = intField("version", 1, Integer.MAX_VALUE);
       if (version != VERSION) {
-        throw bad(lineOf.get("version"), "manifest version " + version + " is not supported (this build reads "
-            + VERSION + "); rebuild the store");
+        throw bad(
+            lineOf.get("version"),
+            "manifest version "
+                + version
+                + " is not supported (this build reads "
+                + VERSION
+                + "); rebuild the store");
       }
       List<FileEntry> files = new ArrayList<>();
       for (String key : List.copyOf(values.keySet())) {
@@ -160,26 +204,31 @@ public final class ManifestCodec {
           files.add(fileEntry(key));
         }
       }
-      Manifest m = new Manifest(
-          intField("filterFormatVersion", 1, Integer.MAX_VALUE),
-          longField("createdMillis", 0, Long.MAX_VALUE),
-          take("datadir"),
-          hashField("tipHash"),
-          intField("tipHeight", 0, Integer.MAX_VALUE),
-          intField("txindexTipHeight", -1, Integer.MAX_VALUE),
-          intField("derivation", 1, 2),
-          saltField(),
-          fprField("targetFpr"),
-          fprField("summaryFpr"),
-          headroomField(),
-          longField("records", 0, Long.MAX_VALUE),
-          summaryEntry(),
-          blockEntry(),
-          files);
+      Manifest m =
+          new Manifest(
+              intField("filterFormatVersion", 1, Integer.MAX_VALUE),
+              longField("createdMillis", 0, Long.MAX_VALUE),
+              take("datadir"),
+              hashField("tipHash"),
+              intField("tipHeight", 0, Integer.MAX_VALUE),
+              intField("txindexTipHeight", -1, Integer.MAX_VALUE),
+              intField("derivation", 1, 2),
+              saltField(),
+              fprField("targetFpr"),
+              fprField("summaryFpr"),
+              headroomField(),
+              longField("records", 0, Long.MAX_VALUE),
+              summaryEntry(),
+              blockEntry(),
+              files);
       take("format");
       if ((m.derivationId() == 1) != (m.salt() == 0)) {
-        throw bad(lineOf.get("salt"), "derivation " + m.derivationId() + " does not fit the salt (derivation 1 "
-            + "is unsalted, 2 salted)");
+        throw bad(
+            lineOf.get("salt"),
+            "derivation "
+                + m.derivationId()
+                + " does not fit the salt (derivation 1 "
+                + "is unsalted, 2 salted)");
       }
       if (!values.isEmpty()) {
         String unknown = values.keySet().iterator().next();
@@ -202,14 +251,22 @@ public final class ManifestCodec {
       }
       String last = new String(bytes, start, bytes.length - 1 - start, StandardCharsets.UTF_8);
       if (!last.matches("crc32c=[0-9a-f]{8}")) {
-        throw new FilterStoreException(file, "manifest's last line is not its checksum (crc32c=XXXXXXXX) but '"
-            + abbreviate(last) + "': truncated or edited");
+        throw new FilterStoreException(
+            file,
+            "manifest's last line is not its checksum (crc32c=XXXXXXXX) but '"
+                + abbreviate(last)
+                + "': truncated or edited");
       }
       int stored = Integer.parseUnsignedInt(last.substring(7), 16);
       int computed = crc32c(bytes, start);
       if (stored != computed) {
-        throw new FilterStoreException(file, "manifest checksum mismatch (stored " + crcHex(stored) + ", computed "
-            + crcHex(computed) + "): the manifest is corrupt");
+        throw new FilterStoreException(
+            file,
+            "manifest checksum mismatch (stored "
+                + crcHex(stored)
+                + ", computed "
+                + crcHex(computed)
+                + "): the manifest is corrupt");
       }
       return start;
     }
@@ -231,7 +288,8 @@ public final class ManifestCodec {
       return (int) longField(key, min, max);
     }
 
-    private long parseLong(Integer line, String field, String text, long min, long max) throws FilterStoreException {
+    private long parseLong(Integer line, String field, String text, long min, long max)
+        throws FilterStoreException {
       long v;
       try {
         v = Long.parseLong(text);
@@ -288,22 +346,28 @@ public final class ManifestCodec {
       }
     }
 
-    private Map<String, String> subfields(String key, List<String> names) throws FilterStoreException {
+    private Map<String, String> subfields(String key, List<String> names)
+        throws FilterStoreException {
       Integer line = lineOf.get(key);
       String v = take(key);
       Map<String, String> out = new LinkedHashMap<>();
       for (String part : v.split(" ")) {
         int c = part.indexOf(':');
         if (c <= 0 || out.putIfAbsent(part.substring(0, c), part.substring(c + 1)) != null) {
-          throw bad(line, "field '" + key + "' has a malformed or repeated part '" + abbreviate(part) + "'");
+          throw bad(
+              line,
+              "field '" + key + "' has a malformed or repeated part '" + abbreviate(part) + "'");
         }
       }
       if (!out.keySet().equals(new java.util.LinkedHashSet<>(names))) {
-        throw bad(line, "field '" + key + "' must have exactly the parts " + names + ", has " + out.keySet());
+        throw bad(
+            line,
+            "field '" + key + "' must have exactly the parts " + names + ", has " + out.keySet());
       }
       String name = out.get("name");
       if (!name.matches("[A-Za-z0-9._-]{1,64}") || name.startsWith(".")) {
-        throw bad(line, "field '" + key + "' names an invalid filter file '" + abbreviate(name) + "'");
+        throw bad(
+            line, "field '" + key + "' names an invalid filter file '" + abbreviate(name) + "'");
       }
       if (!out.get("crc").matches("[0-9a-f]{8}")) {
         throw bad(line, "field '" + key + "' has a crc that is not 8 hex digits");
@@ -314,8 +378,11 @@ public final class ManifestCodec {
     private SummaryEntry summaryEntry() throws FilterStoreException {
       Integer line = lineOf.get("summary");
       Map<String, String> p = subfields("summary", List.of("name", "keys", "capacity", "crc"));
-      return new SummaryEntry(p.get("name"), parseLong(line, "summary.keys", p.get("keys"), 0, Long.MAX_VALUE),
-          parseLong(line, "summary.capacity", p.get("capacity"), 0, Long.MAX_VALUE), parseCrc(p.get("crc")));
+      return new SummaryEntry(
+          p.get("name"),
+          parseLong(line, "summary.keys", p.get("keys"), 0, Long.MAX_VALUE),
+          parseLong(line, "summary.capacity", p.get("capacity"), 0, Long.MAX_VALUE),
+          parseCrc(p.get("crc")));
     }
 
     private BlockHashEntry blockEntry() throws FilterStoreException {
@@ -324,8 +391,11 @@ public final class ManifestCodec {
       if (!p.get("digest").matches("[0-9a-f]{64}")) {
         throw bad(line, "field 'blocks' has a digest that is not 64 hex digits");
       }
-      return new BlockHashEntry(p.get("name"), parseLong(line, "blocks.keys", p.get("keys"), 0, Long.MAX_VALUE),
-          p.get("digest"), parseCrc(p.get("crc")));
+      return new BlockHashEntry(
+          p.get("name"),
+          parseLong(line, "blocks.keys", p.get("keys"), 0, Long.MAX_VALUE),
+          p.get("digest"),
+          parseCrc(p.get("crc")));
     }
 
     private FileEntry fileEntry(String key) throws FilterStoreException {
@@ -334,9 +404,12 @@ public final class ManifestCodec {
         throw bad(line, "malformed block file field '" + abbreviate(key) + "'");
       }
       int number = (int) parseLong(line, key, key.substring(5), 0, Integer.MAX_VALUE);
-      Map<String, String> p = subfields(key,
-          List.of("name", "keys", "capacity", "fBlocks", "fSize", "heightLast", "crc"));
-      return new FileEntry(number, p.get("name"),
+      Map<String, String> p =
+          subfields(
+              key, List.of("name", "keys", "capacity", "fBlocks", "fSize", "heightLast", "crc"));
+      return new FileEntry(
+          number,
+          p.get("name"),
           parseLong(line, key + ".keys", p.get("keys"), 0, Long.MAX_VALUE),
           parseLong(line, key + ".capacity", p.get("capacity"), 0, Long.MAX_VALUE),
           parseLong(line, key + ".fBlocks", p.get("fBlocks"), 0, 0xFFFF_FFFFL),
@@ -372,5 +445,4 @@ public final class ManifestCodec {
   private static String abbreviate(String s) {
     return s.length() <= 60 ? s : s.substring(0, 60) + "...";
   }
-
 }

@@ -8,17 +8,18 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 
 /**
- * Where a store keeps its {@link Manifest}: {@value #FILE_NAME} in the store's directory, in
- * {@link ManifestCodec}'s text form, replaced atomically ({@link AtomicFileWriter}) so a crash
- * leaves the old manifest or the new one. A builder writes it last, after every filter file it
- * lists.
+ * Where a store keeps its {@link Manifest}: {@value #FILE_NAME} in the store's directory, in {@link
+ * ManifestCodec}'s text form, replaced atomically ({@link AtomicFileWriter}) so a crash leaves the
+ * old manifest or the new one. A builder writes it last, after every filter file it lists.
  */
 public final class ManifestFile {
 
   /** The manifest's file name inside a store directory. */
   public static final String FILE_NAME = "bbf-manifest.txt";
 
-  /** A manifest of a mainnet store is about 5,600 lines of ~120 bytes; refuse absurd sizes first. */
+  /**
+   * A manifest of a mainnet store is about 5,600 lines of ~120 bytes; refuse absurd sizes first.
+   */
   private static final long MAX_BYTES = 64L << 20;
 
   private ManifestFile() {}
@@ -37,8 +38,8 @@ public final class ManifestFile {
   /**
    * Reads and validates {@code dir/}{@value #FILE_NAME}.
    *
-   * @throws FilterStoreException naming the manifest (and the line) when it is missing,
-   *     unreadable, absurdly large, truncated, corrupt or of an unknown version
+   * @throws FilterStoreException naming the manifest (and the line) when it is missing, unreadable,
+   *     absurdly large, truncated, corrupt or of an unknown version
    */
   public static Manifest read(Path dir) throws FilterStoreException {
     Path file = dir.resolve(FILE_NAME);
@@ -46,13 +47,21 @@ public final class ManifestFile {
     try {
       long size = Files.size(file);
       if (size > MAX_BYTES) {
-        throw new FilterStoreException(file, "manifest is " + size + " bytes, more than any store needs ("
-            + MAX_BYTES + "); not a bbf-index manifest");
+        throw new FilterStoreException(
+            file,
+            "manifest is "
+                + size
+                + " bytes, more than any store needs ("
+                + MAX_BYTES
+                + "); not a bbf-index manifest");
       }
       bytes = Files.readAllBytes(file);
     } catch (NoSuchFileException e) {
-      throw new FilterStoreException(file, "no manifest: this directory holds no filter store "
-          + "(build one with the ingest command)", e);
+      throw new FilterStoreException(
+          file,
+          "no manifest: this directory holds no filter store "
+              + "(build one with the ingest command)",
+          e);
     } catch (FilterStoreException e) {
       throw e;
     } catch (IOException e) {

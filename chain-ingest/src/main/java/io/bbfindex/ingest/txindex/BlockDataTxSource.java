@@ -2,11 +2,11 @@ package io.bbfindex.ingest.txindex;
 
 import io.bbfindex.ingest.BlockInfo;
 import io.bbfindex.ingest.IndexReadException;
-import io.bbfindex.ingest.records.TxRecordConsumer;
 import io.bbfindex.ingest.blockfile.BlockFileReader;
 import io.bbfindex.ingest.blockfile.BlocksXorKey;
 import io.bbfindex.ingest.encoding.CorruptRecordException;
 import io.bbfindex.ingest.records.BlockStatus;
+import io.bbfindex.ingest.records.TxRecordConsumer;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
@@ -39,25 +39,28 @@ import org.bitcoinj.base.VarInt;
  * <p>For every blk file that holds blocks with data ({@code 'b'} records with {@code HAVE_DATA},
  * stale blocks included, as their txindex rows are kept), the whole file is read once (the XOR of
  * {@code blocks/xor.dat} removed), each block the block index points at is checked (magic, size,
- * header hash = the block's hash, transaction count = its nTx) and every transaction is hashed
- * by {@link TxidHasher} (txid = SHA-256d of the serialization without witness; no transaction
- * objects, so the rate is close to SHA-256's own). Files are hashed
- * by {@code threads} workers; the calling thread hands the txids to the consumer in file order, so
- * the consumer needs no locking. A consumer that is a {@link BlockFileSelection} gets only the
- * files it wants; the others are reported by count.
+ * header hash = the block's hash, transaction count = its nTx) and every transaction is hashed by
+ * {@link TxidHasher} (txid = SHA-256d of the serialization without witness; no transaction objects,
+ * so the rate is close to SHA-256's own). Files are hashed by {@code threads} workers; the calling
+ * thread hands the txids to the consumer in file order, so the consumer needs no locking. A
+ * consumer that is a {@link BlockFileSelection} gets only the files it wants; the others are
+ * reported by count.
  */
 public final class BlockDataTxSource {
 
   private final BlockFileReader reader;
   private final BlocksXorKey xor;
   private final int threads;
+
   /**
    * File buffers, at most one per hashing worker, reused from file to file and from call to call
    * while this source lives (a blk file is up to 128 MiB: allocating and zeroing one per file cost
    * as much as hashing it).
    */
   private final ConcurrentLinkedQueue<byte[]> buffers = new ConcurrentLinkedQueue<>();
+
   private static final int READ_CHUNK = 1 << 20;
+
   /** Blocks with data, by file, in position order. */
   private final Map<Integer, List<BlockInfo>> blocksByFile = new TreeMap<>();
 
@@ -67,7 +70,8 @@ public final class BlockDataTxSource {
    * @param xor the key of {@code blocks/xor.dat}
    * @param threads hashing workers (>= 1)
    */
-  public BlockDataTxSource(Collection<BlockInfo> blocks, BlockFileReader reader, BlocksXorKey xor, int threads) {
+  public BlockDataTxSource(
+      Collection<BlockInfo> blocks, BlockFileReader reader, BlocksXorKey xor, int threads) {
     this.reader = Objects.requireNonNull(reader, "reader");
     this.xor = Objects.requireNonNull(xor, "xor");
     if (threads < 1) {
@@ -82,7 +86,9 @@ public final class BlockDataTxSource {
     blocksByFile.values().forEach(l -> l.sort(Comparator.comparingLong(BlockInfo::dataPos)));
   }
 
-  /** The txids of one blk file, in file order: {@code txids} holds 32 bytes (internal order) each. */
+  /**
+   * The txids of one blk file, in file order: {@code txids} holds 32 bytes (internal order) each.
+   */
   record FileTxids(int file, byte[] txids, long[] dataPos, long[] txOffsets) {
     int count() {
       return dataPos.length;
@@ -91,11 +97,12 @@ public final class BlockDataTxSource {
 
   /**
    * Calls {@code consumer} for every transaction of every block with data whose txid's first byte
-   * (internal order) is in {@code [fromFirstByte, toFirstByte)}; {@code txOffset} as in a {@code 't'}
-   * row (after the 80-byte header). Each call reads the block files again: call it once with {@code
-   * [0, 256)}.
+   * (internal order) is in {@code [fromFirstByte, toFirstByte)}; {@code txOffset} as in a {@code
+   * 't'} row (after the 80-byte header). Each call reads the block files again: call it once with
+   * {@code [0, 256)}.
    *
-   * @throws IndexReadException if a blk file cannot be read or does not hold what the block index says
+   * @throws IndexReadException if a blk file cannot be read or does not hold what the block index
+   *     says
    */
   public void forEachTx(int fromFirstByte, int toFirstByte, TxRecordConsumer consumer) {
     Objects.requireNonNull(consumer, "consumer");
@@ -105,14 +112,19 @@ public final class BlockDataTxSource {
       if (selection == null || selection.wantsTxids(e.getKey())) {
         files.add(e.getKey());
       } else {
-        selection.skipFile(e.getKey(), e.getValue().stream().mapToLong(b -> Integer.toUnsignedLong(b.txCount())).sum());
+        selection.skipFile(
+            e.getKey(),
+            e.getValue().stream().mapToLong(b -> Integer.toUnsignedLong(b.txCount())).sum());
       }
     }
-    ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
-      Thread t = new Thread(r, "blk-txids");
-      t.setDaemon(true);
-      return t;
-    });
+    ExecutorService pool =
+        Executors.newFixedThreadPool(
+            threads,
+            r -> {
+              Thread t = new Thread(r, "blk-txids");
+              t.setDaemon(true);
+              return t;
+            });
     try {
       Deque<Future<FileTxids>> inFlight = new ArrayDeque<>();
       int next = 0;
@@ -135,7 +147,8 @@ public final class BlockDataTxSource {
     } catch (ExecutionException e) {
       Throwable c = e.getCause();
       if (c instanceof UncheckedIOException u) {
-        throw new IndexReadException("computing txids from block data failed: " + u.getCause().getMessage(), u.getCause());
+        throw new IndexReadException(
+            "computing txids from block data failed: " + u.getCause().getMessage(), u.getCause());
       }
       if (c instanceof RuntimeException r) {
         throw r;
@@ -146,7 +159,8 @@ public final class BlockDataTxSource {
       throw new IllegalStateException(c);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new IndexReadException("computing txids from block data was interrupted", new InterruptedIOException());
+      throw new IndexReadException(
+          "computing txids from block data was interrupted", new InterruptedIOException());
     } finally {
       pool.shutdownNow();
     }
@@ -180,24 +194,42 @@ public final class BlockDataTxSource {
   /** A blk file's bytes, XOR removed: {@code data[0 .. length)} (the buffer may be longer). */
   private record Plain(byte[] data, int length) {}
 
-  private int hashBlock(TxidHasher hasher, int file, byte[] data, int length, BlockInfo b, byte[] txids,
-      long[] positions, long[] offsets, int n) throws CorruptRecordException {
+  private int hashBlock(
+      TxidHasher hasher,
+      int file,
+      byte[] data,
+      int length,
+      BlockInfo b,
+      byte[] txids,
+      long[] positions,
+      long[] offsets,
+      int n)
+      throws CorruptRecordException {
     String where = reader.blockFile(file) + " block at " + b.dataPos();
-    if (b.dataPos() < BlockFileReader.PREFIX_BYTES || b.dataPos() > length - BlockFileReader.HEADER_BYTES) {
-      throw new CorruptRecordException(where + ": position outside the file's " + length + " bytes read");
+    if (b.dataPos() < BlockFileReader.PREFIX_BYTES
+        || b.dataPos() > length - BlockFileReader.HEADER_BYTES) {
+      throw new CorruptRecordException(
+          where + ": position outside the file's " + length + " bytes read");
     }
     int pos = (int) b.dataPos();
     byte[] magic = reader.magic();
     if (magic != null && !Arrays.equals(data, pos - 8, pos - 4, magic, 0, 4)) {
-      throw new CorruptRecordException(where + ": no block record (magic " + java.util.HexFormat.of().formatHex(
-          Arrays.copyOfRange(data, pos - 8, pos - 4)) + ")" + (xor.active() ? "" : "; is blocks/xor.dat missing?"));
+      throw new CorruptRecordException(
+          where
+              + ": no block record (magic "
+              + java.util.HexFormat.of().formatHex(Arrays.copyOfRange(data, pos - 8, pos - 4))
+              + ")"
+              + (xor.active() ? "" : "; is blocks/xor.dat missing?"));
     }
     long size = io.bbfindex.ingest.encoding.LittleEndian.uint32(data, pos - 4);
-    if (size < BlockFileReader.HEADER_BYTES + 1 || size > BlockFileReader.MAX_BLOCK_RECORD || pos + size > length) {
+    if (size < BlockFileReader.HEADER_BYTES + 1
+        || size > BlockFileReader.MAX_BLOCK_RECORD
+        || pos + size > length) {
       throw new CorruptRecordException(where + ": block record size " + size + " is out of bounds");
     }
     if (!Arrays.equals(Sha256Hash.hashTwice(data, pos, BlockFileReader.HEADER_BYTES), b.hash())) {
-      throw new CorruptRecordException(where + ": the header there does not hash to block " + b.hashHex());
+      throw new CorruptRecordException(
+          where + ": the header there does not hash to block " + b.hashHex());
     }
     int headerEnd = pos + BlockFileReader.HEADER_BYTES;
     int blockEnd = (int) (pos + size);
@@ -209,7 +241,8 @@ public final class BlockDataTxSource {
       throw new CorruptRecordException(where + ": unreadable transaction count: " + e, e);
     }
     if (count != Integer.toUnsignedLong(b.txCount())) {
-      throw new CorruptRecordException(where + ": " + count + " transactions, the block index says " + b.txCount());
+      throw new CorruptRecordException(
+          where + ": " + count + " transactions, the block index says " + b.txCount());
     }
     int p = buf.position();
     for (long i = 0; i < count; i++) {
@@ -217,7 +250,8 @@ public final class BlockDataTxSource {
       try {
         p = hasher.hash(data, p, blockEnd, txids, n * 32);
       } catch (CorruptRecordException e) {
-        throw new CorruptRecordException(where + " tx offset " + offsets[n] + ": " + e.getMessage(), e);
+        throw new CorruptRecordException(
+            where + " tx offset " + offsets[n] + ": " + e.getMessage(), e);
       }
       positions[n] = b.dataPos();
       n++;
@@ -227,10 +261,10 @@ public final class BlockDataTxSource {
 
   /**
    * Reads the file up to the end of its last indexed block into {@code buffer} (or a larger new
-   * one), XOR removed.
-   * Read in {@link #READ_CHUNK} slices: a read into a heap array goes through a temporary direct
-   * buffer of the read's size, which for a whole file is a fresh 128 MiB allocation every time
-   * (the workers are new threads each call); a mapping instead costs a page fault every 4 KiB.
+   * one), XOR removed. Read in {@link #READ_CHUNK} slices: a read into a heap array goes through a
+   * temporary direct buffer of the read's size, which for a whole file is a fresh 128 MiB
+   * allocation every time (the workers are new threads each call); a mapping instead costs a page
+   * fault every 4 KiB.
    *
    * @param buffer a pooled buffer to read into, used if large enough (may be null)
    */
@@ -242,15 +276,18 @@ public final class BlockDataTxSource {
       // the last block's own size bounds the read (the file may be padded to 16 MiB)
       if (last.dataPos() >= 8 && ch.read(pb, last.dataPos() - 8) == 8) {
         xor.apply(prefix, 0, 8, last.dataPos() - 8);
-        end = Math.min(ch.size(), last.dataPos() + io.bbfindex.ingest.encoding.LittleEndian.uint32(prefix, 4));
+        end =
+            Math.min(
+                ch.size(),
+                last.dataPos() + io.bbfindex.ingest.encoding.LittleEndian.uint32(prefix, 4));
       }
       int length = Math.toIntExact(end);
       byte[] data = buffer != null && buffer.length >= length ? buffer : new byte[length];
       for (int p = 0; p < length; ) {
         int r = ch.read(ByteBuffer.wrap(data, p, Math.min(READ_CHUNK, length - p)), p);
         if (r < 0) {
-          throw new CorruptRecordException(reader.blockFile(file) + " ended at " + p + " bytes while read, expected "
-              + length);
+          throw new CorruptRecordException(
+              reader.blockFile(file) + " ended at " + p + " bytes while read, expected " + length);
         }
         p += r;
       }

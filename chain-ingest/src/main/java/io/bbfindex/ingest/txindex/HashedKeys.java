@@ -7,12 +7,14 @@ import io.bbfindex.ingest.records.DbKeys;
 
 /**
  * Key and value layouts of Core's hashed txindex (v32, PR #35531; {@code BITCOIN-FORMATS.md} §3.5):
+ *
  * <pre>
  * 'x' + hash prefix (5 B, big-endian) + block seq (Core VARINT) + tx offset (3 B, big-endian) -> empty
  * 's' + block seq (VARINT)  -> block hash (32 B, internal order)
  * "txid_hash_salt"          -> k0 (uint64 LE), k1 (uint64 LE)
  * "best_block_v2"           -> CBlockLocator
  * </pre>
+ *
  * The tx offset counts from the first byte of the block header (legacy {@code nTxOffset} counts
  * after the 80-byte header).
  */
@@ -24,10 +26,14 @@ public final class HashedKeys {
   public static final byte[] BEST_BLOCK_V2 = DbKeys.stringKey("best_block_v2");
   public static final int PREFIX_BYTES = 5;
   public static final int OFFSET_BYTES = 3;
+
   /** Block seqs are uint32 in Core. */
   public static final long MAX_SEQ = CoreVarInt.MAX_UINT32;
 
-  /** One decoded {@code 'x'} key. {@code offsetFromHeader} counts from the block header's first byte. */
+  /**
+   * One decoded {@code 'x'} key. {@code offsetFromHeader} counts from the block header's first
+   * byte.
+   */
   public record TxRow(long prefix, long blockSeq, int offsetFromHeader) {}
 
   private HashedKeys() {}
@@ -58,7 +64,8 @@ public final class HashedKeys {
   /**
    * Decodes an {@code 'x'} key.
    *
-   * @throws CorruptRecordException if it is not {@code 'x'} + 5 bytes + one VARINT + exactly 3 bytes
+   * @throws CorruptRecordException if it is not {@code 'x'} + 5 bytes + one VARINT + exactly 3
+   *     bytes
    */
   public static TxRow decodeTxRow(byte[] key) throws CorruptRecordException {
     ByteCursor c = new ByteCursor("'x' hashed txindex row", key).reset(key, 0, key.length);
@@ -70,8 +77,10 @@ public final class HashedKeys {
       prefix = (prefix << 8) | c.readUnsignedByte("hash prefix");
     }
     long seq = CoreVarInt.read(c, MAX_SEQ, "block seq");
-    int offset = c.readUnsignedByte("tx offset") << 16 | c.readUnsignedByte("tx offset") << 8
-        | c.readUnsignedByte("tx offset");
+    int offset =
+        c.readUnsignedByte("tx offset") << 16
+            | c.readUnsignedByte("tx offset") << 8
+            | c.readUnsignedByte("tx offset");
     c.expectEnd();
     return new TxRow(prefix, seq, offset);
   }
@@ -104,9 +113,14 @@ public final class HashedKeys {
    */
   public static SipHash13Uj decodeSalt(byte[] value) throws CorruptRecordException {
     if (value.length != 16) {
-      throw new CorruptRecordException("'txid_hash_salt' record: " + value.length + " bytes, expected 16 (k0, k1 "
-          + "as uint64 LE)");
+      throw new CorruptRecordException(
+          "'txid_hash_salt' record: "
+              + value.length
+              + " bytes, expected 16 (k0, k1 "
+              + "as uint64 LE)");
     }
-    return new SipHash13Uj(io.bbfindex.ingest.encoding.LittleEndian.int64(value, 0), io.bbfindex.ingest.encoding.LittleEndian.int64(value, 8));
+    return new SipHash13Uj(
+        io.bbfindex.ingest.encoding.LittleEndian.int64(value, 0),
+        io.bbfindex.ingest.encoding.LittleEndian.int64(value, 8));
   }
 }

@@ -23,12 +23,12 @@ import org.bitcoinj.core.Transaction;
  * #35531): hash the txid with the index's salt (SipHash-1-3-UJ, top 40 bits), seek {@code 'x' +
  * prefix}, and for every row with that prefix resolve its block seq to a block ({@code 's'} record
  * → block hash → {@code 'b'} record), read the transaction at {@code nDataPos + offset} of the blk
- * file and compare its txid: prefixes collide (about a million two-way collisions on mainnet).
- * A matching candidate on the active chain wins over one in a stale block.
+ * file and compare its txid: prefixes collide (about a million two-way collisions on mainnet). A
+ * matching candidate on the active chain wins over one in a stale block.
  *
- * <p>The {@code 's'} records (one per connected block, a few MB on mainnet) are read once at
- * {@link #open}, so a lookup costs exactly one LevelDB seek plus one blk read per candidate.
- * Thread-safe after open.
+ * <p>The {@code 's'} records (one per connected block, a few MB on mainnet) are read once at {@link
+ * #open}, so a lookup costs exactly one LevelDB seek plus one blk read per candidate. Thread-safe
+ * after open.
  */
 public final class HashedTxLookup {
 
@@ -49,30 +49,42 @@ public final class HashedTxLookup {
    * Reads the salt and the {@code 's'} records of a hashed or mixed txindex.
    *
    * @param blockByHash the block index (internal-order hash → block), null when unknown
-   * @throws CorruptRecordException if the salt is missing or malformed, or an {@code 's'} record
-   *     is malformed or names a block the block index lacks
+   * @throws CorruptRecordException if the salt is missing or malformed, or an {@code 's'} record is
+   *     malformed or names a block the block index lacks
    * @throws IOException if LevelDB fails
    */
-  public static HashedTxLookup open(LevelDbSnapshot db, Function<byte[], BlockInfo> blockByHash) throws IOException {
+  public static HashedTxLookup open(LevelDbSnapshot db, Function<byte[], BlockInfo> blockByHash)
+      throws IOException {
     byte[] salt = db.get(HashedKeys.SALT);
     if (salt == null) {
-      throw new CorruptRecordException(db.source() + ": hashed txindex without its 'txid_hash_salt' record");
+      throw new CorruptRecordException(
+          db.source() + ": hashed txindex without its 'txid_hash_salt' record");
     }
     SipHash13Uj hasher = HashedKeys.decodeSalt(salt);
     Map<Long, BlockInfo> bySeq = new HashMap<>();
-    db.scan(HashedKeys.BLOCK_BY_SEQ, (k, v) -> {
-      long seq = HashedKeys.decodeSeqKey(k);
-      if (v.length != 32) {
-        throw new CorruptRecordException("'s' record of block seq " + seq + ": " + v.length
-            + " bytes, expected a 32-byte block hash");
-      }
-      BlockInfo b = blockByHash.apply(v);
-      if (b == null) {
-        throw new CorruptRecordException("'s' record of block seq " + seq + " names block " + toDisplayHex(v)
-            + ", which the block index lacks");
-      }
-      bySeq.put(seq, b);
-    });
+    db.scan(
+        HashedKeys.BLOCK_BY_SEQ,
+        (k, v) -> {
+          long seq = HashedKeys.decodeSeqKey(k);
+          if (v.length != 32) {
+            throw new CorruptRecordException(
+                "'s' record of block seq "
+                    + seq
+                    + ": "
+                    + v.length
+                    + " bytes, expected a 32-byte block hash");
+          }
+          BlockInfo b = blockByHash.apply(v);
+          if (b == null) {
+            throw new CorruptRecordException(
+                "'s' record of block seq "
+                    + seq
+                    + " names block "
+                    + toDisplayHex(v)
+                    + ", which the block index lacks");
+          }
+          bySeq.put(seq, b);
+        });
     return new HashedTxLookup(db, hasher, Map.copyOf(bySeq));
   }
 
@@ -92,8 +104,8 @@ public final class HashedTxLookup {
   }
 
   /**
-   * Every row whose prefix is the txid's, resolved to a position (not yet checked against the
-   * blk file). One LevelDB seek.
+   * Every row whose prefix is the txid's, resolved to a position (not yet checked against the blk
+   * file). One LevelDB seek.
    *
    * @throws CorruptRecordException if a row is malformed or names an unknown seq
    * @throws IOException if LevelDB fails
@@ -106,20 +118,38 @@ public final class HashedTxLookup {
       to = new byte[] {HashedKeys.TX_ROW + 1};
     }
     List<TxLocation> out = new ArrayList<>(2);
-    db.scan(from, to, (k, v) -> {
-      HashedKeys.TxRow row = HashedKeys.decodeTxRow(k);
-      BlockInfo b = blocksBySeq.get(row.blockSeq());
-      if (b == null) {
-        throw new CorruptRecordException("'x' row " + java.util.HexFormat.of().formatHex(k) + " names block seq " + row.blockSeq()
-            + ", which has no 's' record");
-      }
-      if (b.dataPos() < 0 || row.offsetFromHeader() <= HEADER_BYTES) {
-        throw new CorruptRecordException("'x' row " + java.util.HexFormat.of().formatHex(k) + " points at offset "
-            + row.offsetFromHeader() + " of block " + b.hashHex() + (b.dataPos() < 0 ? ", whose data is not on disk"
-            : ", inside its header"));
-      }
-      out.add(new TxLocation(txidInternal.clone(), b.file(), b.dataPos(), row.offsetFromHeader() - HEADER_BYTES, b));
-    });
+    db.scan(
+        from,
+        to,
+        (k, v) -> {
+          HashedKeys.TxRow row = HashedKeys.decodeTxRow(k);
+          BlockInfo b = blocksBySeq.get(row.blockSeq());
+          if (b == null) {
+            throw new CorruptRecordException(
+                "'x' row "
+                    + java.util.HexFormat.of().formatHex(k)
+                    + " names block seq "
+                    + row.blockSeq()
+                    + ", which has no 's' record");
+          }
+          if (b.dataPos() < 0 || row.offsetFromHeader() <= HEADER_BYTES) {
+            throw new CorruptRecordException(
+                "'x' row "
+                    + java.util.HexFormat.of().formatHex(k)
+                    + " points at offset "
+                    + row.offsetFromHeader()
+                    + " of block "
+                    + b.hashHex()
+                    + (b.dataPos() < 0 ? ", whose data is not on disk" : ", inside its header"));
+          }
+          out.add(
+              new TxLocation(
+                  txidInternal.clone(),
+                  b.file(),
+                  b.dataPos(),
+                  row.offsetFromHeader() - HEADER_BYTES,
+                  b));
+        });
     return out;
   }
 
@@ -135,7 +165,8 @@ public final class HashedTxLookup {
     Objects.requireNonNull(blocks, "blocks");
     TxLocation stale = null;
     for (TxLocation c : candidates(txidInternal)) {
-      Transaction tx = blocks.readTransaction(c.file(), c.dataPos(), c.txOffset(), null, c.block().hash());
+      Transaction tx =
+          blocks.readTransaction(c.file(), c.dataPos(), c.txOffset(), null, c.block().hash());
       if (!Arrays.equals(tx.getTxId().getReversedBytes(), txidInternal)) {
         continue; // a prefix collision: another transaction
       }

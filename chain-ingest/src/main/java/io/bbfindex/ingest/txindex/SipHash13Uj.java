@@ -1,10 +1,9 @@
 package io.bbfindex.ingest.txindex;
 
-
 /**
- * SipHash-1-3-UJ, the keyed hash Bitcoin Core (>= v32, PR #35531) uses to derive the 40-bit
- * prefix of a txid in its hashed txindex. No maintained Java library has this variant, so it is
- * written out here, exactly as {@code BITCOIN-FORMATS.md} §3.5 reads it from Core's source:
+ * SipHash-1-3-UJ, the keyed hash Bitcoin Core (>= v32, PR #35531) uses to derive the 40-bit prefix
+ * of a txid in its hashed txindex. No maintained Java library has this variant, so it is written
+ * out here, exactly as {@code BITCOIN-FORMATS.md} §3.5 reads it from Core's source:
  *
  * <ul>
  *   <li>the standard SipHash initialisation of (k0, k1) and the standard SipRound;
@@ -58,10 +57,20 @@ public final class SipHash13Uj {
     v1 ^= d2;
     v2 ^= d3;
     // one SipRound
-    v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
-    v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
-    v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
-    v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
+    v0 += v1;
+    v1 = Long.rotateLeft(v1, 13);
+    v1 ^= v0;
+    v0 = Long.rotateLeft(v0, 32);
+    v2 += v3;
+    v3 = Long.rotateLeft(v3, 16);
+    v3 ^= v2;
+    v0 += v3;
+    v3 = Long.rotateLeft(v3, 21);
+    v3 ^= v0;
+    v2 += v1;
+    v1 = Long.rotateLeft(v1, 17);
+    v1 ^= v2;
+    v2 = Long.rotateLeft(v2, 32);
     v0 ^= d0;
     v1 ^= d1;
     v2 ^= d2;
@@ -69,10 +78,20 @@ public final class SipHash13Uj {
 
     v2 ^= 0x6465646461706e75L;
     for (int i = 0; i < 3; i++) {
-      v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
-      v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
-      v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
-      v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
+      v0 += v1;
+      v1 = Long.rotateLeft(v1, 13);
+      v1 ^= v0;
+      v0 = Long.rotateLeft(v0, 32);
+      v2 += v3;
+      v3 = Long.rotateLeft(v3, 16);
+      v3 ^= v2;
+      v0 += v3;
+      v3 = Long.rotateLeft(v3, 21);
+      v3 ^= v0;
+      v2 += v1;
+      v1 = Long.rotateLeft(v1, 17);
+      v1 ^= v2;
+      v2 = Long.rotateLeft(v2, 32);
     }
     return v0 ^ v1 ^ v2 ^ v3;
   }

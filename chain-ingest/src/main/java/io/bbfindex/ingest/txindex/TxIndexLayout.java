@@ -7,11 +7,14 @@ import java.util.Locale;
 
 /**
  * Which rows a txindex holds ({@code BITCOIN-FORMATS.md} §3.5). Core <= 31 writes legacy {@code 't'
- * + txid} rows; Core >= 32 (PR #35531) writes hashed {@code 'x'} rows that store no txid; a v32 node
- * upgraded from an older index keeps the old {@code 't'} rows and adds {@code 'x'} rows (mixed).
+ * + txid} rows; Core >= 32 (PR #35531) writes hashed {@code 'x'} rows that store no txid; a v32
+ * node upgraded from an older index keeps the old {@code 't'} rows and adds {@code 'x'} rows
+ * (mixed).
  */
 public enum TxIndexLayout {
-  /** Only {@code 't'} rows (or none yet): every indexed txid is stored, the index can be scanned. */
+  /**
+   * Only {@code 't'} rows (or none yet): every indexed txid is stored, the index can be scanned.
+   */
   LEGACY,
   /** Only hashed {@code 'x'} rows: lookups by salted prefix, txids come from the block data. */
   HASHED,
@@ -28,7 +31,9 @@ public enum TxIndexLayout {
     return this != HASHED;
   }
 
-  /** Whether a scan of the index yields every indexed txid (false: txids must come from blk files). */
+  /**
+   * Whether a scan of the index yields every indexed txid (false: txids must come from blk files).
+   */
   public boolean storesEveryTxid() {
     return this == LEGACY;
   }
@@ -39,9 +44,9 @@ public enum TxIndexLayout {
   }
 
   /**
-   * Detects the layout of an {@code indexes/txindex} database: hashed if Core wrote its salt
-   * record (it does when it creates or upgrades the index) or any {@code 'x'} row, legacy rows if
-   * any {@code 't'} key exists.
+   * Detects the layout of an {@code indexes/txindex} database: hashed if Core wrote its salt record
+   * (it does when it creates or upgrades the index) or any {@code 'x'} row, legacy rows if any
+   * {@code 't'} key exists.
    *
    * @throws IOException if LevelDB fails reading
    */
@@ -54,9 +59,12 @@ public enum TxIndexLayout {
 
   private static boolean hasKeyWithPrefix(LevelDbSnapshot db, byte prefix) throws IOException {
     try {
-      db.scan(new byte[] {prefix}, new byte[] {(byte) (prefix + 1)}, (k, v) -> {
-        throw new StopScan();
-      });
+      db.scan(
+          new byte[] {prefix},
+          new byte[] {(byte) (prefix + 1)},
+          (k, v) -> {
+            throw new StopScan();
+          });
       return false;
     } catch (StopScan found) {
       return true;

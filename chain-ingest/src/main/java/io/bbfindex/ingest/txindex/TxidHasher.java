@@ -11,8 +11,8 @@ import java.security.NoSuchAlgorithmException;
  * (version, inputs, outputs, lock time), so a segwit transaction is hashed as three slices (its
  * marker/flag and witness skipped) and any other as one. Hashing is the JDK's SHA-256 (hardware
  * accelerated where the CPU has SHA extensions); this class only finds the slice boundaries, the
- * way Core's {@code UnserializeTransaction} reads them, with every length checked against the
- * bytes present. Its results are checked against bitcoinj's txids on every fixture transaction.
+ * way Core's {@code UnserializeTransaction} reads them, with every length checked against the bytes
+ * present. Its results are checked against bitcoinj's txids on every fixture transaction.
  *
  * <p>Not thread-safe (one digest): use one per thread.
  */
@@ -39,7 +39,8 @@ public final class TxidHasher {
    * @return the position just after the transaction
    * @throws CorruptRecordException if the transaction runs past {@code limit} or is malformed
    */
-  public int hash(byte[] buf, int pos, int limit, byte[] out, int outOffset) throws CorruptRecordException {
+  public int hash(byte[] buf, int pos, int limit, byte[] out, int outOffset)
+      throws CorruptRecordException {
     this.data = buf;
     this.end = limit;
     int start = pos;
@@ -60,13 +61,13 @@ public final class TxidHasher {
     }
     for (long i = 0; i < inputs; i++) {
       p = need(p, 36); // prevout
-      p = skipBytes(p);  // scriptSig
-      p = need(p, 4);  // sequence
+      p = skipBytes(p); // scriptSig
+      p = need(p, 4); // sequence
     }
     long outputs = compactSize(p);
     p = afterCompactSize(p);
     for (long i = 0; i < outputs; i++) {
-      p = need(p, 8);  // value
+      p = need(p, 8); // value
       p = skipBytes(p); // scriptPubKey
     }
     int bodyEnd = p;
@@ -81,7 +82,8 @@ public final class TxidHasher {
       }
     }
     if (flags != 0) {
-      throw new CorruptRecordException("transaction at " + start + ": unknown optional data flags " + flags);
+      throw new CorruptRecordException(
+          "transaction at " + start + ": unknown optional data flags " + flags);
     }
     int lockTime = p;
     p = need(p, 4);
@@ -105,7 +107,8 @@ public final class TxidHasher {
   /** Position after {@code n} more bytes, which must exist. */
   private int need(int p, long n) throws CorruptRecordException {
     if (n > end - p) {
-      throw new CorruptRecordException("transaction runs past its block at " + p + " (needs " + n + " more bytes)");
+      throw new CorruptRecordException(
+          "transaction runs past its block at " + p + " (needs " + n + " more bytes)");
     }
     return (int) (p + n);
   }
@@ -129,7 +132,8 @@ public final class TxidHasher {
       v = (v << 8) | (data[p + 1 + i] & 0xFF);
     }
     if (v < 0 || v > MAX_SIZE) {
-      throw new CorruptRecordException("CompactSize " + Long.toUnsignedString(v) + " at " + p + " exceeds Core's MAX_SIZE");
+      throw new CorruptRecordException(
+          "CompactSize " + Long.toUnsignedString(v) + " at " + p + " exceeds Core's MAX_SIZE");
     }
     return v;
   }

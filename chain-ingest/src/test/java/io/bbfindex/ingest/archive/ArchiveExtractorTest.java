@@ -23,18 +23,23 @@ class ArchiveExtractorTest {
 
   @Test
   void extractsTheMainnetFixtureWithItsTopFolderStripped() throws IOException {
-    int files = ArchiveExtractor.extractTarGz(Fixtures.archive(Archive.MAINNET_LDB), tmp.resolve("d"), 1);
+    int files =
+        ArchiveExtractor.extractTarGz(Fixtures.archive(Archive.MAINNET_LDB), tmp.resolve("d"), 1);
     assertTrue(files >= 10, "files: " + files);
     assertTrue(Files.isRegularFile(tmp.resolve("d/blocks/blk00000.dat")));
     assertTrue(Files.isRegularFile(tmp.resolve("d/indexes/txindex/CURRENT")));
-    assertEquals(16 << 20, Files.size(tmp.resolve("d/blocks/blk00000.dat")), "Core preallocates 16 MiB");
+    assertEquals(
+        16 << 20, Files.size(tmp.resolve("d/blocks/blk00000.dat")), "Core preallocates 16 MiB");
   }
 
   @Test
   void refusesAnEntryThatClimbsOutOfTheTarget() throws IOException {
     Path evil = tarGz("evil.tar.gz", "top/../../escaped.txt", TarArchiveEntry.LF_NORMAL);
-    IOException e = assertThrows(IOException.class, () -> ArchiveExtractor.extractTarGz(evil, tmp.resolve("out"), 0));
-    assertTrue(e.getMessage().contains("evil.tar.gz") && e.getMessage().contains("'..'"), e.getMessage());
+    IOException e =
+        assertThrows(
+            IOException.class, () -> ArchiveExtractor.extractTarGz(evil, tmp.resolve("out"), 0));
+    assertTrue(
+        e.getMessage().contains("evil.tar.gz") && e.getMessage().contains("'..'"), e.getMessage());
     assertFalse(Files.exists(tmp.resolve("escaped.txt")));
   }
 
@@ -49,7 +54,9 @@ class ArchiveExtractorTest {
     }
     assertFalse(Files.exists(Path.of("/etc/bbf-absolute-test")));
     Path link = tarGz("link.tar.gz", "top/link", TarArchiveEntry.LF_SYMLINK);
-    IOException e = assertThrows(IOException.class, () -> ArchiveExtractor.extractTarGz(link, tmp.resolve("b"), 1));
+    IOException e =
+        assertThrows(
+            IOException.class, () -> ArchiveExtractor.extractTarGz(link, tmp.resolve("b"), 1));
     assertTrue(e.getMessage().contains("links"), e.getMessage());
   }
 
@@ -64,7 +71,8 @@ class ArchiveExtractorTest {
   private Path tarGz(String name, String entry, byte type) throws IOException {
     Path p = tmp.resolve(name);
     try (OutputStream out = Files.newOutputStream(p);
-        TarArchiveOutputStream tar = new TarArchiveOutputStream(new GzipCompressorOutputStream(out))) {
+        TarArchiveOutputStream tar =
+            new TarArchiveOutputStream(new GzipCompressorOutputStream(out))) {
       TarArchiveEntry e = new TarArchiveEntry(entry, type, true);
       byte[] data = "x".getBytes(StandardCharsets.US_ASCII);
       if (type == TarArchiveEntry.LF_NORMAL) {

@@ -25,9 +25,14 @@ class NodeIndexBenchmarkTest {
     NodeIndexBenchmark b = new NodeIndexBenchmark();
     b.open();
     try {
-      assertEquals(expected, b.forEachTx(), "the scan's checksum over (txid[0], file, pos, offset) of every row");
-      Blackhole bh = new Blackhole(
-          "Today's password is swordfish. I understand instantiating Blackholes directly is dangerous.");
+      assertEquals(
+          expected,
+          b.forEachTx(),
+          "the scan's checksum over (txid[0], file, pos, offset) of every row");
+      Blackhole bh =
+          new Blackhole(
+              "Today's password is swordfish. I understand instantiating Blackholes directly is"
+                  + " dangerous.");
       for (int i = 0; i < 100; i++) {
         b.findTxPresent(bh);
         b.findTxAbsent(bh);

@@ -15,7 +15,8 @@ class ConsoleProgressTest {
   void printsAtMostOncePerSecondWithRateAndEta() {
     long[] now = {0};
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    ConsoleProgress p = new ConsoleProgress(new PrintStream(bytes, true, StandardCharsets.UTF_8), () -> now[0]);
+    ConsoleProgress p =
+        new ConsoleProgress(new PrintStream(bytes, true, StandardCharsets.UTF_8), () -> now[0]);
     p.progress("scan", 0, 10_000_000);
     for (int i = 1; i <= 40; i++) {
       now[0] = i * 100_000_000L; // 0.1 s steps, 1 M records per second
@@ -31,7 +32,9 @@ class ConsoleProgressTest {
   @Test
   void formatsLongEtasAndUnknownTotals() {
     assertEquals("s: 5,000  1.0 k/s", ConsoleProgress.line("s", 5_000, -1, 5_000_000_000L));
-    assertTrue(ConsoleProgress.line("s", 1_000_000, 1_400_000_000, 1_000_000_000L).endsWith("ETA 23m 19s"));
+    assertTrue(
+        ConsoleProgress.line("s", 1_000_000, 1_400_000_000, 1_000_000_000L)
+            .endsWith("ETA 23m 19s"));
     assertEquals("2h 05m", ConsoleProgress.duration(7_500));
   }
 }

@@ -39,8 +39,7 @@ class DistortedSourceBuildTest {
 
   private static final long SEED = 0xD157_0A7EL;
 
-  @TempDir
-  static Path tmp;
+  @TempDir static Path tmp;
 
   private NodeIndex index;
   private ChainSource real;
@@ -48,7 +47,9 @@ class DistortedSourceBuildTest {
 
   @BeforeAll
   void open() throws IOException {
-    index = NodeIndex.open(Fixtures.extract(Archive.REGTEST_MULTIFILE, tmp.resolve("data")), tmp.resolve("work"));
+    index =
+        NodeIndex.open(
+            Fixtures.extract(Archive.REGTEST_MULTIFILE, tmp.resolve("data")), tmp.resolve("work"));
     real = ChainSource.of(index);
     truth = Fixtures.txRows(Archive.REGTEST_MULTIFILE);
   }
@@ -105,24 +106,41 @@ class DistortedSourceBuildTest {
     try (FilterStore s = FilterStore.open(dir)) {
       for (TxRow r : truth) {
         assertTrue(s.mightContainTx(r.txidInternal(), 0), "summary misses " + r.txidHex());
-        assertTrue(s.fileFilter(r.file()).orElseThrow().mightContain(r.txidInternal(), 0), r.txidHex());
+        assertTrue(
+            s.fileFilter(r.file()).orElseThrow().mightContain(r.txidInternal(), 0), r.txidHex());
       }
     }
   }
 
   @Test
   void aBlockIndexThatUndercountsGetsFiltersResizedToTheirRealRows() throws IOException {
-    ChainSource undercounting = new Wrapped() {
-      @Override
-      public Collection<BlockInfo> blocks() {
-        return real.blocks().stream().map(b -> new BlockInfo(b.hash(), b.height(), b.status(), b.txCount() / 4,
-            b.file(), b.dataPos(), b.undoPos(), b.header(), b.onActiveChain(), b.confirmations())).toList();
-      }
-    };
+    ChainSource undercounting =
+        new Wrapped() {
+          @Override
+          public Collection<BlockInfo> blocks() {
+            return real.blocks().stream()
+                .map(
+                    b ->
+                        new BlockInfo(
+                            b.hash(),
+                            b.height(),
+                            b.status(),
+                            b.txCount() / 4,
+                            b.file(),
+                            b.dataPos(),
+                            b.undoPos(),
+                            b.header(),
+                            b.onActiveChain(),
+                            b.confirmations()))
+                .toList();
+          }
+        };
     Path dir = tmp.resolve("undercount");
-    BuildReport r = FilterBuilder.build(undercounting, dir, BuildOptions.defaults(), ProgressListener.NONE);
+    BuildReport r =
+        FilterBuilder.build(undercounting, dir, BuildOptions.defaults(), ProgressListener.NONE);
     assertEquals(2, r.scans(), r.describe());
-    assertTrue(r.reasons().get("tx-blk00000.bbf").contains("resized to its 135386 rows"), r.describe());
+    assertTrue(
+        r.reasons().get("tx-blk00000.bbf").contains("resized to its 135386 rows"), r.describe());
     try (FilterStore s = FilterStore.open(dir)) {
       for (FilterInfo i : s.filters()) {
         assertTrue(i.modelledFpr() <= 0.01, "no filter above its target: " + i);
@@ -138,24 +156,39 @@ class DistortedSourceBuildTest {
     for (byte[] s : strays) {
       rnd.nextBytes(s);
     }
-    ChainSource withStrays = new Wrapped() {
-      @Override
-      public void forEachTx(int from, int to, TxRecordConsumer c) {
-        real.forEachTx(from, to, c);
-        for (byte[] s : strays) {
-          if ((s[0] & 0xFF) >= from && (s[0] & 0xFF) < to) {
-            c.accept(s, 7, 8, 1); // blk00007.dat: the block index has no such file
+    ChainSource withStrays =
+        new Wrapped() {
+          @Override
+          public void forEachTx(int from, int to, TxRecordConsumer c) {
+            real.forEachTx(from, to, c);
+            for (byte[] s : strays) {
+              if ((s[0] & 0xFF) >= from && (s[0] & 0xFF) < to) {
+                c.accept(s, 7, 8, 1); // blk00007.dat: the block index has no such file
+              }
+            }
           }
-        }
-      }
-    };
+        };
     Path dir = tmp.resolve("strays");
-    BuildReport r = FilterBuilder.build(withStrays, dir, BuildOptions.defaults(), ProgressListener.NONE);
+    BuildReport r =
+        FilterBuilder.build(withStrays, dir, BuildOptions.defaults(), ProgressListener.NONE);
     assertEquals(500, r.strayRecords());
-    assertTrue(r.describe().contains("500 txindex rows name block files the block index lacks"), r.describe());
+    assertTrue(
+        r.describe().contains("500 txindex rows name block files the block index lacks"),
+        r.describe());
     // a changed file would normally only update the summary; with stray rows it is rebuilt whole
-    IncrementalBuildTest.editFileEntry(dir, 1, f -> new Manifest.FileEntry(1, f.name(), f.keys(), f.capacity(),
-        f.fBlocks(), f.fSize() - 1, f.heightLast(), f.headerCrc()));
+    IncrementalBuildTest.editFileEntry(
+        dir,
+        1,
+        f ->
+            new Manifest.FileEntry(
+                1,
+                f.name(),
+                f.keys(),
+                f.capacity(),
+                f.fBlocks(),
+                f.fSize() - 1,
+                f.heightLast(),
+                f.headerCrc()));
     r = FilterBuilder.build(withStrays, dir, BuildOptions.defaults(), ProgressListener.NONE);
     assertEquals("rebuilt", r.summaryAction(), r.describe());
     assertEquals(2, r.scans());
@@ -171,21 +204,25 @@ class DistortedSourceBuildTest {
   @Test
   void aTxindexCatchingUpWithoutFileChangesRebuildsTheFilesWhoseRowsChanged() throws IOException {
     // first seen while the txindex lags: half of blk00001's rows are not indexed yet
-    ChainSource lagging = new Wrapped() {
-      @Override
-      public OptionalInt txindexTipHeight() {
-        return OptionalInt.of(real.txindexTipHeight().orElseThrow() - 10);
-      }
-
-      @Override
-      public void forEachTx(int from, int to, TxRecordConsumer c) {
-        real.forEachTx(from, to, (txid, file, pos, off) -> {
-          if (file != 1 || txid[0] >= 0) {
-            c.accept(txid, file, pos, off);
+    ChainSource lagging =
+        new Wrapped() {
+          @Override
+          public OptionalInt txindexTipHeight() {
+            return OptionalInt.of(real.txindexTipHeight().orElseThrow() - 10);
           }
-        });
-      }
-    };
+
+          @Override
+          public void forEachTx(int from, int to, TxRecordConsumer c) {
+            real.forEachTx(
+                from,
+                to,
+                (txid, file, pos, off) -> {
+                  if (file != 1 || txid[0] >= 0) {
+                    c.accept(txid, file, pos, off);
+                  }
+                });
+          }
+        };
     Path dir = tmp.resolve("lagging");
     FilterBuilder.build(lagging, dir, BuildOptions.defaults(), ProgressListener.NONE);
     long before = ManifestFile.read(dir).file(1).orElseThrow().keys();
@@ -193,11 +230,17 @@ class DistortedSourceBuildTest {
 
     BuildReport r = FilterBuilder.build(real, dir, BuildOptions.defaults(), ProgressListener.NONE);
     assertEquals(List.of("tx-blk00001.bbf", "tx-summary.bbf"), r.rebuilt(), r.describe());
-    assertTrue(r.reasons().get("tx-blk00001.bbf").contains("the txindex now has 15015 rows for it, the filter "
-        + before), r.describe());
+    assertTrue(
+        r.reasons()
+            .get("tx-blk00001.bbf")
+            .contains("the txindex now has 15015 rows for it, the filter " + before),
+        r.describe());
     assertEquals("updated", r.summaryAction());
-    assertEquals(2, r.scans(), "one to count, one to fill the changed file and add its rows to the summary");
+    assertEquals(
+        2, r.scans(), "one to count, one to fill the changed file and add its rows to the summary");
     assertNoFalseNegatives(dir);
-    assertTrue(FilterBuilder.build(real, dir, BuildOptions.defaults(), ProgressListener.NONE).nothingRebuilt());
+    assertTrue(
+        FilterBuilder.build(real, dir, BuildOptions.defaults(), ProgressListener.NONE)
+            .nothingRebuilt());
   }
 }

@@ -42,8 +42,7 @@ class IncrementalBuildTest {
   private static final String BLK0 = "tx-blk00000.bbf";
   private static final String BLK1 = "tx-blk00001.bbf";
 
-  @TempDir
-  static Path tmp;
+  @TempDir static Path tmp;
 
   private NodeIndex index;
   private List<TxRow> truth;
@@ -63,8 +62,10 @@ class IncrementalBuildTest {
 
   private Path freshStore() throws IOException {
     Path dir = tmp.resolve("store-" + storeCounter++);
-    BuildReport first = FilterBuilder.build(index, dir, BuildOptions.defaults(), ProgressListener.NONE);
-    assertEquals(Set.of(BLK0, BLK1, FilterBuilder.SUMMARY_NAME, FilterBuilder.BLOCKS_NAME),
+    BuildReport first =
+        FilterBuilder.build(index, dir, BuildOptions.defaults(), ProgressListener.NONE);
+    assertEquals(
+        Set.of(BLK0, BLK1, FilterBuilder.SUMMARY_NAME, FilterBuilder.BLOCKS_NAME),
         Set.copyOf(first.rebuilt()));
     return dir;
   }
@@ -74,15 +75,18 @@ class IncrementalBuildTest {
   }
 
   private static Map<String, String> filterHashes(Path dir) throws IOException {
-    return Fixtures.hashTree(dir).entrySet().stream().filter(e -> e.getKey().endsWith(".bbf"))
-        .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue, (a, b) -> a, TreeMap::new));
+    return Fixtures.hashTree(dir).entrySet().stream()
+        .filter(e -> e.getKey().endsWith(".bbf"))
+        .collect(
+            Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue, (a, b) -> a, TreeMap::new));
   }
 
   private void assertNoFalseNegatives(Path dir) throws IOException {
     try (FilterStore s = FilterStore.open(dir)) {
       for (TxRow r : truth) {
         assertTrue(s.mightContainTx(r.txidInternal(), 0), "summary misses " + r.txidHex());
-        assertTrue(s.fileFilter(r.file()).orElseThrow().mightContain(r.txidInternal(), 0),
+        assertTrue(
+            s.fileFilter(r.file()).orElseThrow().mightContain(r.txidInternal(), 0),
             "blk" + r.file() + " filter misses " + r.txidHex());
       }
     }
@@ -91,7 +95,9 @@ class IncrementalBuildTest {
   /** Rewrites the manifest (with a valid checksum) with file {@code file}'s entry changed. */
   static void editFileEntry(Path dir, int file, UnaryOperator<FileEntry> edit) throws IOException {
     Manifest m = ManifestFile.read(dir);
-    ManifestFile.write(dir, m.withFiles(m.files().stream().map(f -> f.file() == file ? edit.apply(f) : f).toList()));
+    ManifestFile.write(
+        dir,
+        m.withFiles(m.files().stream().map(f -> f.file() == file ? edit.apply(f) : f).toList()));
   }
 
   private static void flipByte(Path file, long offset) throws IOException {
@@ -108,7 +114,9 @@ class IncrementalBuildTest {
     assertTrue(r.nothingRebuilt(), r.describe());
     assertEquals(0, r.scans(), "nothing changed: no txindex scan");
     assertEquals("kept", r.summaryAction());
-    assertEquals(Set.of(BLK0, BLK1, FilterBuilder.SUMMARY_NAME, FilterBuilder.BLOCKS_NAME), Set.copyOf(r.kept()));
+    assertEquals(
+        Set.of(BLK0, BLK1, FilterBuilder.SUMMARY_NAME, FilterBuilder.BLOCKS_NAME),
+        Set.copyOf(r.kept()));
     assertEquals(before, filterHashes(dir));
     assertEquals(150_401, r.manifest().txKeys());
   }
@@ -119,8 +127,19 @@ class IncrementalBuildTest {
     Map<String, String> before = filterHashes(dir);
     long realSize = ManifestFile.read(dir).file(1).orElseThrow().fSize();
     // as if blk00001.dat had been shorter when the store was built: the node has grown since
-    editFileEntry(dir, 1, f -> new FileEntry(f.file(), f.name(), f.keys(), f.capacity(), f.fBlocks() - 1,
-        f.fSize() - 1000, f.heightLast() - 1, f.headerCrc()));
+    editFileEntry(
+        dir,
+        1,
+        f ->
+            new FileEntry(
+                f.file(),
+                f.name(),
+                f.keys(),
+                f.capacity(),
+                f.fBlocks() - 1,
+                f.fSize() - 1000,
+                f.heightLast() - 1,
+                f.headerCrc()));
     BuildReport r = again(dir);
     assertEquals(Set.of(BLK1, FilterBuilder.SUMMARY_NAME), Set.copyOf(r.rebuilt()), r.describe());
     assertTrue(r.reasons().get(BLK1).contains("block file changed"), r.reasons().toString());
@@ -152,11 +171,15 @@ class IncrementalBuildTest {
   void aFlippedByteIsDetectedByChecksumNamedAtOpenAndEnsureBuiltRebuildsIt() throws IOException {
     Path dir = freshStore();
     Path victim = dir.resolve(BLK1);
-    flipByte(victim, FilterFile.DATA_OFFSET + 4242); // a bit of the filter: refused by the data checksum
+    flipByte(
+        victim, FilterFile.DATA_OFFSET + 4242); // a bit of the filter: refused by the data checksum
     FilterStoreException e = assertThrows(FilterStoreException.class, () -> FilterStore.open(dir));
     assertEquals(List.of(victim), e.badFiles());
-    assertTrue(e.getMessage().startsWith(victim.toString()) && e.getMessage().contains("checksum"), e.getMessage());
-    try (FilterStore s = FilterBuilder.ensureBuilt(index, dir, BuildOptions.defaults(), ProgressListener.NONE)) {
+    assertTrue(
+        e.getMessage().startsWith(victim.toString()) && e.getMessage().contains("checksum"),
+        e.getMessage());
+    try (FilterStore s =
+        FilterBuilder.ensureBuilt(index, dir, BuildOptions.defaults(), ProgressListener.NONE)) {
       assertEquals(2, s.manifest().files().size());
     }
     assertNoFalseNegatives(dir);
@@ -189,7 +212,8 @@ class IncrementalBuildTest {
   @Test
   void aSwappedButValidFilterFileIsRefusedAsNotTheManifests() throws IOException {
     Path dir = freshStore();
-    Files.copy(dir.resolve(BLK0), dir.resolve(BLK1), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    Files.copy(
+        dir.resolve(BLK0), dir.resolve(BLK1), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
     FilterStoreException e = assertThrows(FilterStoreException.class, () -> FilterStore.open(dir));
     assertEquals(List.of(dir.resolve(BLK1)), e.badFiles());
     assertEquals(List.of(BLK1), again(dir).rebuilt());
@@ -214,7 +238,9 @@ class IncrementalBuildTest {
     assertEquals(4, r.rebuilt().size());
     assertTrue(r.reasons().get(BLK0).contains("manifest unusable"), r.reasons().toString());
 
-    r = FilterBuilder.build(index, dir, BuildOptions.defaults().withTargetFpr(0.001), ProgressListener.NONE);
+    r =
+        FilterBuilder.build(
+            index, dir, BuildOptions.defaults().withTargetFpr(0.001), ProgressListener.NONE);
     assertEquals(4, r.rebuilt().size());
     assertTrue(r.reasons().get(BLK1).contains("options"), r.reasons().toString());
     try (FilterStore s = FilterStore.open(dir)) {
@@ -225,13 +251,19 @@ class IncrementalBuildTest {
   @Test
   void aSmallMemoryBudgetAndARangeSplitScanGiveIdenticalFilters() throws IOException {
     Path normal = tmp.resolve("sequential");
-    FilterBuilder.build(index, normal, BuildOptions.defaults().withParallelism(1), ProgressListener.NONE);
+    FilterBuilder.build(
+        index, normal, BuildOptions.defaults().withParallelism(1), ProgressListener.NONE);
     Path tight = tmp.resolve("tight");
     // 4 threads: 3 decoders over txid ranges + 1 inserter; 1-byte budget: one file per scan
-    BuildReport r = FilterBuilder.build(index, tight, BuildOptions.defaults().withMemoryBudget(1).withParallelism(4),
-        ProgressListener.NONE);
+    BuildReport r =
+        FilterBuilder.build(
+            index,
+            tight,
+            BuildOptions.defaults().withMemoryBudget(1).withParallelism(4),
+            ProgressListener.NONE);
     assertEquals(2, r.scans(), "one file per scan");
-    try (FilterStore a = FilterStore.open(normal); FilterStore b = FilterStore.open(tight)) {
+    try (FilterStore a = FilterStore.open(normal);
+        FilterStore b = FilterStore.open(tight)) {
       for (int f = 0; f < 2; f++) {
         BlockedBloomFilter x = a.fileFilter(f).orElseThrow();
         BlockedBloomFilter y = b.fileFilter(f).orElseThrow();
@@ -244,7 +276,8 @@ class IncrementalBuildTest {
   @Test
   void aSaltedStoreHasNoFalseNegativesEither() throws IOException {
     Path dir = tmp.resolve("salted");
-    FilterBuilder.build(index, dir, BuildOptions.defaults().withSalt(0x5A17_5A17L), ProgressListener.NONE);
+    FilterBuilder.build(
+        index, dir, BuildOptions.defaults().withSalt(0x5A17_5A17L), ProgressListener.NONE);
     assertEquals(2, ManifestFile.read(dir).derivationId());
     assertNoFalseNegatives(dir);
   }

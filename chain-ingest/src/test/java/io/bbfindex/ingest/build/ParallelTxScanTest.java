@@ -8,8 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import io.bbfindex.filters.BbfSizing;
 import io.bbfindex.filters.BlockedBloomFilter;
 import io.bbfindex.ingest.IndexReadException;
-import io.bbfindex.ingest.testing.TxIndexOnly;
 import io.bbfindex.ingest.testing.SyntheticTxIndex;
+import io.bbfindex.ingest.testing.TxIndexOnly;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -32,16 +32,19 @@ class ParallelTxScanTest {
   private static final long SEED = 0x9A2A_11E1L;
   private static final int ROWS = 50_000;
 
-  @TempDir
-  static Path tmp;
+  @TempDir static Path tmp;
 
   private TxIndexOnly index;
   private long[] perFile;
 
   @BeforeAll
   void generate() throws IOException {
-    SyntheticTxIndex.Result r = SyntheticTxIndex.generate(tmp.resolve("gen"),
-        new SyntheticTxIndex.Params(ROWS, 40, 2L << 20, SEED, new byte[] {9, 8, 7, 6, 5, 4, 3, 2}), null);
+    SyntheticTxIndex.Result r =
+        SyntheticTxIndex.generate(
+            tmp.resolve("gen"),
+            new SyntheticTxIndex.Params(
+                ROWS, 40, 2L << 20, SEED, new byte[] {9, 8, 7, 6, 5, 4, 3, 2}),
+            null);
     perFile = r.perFile();
     index = TxIndexOnly.open(r.txindexDir(), tmp.resolve("work"));
   }
@@ -66,7 +69,8 @@ class ParallelTxScanTest {
       byFile[f] = BlockedBloomFilter.create(BbfSizing.forTarget(perFile[f], 0.01), 0);
     }
     BlockedBloomFilter summary = BlockedBloomFilter.create(BbfSizing.forTarget(ROWS, 0.01), 0);
-    TxFilterPass pass = new TxFilterPass(byFile, summary, null, ProgressListener.NONE, "test", ROWS);
+    TxFilterPass pass =
+        new TxFilterPass(byFile, summary, null, ProgressListener.NONE, "test", ROWS);
     ParallelTxScan.run(index::forEachTx, decoders, pass);
     return new Built(byFile, summary, pass);
   }
@@ -81,7 +85,8 @@ class ParallelTxScanTest {
       assertEquals(ROWS, par.pass().records());
       for (int f = 0; f < perFile.length; f++) {
         assertEquals(perFile[f], par.pass().count(f), "rows of blk" + f);
-        assertEquals(-1, seq.byFile()[f].bits().mismatch(par.byFile()[f].bits()), "blk" + f + " bits");
+        assertEquals(
+            -1, seq.byFile()[f].bits().mismatch(par.byFile()[f].bits()), "blk" + f + " bits");
       }
       assertEquals(-1, seq.summary().bits().mismatch(par.summary().bits()), "summary bits");
     } finally {
@@ -95,34 +100,59 @@ class ParallelTxScanTest {
     IllegalStateException boom = new IllegalStateException("boom");
     AtomicLong seen = new AtomicLong();
     // a pass whose progress callback throws after 64 Ki rows: runs on the inserter thread
-    TxFilterPass pass = new TxFilterPass(new BlockedBloomFilter[0], null, null, (phase, done, total) -> {
-      seen.set(done);
-      throw boom;
-    }, "x", -1);
-    IllegalStateException e = assertTimeoutPreemptively(Duration.ofSeconds(60),
-        () -> assertThrows(IllegalStateException.class, () -> ParallelTxScan.run(
-            (from, to, c) -> {
-              byte[] txid = new byte[32];
-              for (int i = 0; i < 40_000; i++) {
-                txid[0] = (byte) from;
-                c.accept(txid, 0, 8, 1);
-              }
-            }, 3, pass)));
+    TxFilterPass pass =
+        new TxFilterPass(
+            new BlockedBloomFilter[0],
+            null,
+            null,
+            (phase, done, total) -> {
+              seen.set(done);
+              throw boom;
+            },
+            "x",
+            -1);
+    IllegalStateException e =
+        assertTimeoutPreemptively(
+            Duration.ofSeconds(60),
+            () ->
+                assertThrows(
+                    IllegalStateException.class,
+                    () ->
+                        ParallelTxScan.run(
+                            (from, to, c) -> {
+                              byte[] txid = new byte[32];
+                              for (int i = 0; i < 40_000; i++) {
+                                txid[0] = (byte) from;
+                                c.accept(txid, 0, 8, 1);
+                              }
+                            },
+                            3,
+                            pass)));
     assertSame(boom, e);
     assertEquals(1 << 16, seen.get());
   }
 
   @Test
   void aFailingDecoderEndsTheScanWithItsException() {
-    TxFilterPass pass = new TxFilterPass(new BlockedBloomFilter[1], null, null, ProgressListener.NONE, "x", -1);
+    TxFilterPass pass =
+        new TxFilterPass(new BlockedBloomFilter[1], null, null, ProgressListener.NONE, "x", -1);
     IndexReadException corrupt = new IndexReadException("corrupt row", new IOException("x"));
-    IndexReadException e = assertTimeoutPreemptively(Duration.ofSeconds(60),
-        () -> assertThrows(IndexReadException.class, () -> ParallelTxScan.run((from, to, c) -> {
-          if (from >= 128) {
-            throw corrupt;
-          }
-          index.forEachTx(from, to, c);
-        }, 2, pass)));
+    IndexReadException e =
+        assertTimeoutPreemptively(
+            Duration.ofSeconds(60),
+            () ->
+                assertThrows(
+                    IndexReadException.class,
+                    () ->
+                        ParallelTxScan.run(
+                            (from, to, c) -> {
+                              if (from >= 128) {
+                                throw corrupt;
+                              }
+                              index.forEachTx(from, to, c);
+                            },
+                            2,
+                            pass)));
     assertSame(corrupt, e);
   }
 
@@ -131,13 +161,17 @@ class ParallelTxScanTest {
     AtomicLong n = new AtomicLong();
     index.forEachTx(7, 7, (t, f, p, o) -> n.incrementAndGet());
     assertEquals(0, n.get(), "an empty range visits nothing");
-    index.forEachTx(0, 1, (t, f, p, o) -> {
-      n.incrementAndGet();
-      assertEquals(0, t[0]);
-    });
+    index.forEachTx(
+        0,
+        1,
+        (t, f, p, o) -> {
+          n.incrementAndGet();
+          assertEquals(0, t[0]);
+        });
     index.forEachTx(255, 256, (t, f, p, o) -> assertEquals((byte) 255, t[0]));
     long firstByteZero = n.get();
-    assertEquals(ROWS / 256.0, firstByteZero, 6 * Math.sqrt(ROWS / 256.0), "uniform txids, seed " + SEED);
+    assertEquals(
+        ROWS / 256.0, firstByteZero, 6 * Math.sqrt(ROWS / 256.0), "uniform txids, seed " + SEED);
     assertThrows(IllegalArgumentException.class, () -> index.forEachTx(5, 4, (t, f, p, o) -> {}));
     assertThrows(IllegalArgumentException.class, () -> index.forEachTx(0, 257, (t, f, p, o) -> {}));
   }

@@ -20,14 +20,15 @@ import org.bitcoinj.base.Sha256Hash;
 import org.junit.jupiter.api.Test;
 
 /**
- * Fork choice on block trees built from real header serialization (hash = SHA-256d of the 80
- * bytes, parents linked by hash), so the same code path as on a node's index.
+ * Fork choice on block trees built from real header serialization (hash = SHA-256d of the 80 bytes,
+ * parents linked by hash), so the same code path as on a node's index.
  */
 class ActiveChainTest {
 
   private static final long EASY = 0x207fffffL; // regtest: proof 2
   private static final long HARD = 0x1d00ffffL; // mainnet difficulty 1: proof 0x100010001
-  private static final int VALID = BlockStatus.VALID_SCRIPTS | BlockStatus.HAVE_DATA | BlockStatus.HAVE_UNDO;
+  private static final int VALID =
+      BlockStatus.VALID_SCRIPTS | BlockStatus.HAVE_DATA | BlockStatus.HAVE_UNDO;
 
   private final List<DiskBlockIndex> blocks = new ArrayList<>();
   private long nextPos = 8;
@@ -43,8 +44,17 @@ class ActiveChainTest {
     le.putInt(68, 1_600_000_000 + nonce);
     le.putInt(72, (int) bits);
     le.putInt(76, nonce++);
-    DiskBlockIndex b = new DiskBlockIndex(Sha256Hash.hashTwice(header), 259900, parent == null ? 0 : parent.height() + 1,
-        status, nTx, 0, nextPos, -1, header);
+    DiskBlockIndex b =
+        new DiskBlockIndex(
+            Sha256Hash.hashTwice(header),
+            259900,
+            parent == null ? 0 : parent.height() + 1,
+            status,
+            nTx,
+            0,
+            nextPos,
+            -1,
+            header);
     nextPos += 1000;
     blocks.add(b);
     return b;
@@ -60,7 +70,8 @@ class ActiveChainTest {
 
   private ActiveChain chain() throws CorruptRecordException {
     List<DiskBlockIndex> shuffled = new ArrayList<>(blocks);
-    Collections.shuffle(shuffled, new Random(7)); // the order of LevelDB keys is the order of hashes
+    Collections.shuffle(
+        shuffled, new Random(7)); // the order of LevelDB keys is the order of hashes
     return ActiveChain.compute(shuffled).orElseThrow();
   }
 
@@ -130,8 +141,10 @@ class ActiveChainTest {
     DiskBlockIndex genesis = add(null, EASY, VALID, 1);
     DiskBlockIndex b1 = add(genesis, EASY, VALID, 1);
     DiskBlockIndex b2 = add(b1, EASY, VALID, 1);
-    blocks.set(2, new DiskBlockIndex(b2.hash(), 1, 7, b2.status(), 1, 0, b2.dataPos(), -1, b2.header()));
-    CorruptRecordException e = assertThrows(CorruptRecordException.class, () -> ActiveChain.compute(blocks));
+    blocks.set(
+        2, new DiskBlockIndex(b2.hash(), 1, 7, b2.status(), 1, 0, b2.dataPos(), -1, b2.header()));
+    CorruptRecordException e =
+        assertThrows(CorruptRecordException.class, () -> ActiveChain.compute(blocks));
     assertTrue(e.getMessage().contains("height 7"), e.getMessage());
   }
 

@@ -9,7 +9,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** Compact targets against the vectors of Core's {@code arith_uint256_tests.cpp} (bignum_SetCompact). */
+/**
+ * Compact targets against the vectors of Core's {@code arith_uint256_tests.cpp}
+ * (bignum_SetCompact).
+ */
 class ChainWorkTest {
 
   @ParameterizedTest(name = "{0}")

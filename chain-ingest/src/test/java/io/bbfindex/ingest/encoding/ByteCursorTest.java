@@ -29,7 +29,8 @@ class ByteCursorTest {
   @Test
   void truncationNamesTheRecordKeyAndField() {
     ByteCursor c = over("0100");
-    CorruptRecordException e = assertThrows(CorruptRecordException.class, () -> c.readInt32LE("nVersion"));
+    CorruptRecordException e =
+        assertThrows(CorruptRecordException.class, () -> c.readInt32LE("nVersion"));
     assertTrue(e.getMessage().contains("test record"), e.getMessage());
     assertTrue(e.getMessage().contains("74aa"), e.getMessage());
     assertTrue(e.getMessage().contains("nVersion"), e.getMessage());
@@ -49,13 +50,20 @@ class ByteCursorTest {
     assertEquals(253, over("fdfd00").readCompactSize(ByteCursor.MAX_COMPACT_SIZE, "n"));
     assertEquals(0x10000, over("fe00000100").readCompactSize(ByteCursor.MAX_COMPACT_SIZE, "n"));
     // non-canonical: 5 encoded in 3 bytes
-    assertThrows(CorruptRecordException.class, () -> over("fd0500").readCompactSize(ByteCursor.MAX_COMPACT_SIZE, "n"));
+    assertThrows(
+        CorruptRecordException.class,
+        () -> over("fd0500").readCompactSize(ByteCursor.MAX_COMPACT_SIZE, "n"));
     // above MAX_SIZE (32 MiB) and above the caller's bound
-    assertThrows(CorruptRecordException.class,
+    assertThrows(
+        CorruptRecordException.class,
         () -> over("fe01000002").readCompactSize(ByteCursor.MAX_COMPACT_SIZE, "n"));
     assertThrows(CorruptRecordException.class, () -> over("09").readCompactSize(8, "n"));
-    assertThrows(CorruptRecordException.class, () -> over("ffffffffffffffffff").readCompactSize(Long.MAX_VALUE, "n"));
-    assertThrows(CorruptRecordException.class, () -> over("fe0100").readCompactSize(ByteCursor.MAX_COMPACT_SIZE, "n"));
+    assertThrows(
+        CorruptRecordException.class,
+        () -> over("ffffffffffffffffff").readCompactSize(Long.MAX_VALUE, "n"));
+    assertThrows(
+        CorruptRecordException.class,
+        () -> over("fe0100").readCompactSize(ByteCursor.MAX_COMPACT_SIZE, "n"));
   }
 
   @Test

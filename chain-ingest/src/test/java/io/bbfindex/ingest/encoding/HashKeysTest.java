@@ -10,7 +10,8 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 class HashKeysTest {
-  private static final String GENESIS = "000000000019d6689c085ae165831e934ff763ae46a2a6c172b3f1b60a8ce26f";
+  private static final String GENESIS =
+      "000000000019d6689c085ae165831e934ff763ae46a2a6c172b3f1b60a8ce26f";
 
   @Test
   void displayHexIsTheReverseOfTheInternalBytes() {
@@ -23,7 +24,9 @@ class HashKeysTest {
 
   @Test
   void upperAndLowerCaseParseAlike() {
-    assertArrayEquals(HashKeys.fromDisplayHex("h", GENESIS), HashKeys.fromDisplayHex("h", GENESIS.toUpperCase(java.util.Locale.ROOT)));
+    assertArrayEquals(
+        HashKeys.fromDisplayHex("h", GENESIS),
+        HashKeys.fromDisplayHex("h", GENESIS.toUpperCase(java.util.Locale.ROOT)));
   }
 
   @Test
@@ -54,10 +57,16 @@ class HashKeysTest {
   @Test
   void badInputGetsAReasonAndNeverEchoesTheInput() {
     byte[] out = new byte[32];
-    assertEquals("got 63 characters", HashKeys.parseDisplayHex(GENESIS.substring(1), 0, 63, out, 0));
-    assertEquals("character 5 is not a hex digit", HashKeys.parseDisplayHex("00000g" + GENESIS.substring(6), 0, 64, out, 0));
-    assertEquals("character 0 is not a hex digit", HashKeys.parseDisplayHex("\u0660" + GENESIS.substring(1), 0, 64, out, 0));
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> HashKeys.fromDisplayHex("txid", "zz"));
+    assertEquals(
+        "got 63 characters", HashKeys.parseDisplayHex(GENESIS.substring(1), 0, 63, out, 0));
+    assertEquals(
+        "character 5 is not a hex digit",
+        HashKeys.parseDisplayHex("00000g" + GENESIS.substring(6), 0, 64, out, 0));
+    assertEquals(
+        "character 0 is not a hex digit",
+        HashKeys.parseDisplayHex("\u0660" + GENESIS.substring(1), 0, 64, out, 0));
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> HashKeys.fromDisplayHex("txid", "zz"));
     assertEquals("txid must be 64 hex characters: got 2 characters", e.getMessage());
   }
 }

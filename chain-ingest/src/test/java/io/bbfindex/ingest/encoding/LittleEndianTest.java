@@ -19,14 +19,18 @@ class LittleEndianTest {
     ByteBuffer le = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
     for (int offset = 0; offset <= b.length - 4; offset++) {
       assertEquals(le.getInt(offset), LittleEndian.int32(b, offset), "seed " + seed);
-      assertEquals(Integer.toUnsignedLong(le.getInt(offset)), LittleEndian.uint32(b, offset), "seed " + seed);
+      assertEquals(
+          Integer.toUnsignedLong(le.getInt(offset)),
+          LittleEndian.uint32(b, offset),
+          "seed " + seed);
     }
   }
 
   @Test
   void uint32IsNeverNegative() {
     assertEquals(0xFFFF_FFFFL, LittleEndian.uint32(new byte[] {-1, -1, -1, -1}, 0));
-    assertEquals(0x1d00ffffL, LittleEndian.uint32(new byte[] {(byte) 0xff, (byte) 0xff, 0x00, 0x1d}, 0));
+    assertEquals(
+        0x1d00ffffL, LittleEndian.uint32(new byte[] {(byte) 0xff, (byte) 0xff, 0x00, 0x1d}, 0));
   }
 
   @Test

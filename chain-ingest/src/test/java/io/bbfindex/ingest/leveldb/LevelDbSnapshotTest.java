@@ -10,9 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bbfindex.ingest.NodeIndex;
 import io.bbfindex.ingest.encoding.CorruptRecordException;
-import io.bbfindex.ingest.records.DbKeys;
-import io.bbfindex.ingest.testing.Fixtures.Archive;
 import io.bbfindex.ingest.testing.Fixtures;
+import io.bbfindex.ingest.testing.Fixtures.Archive;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,8 +26,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 class LevelDbSnapshotTest {
 
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
 
   private static List<String> names(Path dir) throws IOException {
     try (Stream<Path> s = Files.list(dir)) {
@@ -45,7 +43,9 @@ class LevelDbSnapshotTest {
     Path snap = tmp.resolve("snap");
     try (LevelDbSnapshot db = LevelDbSnapshot.open(index, snap)) {
       // the genesis 'b' key of BITCOIN-FORMATS.md section 2
-      byte[] genesisKey = HexFormat.of().parseHex("626fe28c0ab6f1b372c1a6a246ae63f74f931e8365e15a089c68d6190000000000");
+      byte[] genesisKey =
+          HexFormat.of()
+              .parseHex("626fe28c0ab6f1b372c1a6a246ae63f74f931e8365e15a089c68d6190000000000");
       assertNotNull(db.get(genesisKey));
       assertNull(db.get(Obfuscation.RECORD_KEY), "Core does not obfuscate blocks/index");
       assertFalse(names(snap).contains("000005.ldb"));
@@ -60,8 +60,11 @@ class LevelDbSnapshotTest {
    * work from blocks/index alone, for every network's fixture.
    */
   @ParameterizedTest
-  @EnumSource(value = Archive.class, names = {"MAINNET_LDB", "MAINNET_LEGACY", "REGTEST_B"})
-  void chainstateObfuscationKeyIsAppliedAndItsBestBlockIsTheTipByWork(Archive a) throws IOException {
+  @EnumSource(
+      value = Archive.class,
+      names = {"MAINNET_LDB", "MAINNET_LEGACY", "REGTEST_B"})
+  void chainstateObfuscationKeyIsAppliedAndItsBestBlockIsTheTipByWork(Archive a)
+      throws IOException {
     Path dd = Fixtures.extract(a, tmp.resolve("data"));
     byte[] best;
     try (LevelDbSnapshot db = LevelDbSnapshot.open(dd.resolve("chainstate"), tmp.resolve("snap"))) {
@@ -83,19 +86,26 @@ class LevelDbSnapshotTest {
     assertFalse(Obfuscation.decode(HexFormat.of().parseHex("00")).active());
     Obfuscation o = Obfuscation.decode(HexFormat.of().parseHex("080102030405060708"));
     // Each byte is 9 XOR the key byte at its index modulo 8 (key 01..08).
-    assertArrayEquals(new byte[] {0x08, 0x0b, 0x0a, 0x0d, 0x0c, 0x0f, 0x0e, 0x01, 0x08},
+    assertArrayEquals(
+        new byte[] {0x08, 0x0b, 0x0a, 0x0d, 0x0c, 0x0f, 0x0e, 0x01, 0x08},
         o.plain(new byte[] {9, 9, 9, 9, 9, 9, 9, 9, 9}));
-    assertThrows(CorruptRecordException.class, () -> Obfuscation.decode(HexFormat.of().parseHex("0701020304050607")));
-    assertThrows(CorruptRecordException.class, () -> Obfuscation.decode(HexFormat.of().parseHex("08010203")));
+    assertThrows(
+        CorruptRecordException.class,
+        () -> Obfuscation.decode(HexFormat.of().parseHex("0701020304050607")));
+    assertThrows(
+        CorruptRecordException.class,
+        () -> Obfuscation.decode(HexFormat.of().parseHex("08010203")));
   }
 
   @Test
   void aDirectoryWithoutCurrentIsNotALevelDb() throws IOException {
     Path empty = Files.createDirectories(tmp.resolve("empty"));
-    assertThrows(LevelDbOpenException.class, () -> LevelDbSnapshot.open(empty, tmp.resolve("snap")));
+    assertThrows(
+        LevelDbOpenException.class, () -> LevelDbSnapshot.open(empty, tmp.resolve("snap")));
     Files.writeString(empty.resolve("CURRENT"), "MANIFEST-000009\n");
-    LevelDbOpenException e = assertThrows(LevelDbOpenException.class,
-        () -> LevelDbSnapshot.open(empty, tmp.resolve("snap")));
+    LevelDbOpenException e =
+        assertThrows(
+            LevelDbOpenException.class, () -> LevelDbSnapshot.open(empty, tmp.resolve("snap")));
     assertTrue(e.getMessage().contains("MANIFEST-000009"), e.getMessage());
   }
 }

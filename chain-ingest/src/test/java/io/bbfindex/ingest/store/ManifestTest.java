@@ -28,8 +28,7 @@ class ManifestTest {
 
   private static final long SEED = 0x3A41_FE57L;
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   static Manifest sample() {
     byte[] tip = new byte[32];
@@ -38,13 +37,33 @@ class ManifestTest {
     }
     List<FileEntry> files = new ArrayList<>();
     for (int f = 0; f < 3; f++) {
-      files.add(new FileEntry(f, "tx-blk0000" + f + ".bbf", 1000 + f, 1200 + f, 100 + f, 134_000_000L + f, 500 + f,
-          0xCAFE0000 | f));
+      files.add(
+          new FileEntry(
+              f,
+              "tx-blk0000" + f + ".bbf",
+              1000 + f,
+              1200 + f,
+              100 + f,
+              134_000_000L + f,
+              500 + f,
+              0xCAFE0000 | f));
     }
-    return new Manifest(1, 1_763_700_000_000L, "/data/bitcoin dir/with spaces=and:colons", tip, 599, 598, 2,
-        0x0123_4567_89AB_CDEFL, 0.01, 0.005, 1.25, 3003,
+    return new Manifest(
+        1,
+        1_763_700_000_000L,
+        "/data/bitcoin dir/with spaces=and:colons",
+        tip,
+        599,
+        598,
+        2,
+        0x0123_4567_89AB_CDEFL,
+        0.01,
+        0.005,
+        1.25,
+        3003,
         new SummaryEntry("tx-summary.bbf", 3004, 8000, 0x1234_5678),
-        new BlockHashEntry("block-hashes.bbf", 600, "ab".repeat(32), 0x8765_4321), files);
+        new BlockHashEntry("block-hashes.bbf", 600, "ab".repeat(32), 0x8765_4321),
+        files);
   }
 
   @Test
@@ -79,8 +98,9 @@ class ManifestTest {
     Path file = dir.resolve(ManifestFile.FILE_NAME);
     for (int len = 0; len < full.length; len++) {
       byte[] cut = Arrays.copyOf(full, len);
-      FilterStoreException e = assertThrows(FilterStoreException.class, () -> ManifestCodec.parse(file, cut),
-          "length " + len);
+      FilterStoreException e =
+          assertThrows(
+              FilterStoreException.class, () -> ManifestCodec.parse(file, cut), "length " + len);
       assertTrue(e.getMessage().startsWith(file.toString() + ": "), e.getMessage());
       assertEquals(file, e.file());
     }
@@ -96,8 +116,11 @@ class ManifestTest {
       int at = rnd.nextInt(b.length);
       byte was = b[at];
       b[at] = (byte) (was ^ (1 + rnd.nextInt(255)));
-      FilterStoreException e = assertThrows(FilterStoreException.class, () -> ManifestCodec.parse(file, b),
-          "seed " + SEED + " trial " + trial + " byte " + at);
+      FilterStoreException e =
+          assertThrows(
+              FilterStoreException.class,
+              () -> ManifestCodec.parse(file, b),
+              "seed " + SEED + " trial " + trial + " byte " + at);
       assertEquals(file, e.file());
     }
   }
@@ -107,7 +130,8 @@ class ManifestTest {
     byte[] b = body.getBytes(StandardCharsets.UTF_8);
     CRC32C c = new CRC32C();
     c.update(b);
-    Files.writeString(dir.resolve(ManifestFile.FILE_NAME), body + String.format("crc32c=%08x%n", c.getValue()));
+    Files.writeString(
+        dir.resolve(ManifestFile.FILE_NAME), body + String.format("crc32c=%08x%n", c.getValue()));
     return assertThrows(FilterStoreException.class, () -> ManifestFile.read(dir));
   }
 
@@ -118,19 +142,40 @@ class ManifestTest {
 
   @Test
   void validChecksumButBrokenRulesAreRefusedWithTheLine() throws IOException {
-    assertTrue(refusedBody(body().replace("version=1\n", "version=2\n")).getMessage().contains("version 2"));
-    assertTrue(refusedBody(body().replace("tipHeight=599", "tipHeight=-4")).getMessage().contains("line 7"));
-    assertTrue(refusedBody(body().replace("targetFpr=0.01", "targetFpr=1.5")).getMessage().contains("targetFpr"));
+    assertTrue(
+        refusedBody(body().replace("version=1\n", "version=2\n"))
+            .getMessage()
+            .contains("version 2"));
+    assertTrue(
+        refusedBody(body().replace("tipHeight=599", "tipHeight=-4"))
+            .getMessage()
+            .contains("line 7"));
+    assertTrue(
+        refusedBody(body().replace("targetFpr=0.01", "targetFpr=1.5"))
+            .getMessage()
+            .contains("targetFpr"));
     assertTrue(refusedBody(body().replace("salt=", "salt=zz")).getMessage().contains("salt"));
-    assertTrue(refusedBody(body() + "surprise=1\n").getMessage().contains("unknown field 'surprise'"));
-    assertTrue(refusedBody(body().replace("records=3003\n", "")).getMessage().contains("lacks field 'records'"));
+    assertTrue(
+        refusedBody(body() + "surprise=1\n").getMessage().contains("unknown field 'surprise'"));
+    assertTrue(
+        refusedBody(body().replace("records=3003\n", ""))
+            .getMessage()
+            .contains("lacks field 'records'"));
     assertTrue(refusedBody(body() + "records=1\n").getMessage().contains("twice"));
-    assertTrue(refusedBody(body().replace("name:tx-blk00001.bbf", "name:../../etc/passwd")).getMessage()
-        .contains("invalid filter file"));
-    assertTrue(refusedBody(body().replace(" fSize:134000001", "")).getMessage().contains("exactly the parts"));
-    assertTrue(refusedBody(body().replace("derivation=2", "derivation=1")).getMessage().contains("salt"));
-    assertTrue(refusedBody(body().replace("format=bbf-index-manifest", "format=other")).getMessage()
-        .contains("not a bbf-index manifest"));
+    assertTrue(
+        refusedBody(body().replace("name:tx-blk00001.bbf", "name:../../etc/passwd"))
+            .getMessage()
+            .contains("invalid filter file"));
+    assertTrue(
+        refusedBody(body().replace(" fSize:134000001", ""))
+            .getMessage()
+            .contains("exactly the parts"));
+    assertTrue(
+        refusedBody(body().replace("derivation=2", "derivation=1")).getMessage().contains("salt"));
+    assertTrue(
+        refusedBody(body().replace("format=bbf-index-manifest", "format=other"))
+            .getMessage()
+            .contains("not a bbf-index manifest"));
   }
 
   @Test
@@ -143,7 +188,24 @@ class ManifestTest {
   @Test
   void aDatadirWithALineBreakIsRefusedAtConstruction() {
     Manifest m = sample();
-    assertThrows(IllegalArgumentException.class, () -> new Manifest(1, 0, "a\nb", m.tipHash(), 0, 0, 1, 0, 0.01,
-        0.01, 1.25, 0, m.summary(), m.blocks(), m.files()));
+    assertThrows(
+        IllegalArgumentException.class,
+        () ->
+            new Manifest(
+                1,
+                0,
+                "a\nb",
+                m.tipHash(),
+                0,
+                0,
+                1,
+                0,
+                0.01,
+                0.01,
+                1.25,
+                0,
+                m.summary(),
+                m.blocks(),
+                m.files()));
   }
 }

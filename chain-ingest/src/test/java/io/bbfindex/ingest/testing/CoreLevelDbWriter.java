@@ -14,8 +14,8 @@ import org.iq80.leveldb.Options;
 
 /**
  * Adds records to a (copied, test-owned) node LevelDB, as the node itself would. leveldbjni 1.8
- * only knows tables named .sst, so the directory is rebuilt with its .ldb tables renamed,
- * written, and put back in place.
+ * only knows tables named .sst, so the directory is rebuilt with its .ldb tables renamed, written,
+ * and put back in place.
  */
 public final class CoreLevelDbWriter {
 

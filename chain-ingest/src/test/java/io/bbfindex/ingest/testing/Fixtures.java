@@ -20,10 +20,10 @@ import java.util.stream.Stream;
 import java.util.zip.GZIPInputStream;
 
 /**
- * The real Bitcoin Core data directories under the repository's {@code fixtures/} folder (path
- * from the {@code bbf.fixtures} system property, set by surefire): extraction of the archives
- * (each holds one top directory named like the archive, with the datadir directly in it or in
- * {@code regtest/}) and their ground-truth txindex tables.
+ * The real Bitcoin Core data directories under the repository's {@code fixtures/} folder (path from
+ * the {@code bbf.fixtures} system property, set by surefire): extraction of the archives (each
+ * holds one top directory named like the archive, with the datadir directly in it or in {@code
+ * regtest/}) and their ground-truth txindex tables.
  */
 public final class Fixtures {
 
@@ -35,6 +35,7 @@ public final class Fixtures {
     REGTEST_MULTIFILE("core-0.21.1-regtest-txindex-multifile-compact", "regtest");
 
     public final String baseName;
+
     /** Sub-path of the datadir inside the archive's top directory ("" = the top directory). */
     public final String datadirSubpath;
 
@@ -45,14 +46,16 @@ public final class Fixtures {
   }
 
   /** One row of a {@code *.txindex.tsv}: txid (display hex), nFile, nPos, nTxOffset, abs_offset. */
-  public record TxRow(String txidHex, byte[] txidInternal, int file, long pos, long txOffset, long absOffset) {}
+  public record TxRow(
+      String txidHex, byte[] txidInternal, int file, long pos, long txOffset, long absOffset) {}
 
   private Fixtures() {}
 
   public static Path dir() {
     String p = System.getProperty("bbf.fixtures");
     if (p == null) {
-      throw new IllegalStateException("system property bbf.fixtures is not set (surefire sets it to the repo's fixtures/)");
+      throw new IllegalStateException(
+          "system property bbf.fixtures is not set (surefire sets it to the repo's fixtures/)");
     }
     Path d = Path.of(p);
     if (!Files.isDirectory(d)) {
@@ -100,8 +103,11 @@ public final class Fixtures {
     List<TxRow> rows = new ArrayList<>();
     HexFormat hex = HexFormat.of();
     try (InputStream raw = Files.newInputStream(zipped ? gz : plain);
-        BufferedReader r = new BufferedReader(new InputStreamReader(
-            zipped ? new GZIPInputStream(raw, 1 << 16) : raw, StandardCharsets.US_ASCII), 1 << 16)) {
+        BufferedReader r =
+            new BufferedReader(
+                new InputStreamReader(
+                    zipped ? new GZIPInputStream(raw, 1 << 16) : raw, StandardCharsets.US_ASCII),
+                1 << 16)) {
       String line;
       while ((line = r.readLine()) != null) {
         if (line.isEmpty() || line.startsWith("txid")) {
@@ -113,8 +119,14 @@ public final class Fixtures {
         for (int i = 0; i < 32; i++) {
           internal[i] = display[31 - i];
         }
-        rows.add(new TxRow(f[0], internal, Integer.parseInt(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3]),
-            Long.parseLong(f[4])));
+        rows.add(
+            new TxRow(
+                f[0],
+                internal,
+                Integer.parseInt(f[1]),
+                Long.parseLong(f[2]),
+                Long.parseLong(f[3]),
+                Long.parseLong(f[4])));
       }
     }
     return rows;
@@ -129,9 +141,12 @@ public final class Fixtures {
   /** The 87,308 real mainnet txids with their blocks (mostly beyond the fixtures' height 599). */
   public static List<RealTx> realMainnetTxids() throws IOException {
     List<RealTx> out = new ArrayList<>();
-    try (BufferedReader r = new BufferedReader(new InputStreamReader(
-        new GZIPInputStream(Files.newInputStream(dir().resolve("mainnet-real-txids.tsv.gz")), 1 << 16),
-        StandardCharsets.US_ASCII))) {
+    try (BufferedReader r =
+        new BufferedReader(
+            new InputStreamReader(
+                new GZIPInputStream(
+                    Files.newInputStream(dir().resolve("mainnet-real-txids.tsv.gz")), 1 << 16),
+                StandardCharsets.US_ASCII))) {
       String line;
       while ((line = r.readLine()) != null) {
         if (line.isEmpty() || line.startsWith("txid")) {
@@ -149,7 +164,11 @@ public final class Fixtures {
    * known}: real negatives for a fixture whose txids {@code known} holds.
    */
   public static List<String> realTxidsAbsentFrom(Set<String> known, int limit) throws IOException {
-    return realMainnetTxids().stream().map(RealTx::txidHex).filter(t -> !known.contains(t)).limit(limit).toList();
+    return realMainnetTxids().stream()
+        .map(RealTx::txidHex)
+        .filter(t -> !known.contains(t))
+        .limit(limit)
+        .toList();
   }
 
   /** SHA-256 of every regular file under {@code dir}, by relative path. */
@@ -171,7 +190,9 @@ public final class Fixtures {
     return out;
   }
 
-  /** Internal byte order (as hashed) into display hex (reversed), as Core prints txids and hashes. */
+  /**
+   * Internal byte order (as hashed) into display hex (reversed), as Core prints txids and hashes.
+   */
   public static String displayHex(byte[] internal) {
     byte[] d = new byte[internal.length];
     for (int i = 0; i < d.length; i++) {

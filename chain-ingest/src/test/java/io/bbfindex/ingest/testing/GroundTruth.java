@@ -1,7 +1,5 @@
 package io.bbfindex.ingest.testing;
 
-import io.bbfindex.ingest.encoding.HashKeys;
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -24,7 +22,14 @@ import java.util.Map;
  */
 public final class GroundTruth {
   /** One block as scanned from a blk file. */
-  public record Block(String hashHex, int height, int file, long dataPos, int nTx, byte[] header, boolean onActiveChain) {}
+  public record Block(
+      String hashHex,
+      int height,
+      int file,
+      long dataPos,
+      int nTx,
+      byte[] header,
+      boolean onActiveChain) {}
 
   /** One txindex row with its block. */
   public record Tx(String txidHex, int file, long dataPos, long txOffset, Block block) {}
@@ -53,8 +58,15 @@ public final class GroundTruth {
     for (Fixtures.TxRow row : Fixtures.txRows(a)) {
       Block b = byPos.get(row.file() + ":" + row.pos());
       if (b == null) {
-        throw new IOException(a.baseName + ": row " + row.txidHex() + " points at no block header (" + row.file()
-            + ":" + row.pos() + ")");
+        throw new IOException(
+            a.baseName
+                + ": row "
+                + row.txidHex()
+                + " points at no block header ("
+                + row.file()
+                + ":"
+                + row.pos()
+                + ")");
       }
       txs.add(new Tx(row.txidHex(), row.file(), row.pos(), row.txOffset(), b));
     }
@@ -74,11 +86,18 @@ public final class GroundTruth {
   }
 
   public Block blockAt(int height) {
-    return blocksByHash.values().stream().filter(b -> b.height() == height).findFirst().orElseThrow();
+    return blocksByHash.values().stream()
+        .filter(b -> b.height() == height)
+        .findFirst()
+        .orElseThrow();
   }
 
-  /** Scans every blk file: records are magic(4) size(4 LE) block(size); stops at a zero magic (padding). */
-  private static int scanBlocks(Path blocks, Map<String, Block> byPos, Map<String, Block> byHash) throws IOException {
+  /**
+   * Scans every blk file: records are magic(4) size(4 LE) block(size); stops at a zero magic
+   * (padding).
+   */
+  private static int scanBlocks(Path blocks, Map<String, Block> byPos, Map<String, Block> byHash)
+      throws IOException {
     record Raw(String hash, String prev, int file, long pos, int nTx, byte[] header) {}
     List<Raw> raws = new ArrayList<>();
     for (int file = 0; ; file++) {
@@ -98,8 +117,14 @@ public final class GroundTruth {
         byte[] header = new byte[80];
         buf.get(header);
         int nTx = compactSize(buf);
-        raws.add(new Raw(Fixtures.displayHex(sha256d(header)), Fixtures.displayHex(Arrays.copyOfRange(header, 4, 36)),
-            file, pos, nTx, header));
+        raws.add(
+            new Raw(
+                Fixtures.displayHex(sha256d(header)),
+                Fixtures.displayHex(Arrays.copyOfRange(header, 4, 36)),
+                file,
+                pos,
+                nTx,
+                header));
         buf.position((int) pos + size);
       }
     }
@@ -125,14 +150,23 @@ public final class GroundTruth {
     int top = tip;
     if (heights.values().stream().filter(h -> h == top).count() > 1) {
       // Equal work at equal height: which tip Core chose is not knowable from the blk files alone.
-      throw new IOException("two blocks at the top height " + tip + ": the oracle cannot tell the active chain");
+      throw new IOException(
+          "two blocks at the top height " + tip + ": the oracle cannot tell the active chain");
     }
     java.util.Set<String> active = new java.util.HashSet<>();
     for (String h = tipHash; h != null && rawByHash.containsKey(h); h = rawByHash.get(h).prev()) {
       active.add(h);
     }
     for (Raw r : raws) {
-      Block b = new Block(r.hash(), heights.get(r.hash()), r.file(), r.pos(), r.nTx(), r.header(), active.contains(r.hash()));
+      Block b =
+          new Block(
+              r.hash(),
+              heights.get(r.hash()),
+              r.file(),
+              r.pos(),
+              r.nTx(),
+              r.header(),
+              active.contains(r.hash()));
       byPos.put(r.file() + ":" + r.pos(), b);
       byHash.put(r.hash(), b);
     }

@@ -34,8 +34,18 @@ public final class HashedFixtures {
    * One truth row. {@code txOffset} has legacy semantics (after the 80-byte header); {@code
    * indexRow} is {@code "x"}, {@code "t"} or {@code "-"} (not indexed: the genesis coinbase).
    */
-  public record TruthRow(String txidHex, byte[] txidInternal, int file, long pos, long txOffset, long absOffset,
-      String blockHashHex, int height, boolean active, boolean inTxindex, String indexRow) {}
+  public record TruthRow(
+      String txidHex,
+      byte[] txidInternal,
+      int file,
+      long pos,
+      long txOffset,
+      long absOffset,
+      String blockHashHex,
+      int height,
+      boolean active,
+      boolean inTxindex,
+      String indexRow) {}
 
   private HashedFixtures() {}
 
@@ -54,16 +64,26 @@ public final class HashedFixtures {
         continue;
       }
       String[] f = line.split("\t");
-      out.add(new TruthRow(f[0], Fixtures.internal(f[0]), Integer.parseInt(f[1]), Long.parseLong(f[2]),
-          Long.parseLong(f[3]), Long.parseLong(f[4]), f[5], Integer.parseInt(f[6]), f[7].equals("1"),
-          f[8].equals("1"), f[9]));
+      out.add(
+          new TruthRow(
+              f[0],
+              Fixtures.internal(f[0]),
+              Integer.parseInt(f[1]),
+              Long.parseLong(f[2]),
+              Long.parseLong(f[3]),
+              Long.parseLong(f[4]),
+              f[5],
+              Integer.parseInt(f[6]),
+              f[7].equals("1"),
+              f[8].equals("1"),
+              f[9]));
     }
     return out;
   }
 
   /**
-   * The row a lookup must answer for each txid, as Core's RPC does: the active-chain row when
-   * there is one, else the (first) stale row. Keyed by display hex, in first-seen order.
+   * The row a lookup must answer for each txid, as Core's RPC does: the active-chain row when there
+   * is one, else the (first) stale row. Keyed by display hex, in first-seen order.
    */
   public static Map<String, TruthRow> expectedAnswers(Archive a) throws IOException {
     Map<String, TruthRow> out = new LinkedHashMap<>();

@@ -24,10 +24,10 @@ import org.iq80.leveldb.Options;
 import org.iq80.leveldb.WriteBatch;
 
 /**
- * Rewrites a copied hashed txindex as Core would have written it under another salt (what a
- * {@code -reindex} does: new salt, every {@code 'x'} row re-keyed; block seqs and offsets kept).
- * Used to force a prefix collision between two chosen txids. Like {@link CoreLevelDbWriter}, the
- * directory is rebuilt with its .ldb tables renamed for leveldbjni 1.8.
+ * Rewrites a copied hashed txindex as Core would have written it under another salt (what a {@code
+ * -reindex} does: new salt, every {@code 'x'} row re-keyed; block seqs and offsets kept). Used to
+ * force a prefix collision between two chosen txids. Like {@link CoreLevelDbWriter}, the directory
+ * is rebuilt with its .ldb tables renamed for leveldbjni 1.8.
  */
 public final class HashedIndexRewriter {
 
@@ -63,9 +63,13 @@ public final class HashedIndexRewriter {
           HashedKeys.TxRow row = HashedKeys.decodeTxRow(k);
           byte[] txid = txidAt.apply(row.blockSeq(), row.offsetFromHeader());
           batch.delete(k);
-          batch.put(HashedKeys.txRowKey(hasher.prefix40(txid, 0), row.blockSeq(), row.offsetFromHeader()), new byte[0]);
+          batch.put(
+              HashedKeys.txRowKey(hasher.prefix40(txid, 0), row.blockSeq(), row.offsetFromHeader()),
+              new byte[0]);
         }
-        batch.put(HashedKeys.SALT, ByteBuffer.allocate(16).order(ByteOrder.LITTLE_ENDIAN).putLong(k0).putLong(k1).array());
+        batch.put(
+            HashedKeys.SALT,
+            ByteBuffer.allocate(16).order(ByteOrder.LITTLE_ENDIAN).putLong(k0).putLong(k1).array());
         db.write(batch);
       }
     } catch (CorruptRecordException e) {

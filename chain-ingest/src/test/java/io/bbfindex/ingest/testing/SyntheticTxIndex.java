@@ -22,8 +22,8 @@ import org.iq80.leveldb.Options;
 import org.iq80.leveldb.WriteBatch;
 
 /**
- * Writes a synthetic txindex, for tests and benchmarks (never the product): a LevelDB in Bitcoin Core's exact txindex
- * format ({@code indexes/txindex} of Core >= 0.17), written with leveldbjni.
+ * Writes a synthetic txindex, for tests and benchmarks (never the product): a LevelDB in Bitcoin
+ * Core's exact txindex format ({@code indexes/txindex} of Core >= 0.17), written with leveldbjni.
  *
  * <ul>
  *   <li>{@code 't' + txid(32)} -> VARINT nFile, VARINT nPos, VARINT nTxOffset ({@link CoreVarInt},
@@ -32,22 +32,22 @@ import org.iq80.leveldb.WriteBatch;
  *       first is the synthetic tip);
  *   <li>optionally the {@code 0e 00 "obfuscate_key"} record with an 8-byte key, in which case every
  *       value is XORed with it as CDBWrapper does (Core's indexes have none; chainstate has one);
- *   <li>table files renamed from leveldbjni's {@code .sst} to Core's {@code .ldb} after closing,
- *       so the reader's snapshot path (.ldb linked as .sst) is exercised as on a real node.
+ *   <li>table files renamed from leveldbjni's {@code .sst} to Core's {@code .ldb} after closing, so
+ *       the reader's snapshot path (.ldb linked as .sst) is exercised as on a real node.
  * </ul>
  *
- * <p>Positions follow mainnet's shape: blocks are laid out in blk files of at most 128 MiB
- * (nPos of the first block is 8, after magic + size), a block holds about {@code txPerBlock}
- * transactions (uniform in [1, 2 * txPerBlock)), a transaction 150..1,149 bytes, and nTxOffset
- * starts after the tx-count CompactSize. Each file's row count is saved beside the index in
- * {@value #INFO_FILE} (the benchmark sizes its filters from it, as the builder does from the
- * block index).
+ * <p>Positions follow mainnet's shape: blocks are laid out in blk files of at most 128 MiB (nPos of
+ * the first block is 8, after magic + size), a block holds about {@code txPerBlock} transactions
+ * (uniform in [1, 2 * txPerBlock)), a transaction 150..1,149 bytes, and nTxOffset starts after the
+ * tx-count CompactSize. Each file's row count is saved beside the index in {@value #INFO_FILE} (the
+ * benchmark sizes its filters from it, as the builder does from the block index).
  */
 public final class SyntheticTxIndex {
 
   public static final String INFO_FILE = "synthetic-txindex.properties";
   private static final long MAX_BLK_FILE = 128L << 20;
   private static final int BATCH = 10_000;
+
   /** Core's serialization version written into the locator (CLIENT_VERSION of 0.21.1). */
   private static final int LOCATOR_VERSION = 210100;
 
@@ -64,11 +64,12 @@ public final class SyntheticTxIndex {
    * What to generate.
    *
    * @param txPerBlock mean transactions per block (mainnet today: about 2,000-3,000)
-   * @param maxBlkFileBytes Core's MAX_BLOCKFILE_SIZE (128 MiB); smaller spreads few rows over
-   *     many files
+   * @param maxBlkFileBytes Core's MAX_BLOCKFILE_SIZE (128 MiB); smaller spreads few rows over many
+   *     files
    * @param obfuscationKey 8 bytes, or null for none (Core's indexes have none)
    */
-  public record Params(long records, int txPerBlock, long maxBlkFileBytes, long seed, byte[] obfuscationKey) {
+  public record Params(
+      long records, int txPerBlock, long maxBlkFileBytes, long seed, byte[] obfuscationKey) {
     public Params {
       if (records < 1) {
         throw new IllegalArgumentException("records must be >= 1: " + records);
@@ -80,7 +81,8 @@ public final class SyntheticTxIndex {
         throw new IllegalArgumentException("maxBlkFileBytes must be >= 64 KiB: " + maxBlkFileBytes);
       }
       if (obfuscationKey != null && obfuscationKey.length != 8) {
-        throw new IllegalArgumentException("obfuscation key must be 8 bytes: " + obfuscationKey.length);
+        throw new IllegalArgumentException(
+            "obfuscation key must be 8 bytes: " + obfuscationKey.length);
       }
     }
 
@@ -92,12 +94,13 @@ public final class SyntheticTxIndex {
 
   /**
    * Writes the rows of {@code p} into the new directory {@code datadir/indexes/txindex}, handing
-   * every row written to {@code written} (may be null; its txid array is reused) so tests can
-   * check the read-back.
+   * every row written to {@code written} (may be null; its txid array is reused) so tests can check
+   * the read-back.
    *
    * @throws IOException if the directory exists and is not empty, or writing fails
    */
-  public static Result generate(Path datadir, Params p, TxRecordConsumer written) throws IOException {
+  public static Result generate(Path datadir, Params p, TxRecordConsumer written)
+      throws IOException {
     long records = p.records();
     byte[] obfuscationKey = p.obfuscationKey();
     long seed = p.seed();
@@ -111,8 +114,13 @@ public final class SyntheticTxIndex {
     }
     Files.createDirectories(dir);
     SplittableRandom rnd = new SplittableRandom(seed);
-    Options options = new Options().createIfMissing(true).errorIfExists(true)
-        .compressionType(CompressionType.NONE).writeBufferSize(64 << 20).blockSize(4096);
+    Options options =
+        new Options()
+            .createIfMissing(true)
+            .errorIfExists(true)
+            .compressionType(CompressionType.NONE)
+            .writeBufferSize(64 << 20)
+            .blockSize(4096);
     List<Long> perFile = new ArrayList<>();
     byte[] tip = new byte[32];
     try (DB db = factory.open(dir.toFile(), options)) {
@@ -136,7 +144,9 @@ public final class SyntheticTxIndex {
         perFile.set(layout.file, perFile.get(layout.file) + 1);
         randomBytes(rnd, txid);
         System.arraycopy(txid, 0, key, 1, 32);
-        batch.put(key.clone(), obfuscate(value(layout.file, layout.blockPos, layout.txOffset), obfuscationKey));
+        batch.put(
+            key.clone(),
+            obfuscate(value(layout.file, layout.blockPos, layout.txOffset), obfuscationKey));
         if (written != null) {
           written.accept(txid, layout.file, layout.blockPos, layout.txOffset);
         }
@@ -214,7 +224,8 @@ public final class SyntheticTxIndex {
     }
   }
 
-  private static void writeInfo(Path datadir, long records, long[] perFile, long seed) throws IOException {
+  private static void writeInfo(Path datadir, long records, long[] perFile, long seed)
+      throws IOException {
     Properties p = new Properties();
     p.setProperty("records", Long.toString(records));
     p.setProperty("seed", Long.toString(seed));

@@ -30,8 +30,7 @@ class SyntheticTxIndexTest {
   private static final long SEED = 0x6E4_0001L;
   private static final int RECORDS = 30_000;
 
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
 
   @ParameterizedTest(name = "obfuscated={0}")
   @ValueSource(booleans = {false, true})
@@ -40,33 +39,42 @@ class SyntheticTxIndexTest {
     Map<ByteBuffer, long[]> written = new HashMap<>();
     Path datadir = tmp.resolve("gen");
     // ~30 tx per block, 128 MiB files: tiny blocks would make a single file, so use many txs
-    SyntheticTxIndex.Result r = SyntheticTxIndex.generate(datadir,
-        new SyntheticTxIndex.Params(RECORDS, 30, 2L << 20, SEED, key),
-        (txid, file, pos, off) -> written.put(ByteBuffer.wrap(txid.clone()), new long[] {file, pos, off}));
+    SyntheticTxIndex.Result r =
+        SyntheticTxIndex.generate(
+            datadir,
+            new SyntheticTxIndex.Params(RECORDS, 30, 2L << 20, SEED, key),
+            (txid, file, pos, off) ->
+                written.put(ByteBuffer.wrap(txid.clone()), new long[] {file, pos, off}));
     assertEquals(RECORDS, written.size(), "seeded txids must be distinct (seed " + SEED + ")");
     assertEquals(RECORDS, java.util.Arrays.stream(r.perFile()).sum());
 
     try (Stream<Path> s = Files.list(r.txindexDir())) {
       List<String> names = s.map(p -> p.getFileName().toString()).toList();
-      assertTrue(names.stream().anyMatch(n -> n.endsWith(".ldb")) || names.stream().anyMatch(n -> n.endsWith(".log")),
+      assertTrue(
+          names.stream().anyMatch(n -> n.endsWith(".ldb"))
+              || names.stream().anyMatch(n -> n.endsWith(".log")),
           "tables named as Core names them: " + names);
-      assertFalse(names.stream().anyMatch(n -> n.endsWith(".sst")), "no leveldbjni .sst names left: " + names);
+      assertFalse(
+          names.stream().anyMatch(n -> n.endsWith(".sst")),
+          "no leveldbjni .sst names left: " + names);
     }
 
     Map<String, String> before = Fixtures.hashTree(r.txindexDir());
     long[] seen = new long[1];
     long[] perFile = new long[r.perFile().length];
     try (TxIndexOnly idx = TxIndexOnly.open(r.txindexDir(), tmp.resolve("work"))) {
-      idx.forEachTx((txid, file, pos, off) -> {
-        long[] w = written.get(ByteBuffer.wrap(txid));
-        if (w == null || w[0] != file || w[1] != pos || w[2] != off) {
-          throw new AssertionError("row read back differs from the one written (seed " + SEED + ")");
-        }
-        assertTrue(pos >= 8 && pos < (2L << 20), "nPos inside a 2 MiB blk file: " + pos);
-        assertTrue(off >= 1, "nTxOffset counts the tx-count CompactSize: " + off);
-        perFile[file]++;
-        seen[0]++;
-      });
+      idx.forEachTx(
+          (txid, file, pos, off) -> {
+            long[] w = written.get(ByteBuffer.wrap(txid));
+            if (w == null || w[0] != file || w[1] != pos || w[2] != off) {
+              throw new AssertionError(
+                  "row read back differs from the one written (seed " + SEED + ")");
+            }
+            assertTrue(pos >= 8 && pos < (2L << 20), "nPos inside a 2 MiB blk file: " + pos);
+            assertTrue(off >= 1, "nTxOffset counts the tx-count CompactSize: " + off);
+            perFile[file]++;
+            seen[0]++;
+          });
       ByteBuffer any = written.keySet().iterator().next();
       byte[] txid = new byte[32];
       any.duplicate().get(txid);
@@ -79,15 +87,17 @@ class SyntheticTxIndexTest {
     assertEquals(RECORDS, seen[0]);
     assertArrayEquals(r.perFile(), perFile);
     assertArrayEquals(r.perFile(), SyntheticTxIndex.readPerFile(datadir));
-    assertTrue(r.perFile().length >= 5, "30k txs of ~650 bytes fill about 9 files of 2 MiB: "
-        + r.perFile().length + " file(s)");
-    assertEquals(before, Fixtures.hashTree(r.txindexDir()),
-        "reading must not change the generated index");
+    assertTrue(
+        r.perFile().length >= 5,
+        "30k txs of ~650 bytes fill about 9 files of 2 MiB: " + r.perFile().length + " file(s)");
+    assertEquals(
+        before, Fixtures.hashTree(r.txindexDir()), "reading must not change the generated index");
   }
 
   @ParameterizedTest(name = "records={0}")
   @ValueSource(longs = {0, -5})
   void refusesNonsense(long records) {
-    assertThrows(IllegalArgumentException.class, () -> SyntheticTxIndex.Params.mainnetLike(records, SEED));
+    assertThrows(
+        IllegalArgumentException.class, () -> SyntheticTxIndex.Params.mainnetLike(records, SEED));
   }
 }

@@ -17,11 +17,12 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * A bare txindex LevelDB ({@code indexes/txindex} of Core >= 0.17) without its data directory:
- * no block index, no blk files. It exists for the synthetic txindexes of {@link
- * SyntheticTxIndex} (tests and the benchmarks module), which only need the {@code 't'} rows and the {@code 'B'}
- * locator decoded by the same code as {@link io.bbfindex.ingest.NodeIndex} ({@link TxIndexScan}, {@link DiskTxPos},
- * {@link BlockLocator}). Like {@link io.bbfindex.ingest.NodeIndex}, it reads a private snapshot, never the directory.
+ * A bare txindex LevelDB ({@code indexes/txindex} of Core >= 0.17) without its data directory: no
+ * block index, no blk files. It exists for the synthetic txindexes of {@link SyntheticTxIndex}
+ * (tests and the benchmarks module), which only need the {@code 't'} rows and the {@code 'B'}
+ * locator decoded by the same code as {@link io.bbfindex.ingest.NodeIndex} ({@link TxIndexScan},
+ * {@link DiskTxPos}, {@link BlockLocator}). Like {@link io.bbfindex.ingest.NodeIndex}, it reads a
+ * private snapshot, never the directory.
  */
 public final class TxIndexOnly implements AutoCloseable {
 
@@ -61,9 +62,12 @@ public final class TxIndexOnly implements AutoCloseable {
       } catch (IOException suppressed) {
         e.addSuppressed(suppressed);
       }
-      throw e instanceof DataDirException d ? d
-          : e instanceof LevelDbOpenException o ? new DataDirException(o.dir(), o.problem(), o)
-          : new DataDirException(txindexDir, "is not a readable txindex LevelDB: " + e.getMessage(), e);
+      throw e instanceof DataDirException d
+          ? d
+          : e instanceof LevelDbOpenException o
+              ? new DataDirException(o.dir(), o.problem(), o)
+              : new DataDirException(
+                  txindexDir, "is not a readable txindex LevelDB: " + e.getMessage(), e);
     }
   }
 
@@ -73,17 +77,21 @@ public final class TxIndexOnly implements AutoCloseable {
     try {
       TxIndexScan.scan(db, obfuscation, consumer);
     } catch (IOException e) {
-      throw new IndexReadException("txindex scan of " + db.source() + " failed: " + e.getMessage(), e);
+      throw new IndexReadException(
+          "txindex scan of " + db.source() + " failed: " + e.getMessage(), e);
     }
   }
 
-  /** The rows whose txid's first byte is in {@code [fromFirstByte, toFirstByte)} (see NodeIndex). */
+  /**
+   * The rows whose txid's first byte is in {@code [fromFirstByte, toFirstByte)} (see NodeIndex).
+   */
   public void forEachTx(int fromFirstByte, int toFirstByte, TxRecordConsumer consumer) {
     Objects.requireNonNull(consumer, "consumer");
     try {
       TxIndexScan.scan(db, obfuscation, fromFirstByte, toFirstByte, consumer);
     } catch (IOException e) {
-      throw new IndexReadException("txindex scan of " + db.source() + " failed: " + e.getMessage(), e);
+      throw new IndexReadException(
+          "txindex scan of " + db.source() + " failed: " + e.getMessage(), e);
     }
   }
 
@@ -92,9 +100,12 @@ public final class TxIndexOnly implements AutoCloseable {
     byte[] key = DbKeys.txKey(txidInternal);
     try {
       byte[] raw = db.get(key);
-      return raw == null ? Optional.empty() : Optional.of(DiskTxPos.decode(key, obfuscation.plain(raw)));
+      return raw == null
+          ? Optional.empty()
+          : Optional.of(DiskTxPos.decode(key, obfuscation.plain(raw)));
     } catch (IOException e) {
-      throw new IndexReadException("txindex row of " + db.source() + " is corrupt: " + e.getMessage(), e);
+      throw new IndexReadException(
+          "txindex row of " + db.source() + " is corrupt: " + e.getMessage(), e);
     }
   }
 
@@ -103,9 +114,12 @@ public final class TxIndexOnly implements AutoCloseable {
     byte[] key = {DbKeys.BEST_BLOCK};
     try {
       byte[] raw = db.get(key);
-      return raw == null ? Optional.empty() : Optional.of(BlockLocator.decode(key, obfuscation.plain(raw)));
+      return raw == null
+          ? Optional.empty()
+          : Optional.of(BlockLocator.decode(key, obfuscation.plain(raw)));
     } catch (IOException e) {
-      throw new IndexReadException("'B' locator of " + db.source() + " is corrupt: " + e.getMessage(), e);
+      throw new IndexReadException(
+          "'B' locator of " + db.source() + " is corrupt: " + e.getMessage(), e);
     }
   }
 

@@ -21,14 +21,13 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The txids {@link BlockDataTxSource} computes from blk files ({@link TxidHasher}) are exactly the
- * fixtures' truth: on the Core 31.99 archives every truth row (txid, file, position, offset;
- * segwit and legacy serializations, stale blocks, XORed files), and on the legacy archives every
- * {@code 't'} row Core wrote (150,401 on the multifile one) plus the genesis coinbase.
+ * fixtures' truth: on the Core 31.99 archives every truth row (txid, file, position, offset; segwit
+ * and legacy serializations, stale blocks, XORed files), and on the legacy archives every {@code
+ * 't'} row Core wrote (150,401 on the multifile one) plus the genesis coinbase.
  */
 class HashedBlockDataTxidsTest {
 
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
 
   private static String row(byte[] txid, int file, long pos, long txOffset) {
     return HashKeys.toDisplayHex(txid) + " " + file + " " + pos + " " + txOffset;
@@ -46,14 +45,17 @@ class HashedBlockDataTxidsTest {
   void everyTruthRowAndNothingElse(HashedFixtures.Archive a) throws IOException {
     Path dd = HashedFixtures.extract(a, tmp.resolve("data"));
     Set<String> truth = new HashSet<>();
-    HashedFixtures.rows(a).forEach(r -> truth.add(row(r.txidInternal(), r.file(), r.pos(), r.txOffset())));
+    HashedFixtures.rows(a)
+        .forEach(r -> truth.add(row(r.txidInternal(), r.file(), r.pos(), r.txOffset())));
     try (NodeIndex idx = NodeIndex.open(dd, tmp.resolve("work"))) {
       assertEquals(truth, fromBlockData(idx));
     }
   }
 
   @ParameterizedTest
-  @EnumSource(value = Fixtures.Archive.class, names = {"REGTEST_MULTIFILE", "REGTEST_B", "MAINNET_LDB"})
+  @EnumSource(
+      value = Fixtures.Archive.class,
+      names = {"REGTEST_MULTIFILE", "REGTEST_B", "MAINNET_LDB"})
   void everyLegacyRowCoreWrotePlusTheGenesisCoinbase(Fixtures.Archive a) throws IOException {
     Path dd = Fixtures.extract(a, tmp.resolve("data"));
     Set<String> rows = new HashSet<>();
@@ -72,11 +74,13 @@ class HashedBlockDataTxidsTest {
     int segwit = 0;
     int legacy = 0;
     try (NodeIndex idx = NodeIndex.open(dd, tmp.resolve("work"))) {
-      for (HashedFixtures.TruthRow r : HashedFixtures.rows(HashedFixtures.Archive.HASHED_MULTIFILE)) {
+      for (HashedFixtures.TruthRow r :
+          HashedFixtures.rows(HashedFixtures.Archive.HASHED_MULTIFILE)) {
         Transaction tx = idx.readTransaction(idx.findTx(r.txidInternal()).orElseThrow());
         byte[] bytes = tx.serialize();
         byte[] out = new byte[32];
-        assertEquals(bytes.length, new TxidHasher().hash(bytes, 0, bytes.length, out, 0), r.txidHex());
+        assertEquals(
+            bytes.length, new TxidHasher().hash(bytes, 0, bytes.length, out, 0), r.txidHex());
         assertEquals(r.txidHex(), HashKeys.toDisplayHex(out));
         if (tx.hasWitnesses()) {
           segwit++;
@@ -90,15 +94,20 @@ class HashedBlockDataTxidsTest {
 
   @Test
   void truncatedOrFlaggedGarbageIsRefused() {
-    byte[] tx = java.util.HexFormat.of().parseHex(
-        "01000000010000000000000000000000000000000000000000000000000000000000000000ffffffff0704ffff001d0104"
-            + "ffffffff0100f2052a0100000043410496b538e853519c726a2c91e61ec11600ae1390813a627c66fb8be7947be63c52da"
-            + "7589379515d4e0a604f8141781e62294721166bf621e73a82cbf2342c858eeac00000000");
+    byte[] tx =
+        java.util.HexFormat.of()
+            .parseHex(
+                "01000000010000000000000000000000000000000000000000000000000000000000000000ffffffff0704ffff001d0104"
+                    + "ffffffff0100f2052a0100000043410496b538e853519c726a2c91e61ec11600ae1390813a627c66fb8be7947be63c52da"
+                    + "7589379515d4e0a604f8141781e62294721166bf621e73a82cbf2342c858eeac00000000");
     byte[] out = new byte[32];
-    assertThrows(CorruptRecordException.class, () -> new TxidHasher().hash(tx, 0, tx.length - 1, out, 0));
+    assertThrows(
+        CorruptRecordException.class, () -> new TxidHasher().hash(tx, 0, tx.length - 1, out, 0));
     byte[] unknownFlag = tx.clone();
     unknownFlag[4] = 0;
     unknownFlag[5] = 2; // marker 0, flag 2: Core's "Unknown transaction optional data"
-    assertThrows(CorruptRecordException.class, () -> new TxidHasher().hash(unknownFlag, 0, unknownFlag.length, out, 0));
+    assertThrows(
+        CorruptRecordException.class,
+        () -> new TxidHasher().hash(unknownFlag, 0, unknownFlag.length, out, 0));
   }
 }

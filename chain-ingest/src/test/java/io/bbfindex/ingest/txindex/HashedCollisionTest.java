@@ -7,11 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.bbfindex.ingest.BlockInfo;
 import io.bbfindex.ingest.NodeIndex;
 import io.bbfindex.ingest.TxLocation;
+import io.bbfindex.ingest.testing.Fixtures;
 import io.bbfindex.ingest.testing.HashedFixtures;
 import io.bbfindex.ingest.testing.HashedFixtures.Archive;
 import io.bbfindex.ingest.testing.HashedFixtures.TruthRow;
 import io.bbfindex.ingest.testing.HashedIndexRewriter;
-import io.bbfindex.ingest.testing.Fixtures;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -25,29 +25,34 @@ import org.junit.jupiter.api.io.TempDir;
  * Two txids whose 40-bit prefixes collide are both answered right: every row with the prefix is
  * read and its transaction's txid compared. The collision is made two ways on a copy of the real
  * hashed fixture: (1) under a salt ground for it, the index rewritten as Core's {@code -reindex}
- * would (new salt, every row re-keyed) so that two real txids share a prefix; (2) under the
- * index's own salt, by adding the rows a collision would produce (A's prefix at B's position and
- * vice versa).
+ * would (new salt, every row re-keyed) so that two real txids share a prefix; (2) under the index's
+ * own salt, by adding the rows a collision would produce (A's prefix at B's position and vice
+ * versa).
  */
 class HashedCollisionTest {
 
   /**
    * A salt under which {@link #TXID_A} and {@link #TXID_B} (both in the fixture) have the same
-   * 40-bit prefix, found by trying salts over the fixture's 4,154 txids (birthday search, salt 521,748 (k0 =
-   * 0x0b0f1e1d00000000 + 521,748, k1 fixed); about 2^41 / 4154^2 = 127k salts are expected). Shared prefix c5ad8dc554.
+   * 40-bit prefix, found by trying salts over the fixture's 4,154 txids (birthday search, salt
+   * 521,748 (k0 = 0x0b0f1e1d00000000 + 521,748, k1 fixed); about 2^41 / 4154^2 = 127k salts are
+   * expected). Shared prefix c5ad8dc554.
    */
   static final long GROUND_K0 = 0x0b0f_1e1d_0007_f614L;
+
   static final long GROUND_K1 = 0x07e5_7c01_11d3_5a17L;
   static final String TXID_A = "8ba68ce0e670595b1c2accaf0a99dcfa156730c7ad5ac9c7fd22d401db823ac8";
   static final String TXID_B = "fe510e72c532f952efa7677060e6a44e873d56c7c3e04350050eca0aefb1c0f8";
 
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
 
   private Path datadir;
   private Map<String, TruthRow> expected;
-  /** (block seq, offset from header) -> txid (internal order), from the truth and the 's' records. */
+
+  /**
+   * (block seq, offset from header) -> txid (internal order), from the truth and the 's' records.
+   */
   private final Map<List<Long>, byte[]> txidAt = new HashMap<>();
+
   private final Map<String, Long> seqOfBlock = new HashMap<>();
 
   @BeforeEach
@@ -71,7 +76,8 @@ class HashedCollisionTest {
   private void assertAnsweredExactly(NodeIndex idx, String txidHex) {
     TruthRow r = expected.get(txidHex);
     long before = idx.leveldbReads();
-    TxLocation loc = idx.findTx(r.txidInternal()).orElseThrow(() -> new AssertionError("not found " + r));
+    TxLocation loc =
+        idx.findTx(r.txidInternal()).orElseThrow(() -> new AssertionError("not found " + r));
     assertEquals(1, idx.leveldbReads() - before, "one seek for all candidates");
     assertEquals(r.file(), loc.file(), txidHex);
     assertEquals(r.pos(), loc.dataPos(), txidHex);
@@ -84,8 +90,12 @@ class HashedCollisionTest {
     byte[] a = Fixtures.internal(TXID_A);
     byte[] b = Fixtures.internal(TXID_B);
     SipHash13Uj ground = new SipHash13Uj(GROUND_K0, GROUND_K1);
-    assertEquals(ground.prefix40(a, 0), ground.prefix40(b, 0), "the ground salt makes them collide");
-    HashedIndexRewriter.resalt(datadir.resolve("indexes/txindex"), GROUND_K0, GROUND_K1,
+    assertEquals(
+        ground.prefix40(a, 0), ground.prefix40(b, 0), "the ground salt makes them collide");
+    HashedIndexRewriter.resalt(
+        datadir.resolve("indexes/txindex"),
+        GROUND_K0,
+        GROUND_K1,
         (seq, off) -> txidAt.get(List.of(seq, (long) off)));
     try (NodeIndex idx = NodeIndex.open(datadir, tmp.resolve("work1"))) {
       HashedTxLookup lookup = idx.hashedLookup().orElseThrow();
@@ -97,7 +107,8 @@ class HashedCollisionTest {
       assertAnsweredExactly(idx, TXID_A);
       assertAnsweredExactly(idx, TXID_B);
       for (TruthRow r : expected.values()) {
-        TxLocation loc = idx.findTx(r.txidInternal()).orElseThrow(() -> new AssertionError("not found " + r));
+        TxLocation loc =
+            idx.findTx(r.txidInternal()).orElseThrow(() -> new AssertionError("not found " + r));
         assertEquals(r.blockHashHex(), loc.block().hashHex(), r.txidHex());
         assertEquals(r.txOffset(), loc.txOffset(), r.txidHex());
       }
@@ -106,8 +117,16 @@ class HashedCollisionTest {
 
   @Test
   void rowsOfAnotherTxidUnderTheSamePrefixAreReadAndSkipped() throws IOException {
-    TruthRow a = expected.values().stream().filter(r -> r.height() == 200 && r.txOffset() > 1).findFirst().orElseThrow();
-    TruthRow b = expected.values().stream().filter(r -> r.height() == 250 && r.txOffset() > 1).findFirst().orElseThrow();
+    TruthRow a =
+        expected.values().stream()
+            .filter(r -> r.height() == 200 && r.txOffset() > 1)
+            .findFirst()
+            .orElseThrow();
+    TruthRow b =
+        expected.values().stream()
+            .filter(r -> r.height() == 250 && r.txOffset() > 1)
+            .findFirst()
+            .orElseThrow();
     SipHash13Uj salt;
     try (NodeIndex idx = NodeIndex.open(datadir, tmp.resolve("work2"))) {
       salt = idx.hashedLookup().orElseThrow().hasher();
@@ -115,9 +134,11 @@ class HashedCollisionTest {
     long pa = salt.prefix40(a.txidInternal(), 0);
     long pb = salt.prefix40(b.txidInternal(), 0);
     assertNotEquals(pa, pb);
-    HashedIndexRewriter.addRows(datadir.resolve("indexes/txindex"), List.of(
-        HashedKeys.txRowKey(pa, seqOfBlock.get(b.blockHashHex()), (int) (80 + b.txOffset())),
-        HashedKeys.txRowKey(pb, seqOfBlock.get(a.blockHashHex()), (int) (80 + a.txOffset()))));
+    HashedIndexRewriter.addRows(
+        datadir.resolve("indexes/txindex"),
+        List.of(
+            HashedKeys.txRowKey(pa, seqOfBlock.get(b.blockHashHex()), (int) (80 + b.txOffset())),
+            HashedKeys.txRowKey(pb, seqOfBlock.get(a.blockHashHex()), (int) (80 + a.txOffset()))));
     try (NodeIndex idx = NodeIndex.open(datadir, tmp.resolve("work3"))) {
       assertEquals(2, idx.hashedLookup().orElseThrow().candidates(a.txidInternal()).size());
       assertEquals(2, idx.hashedLookup().orElseThrow().candidates(b.txidInternal()).size());
@@ -129,7 +150,8 @@ class HashedCollisionTest {
   @Test
   void aTxidInAStaleAndAnActiveBlockIsAnsweredWithTheActiveOne() throws IOException {
     Map<String, Integer> rowsPerTxid = new HashMap<>();
-    HashedFixtures.rows(Archive.HASHED_MULTIFILE).forEach(r -> rowsPerTxid.merge(r.txidHex(), 1, Integer::sum));
+    HashedFixtures.rows(Archive.HASHED_MULTIFILE)
+        .forEach(r -> rowsPerTxid.merge(r.txidHex(), 1, Integer::sum));
     try (NodeIndex idx = NodeIndex.open(datadir, tmp.resolve("work4"))) {
       int twice = 0;
       for (Map.Entry<String, Integer> e : rowsPerTxid.entrySet()) {

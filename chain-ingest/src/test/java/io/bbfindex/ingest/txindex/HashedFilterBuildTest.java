@@ -35,15 +35,14 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Filters built from the block data of the Core 31.99 fixtures (hashed and mixed txindexes hold
- * no or only some txids): no false negative for any truth row (stale blocks included), one
- * filter per blk file, incremental, the datadir untouched.
+ * Filters built from the block data of the Core 31.99 fixtures (hashed and mixed txindexes hold no
+ * or only some txids): no false negative for any truth row (stale blocks included), one filter per
+ * blk file, incremental, the datadir untouched.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class HashedFilterBuildTest {
 
-  @TempDir
-  static Path tmp;
+  @TempDir static Path tmp;
 
   private final Map<Archive, Path> datadirs = new EnumMap<>(Archive.class);
   private final Map<Archive, Map<String, String>> hashesBefore = new EnumMap<>(Archive.class);
@@ -57,8 +56,10 @@ class HashedFilterBuildTest {
       datadirs.put(a, dd);
       hashesBefore.put(a, Fixtures.hashTree(dd));
       try (NodeIndex idx = NodeIndex.open(dd, tmp.resolve("work").resolve(a.name()))) {
-        reports.put(a, FilterBuilder.build(idx, store(a), BuildOptions.defaults().withParallelism(2),
-            ProgressListener.NONE));
+        reports.put(
+            a,
+            FilterBuilder.build(
+                idx, store(a), BuildOptions.defaults().withParallelism(2), ProgressListener.NONE));
       }
       stores.put(a, FilterStore.open(store(a)));
     }
@@ -80,12 +81,16 @@ class HashedFilterBuildTest {
     List<TruthRow> rows = HashedFixtures.rows(a);
     for (TruthRow r : rows) {
       assertTrue(store.mightContainTx(r.txidInternal(), 0), "summary misses " + r);
-      BlockedBloomFilter perFile = store.fileFilter(r.file()).orElseThrow(
-          () -> new AssertionError("no filter for blk" + r.file() + " of " + r));
-      assertTrue(perFile.mightContain(r.txidInternal(), 0), "blk" + r.file() + " filter misses " + r);
+      BlockedBloomFilter perFile =
+          store
+              .fileFilter(r.file())
+              .orElseThrow(() -> new AssertionError("no filter for blk" + r.file() + " of " + r));
+      assertTrue(
+          perFile.mightContain(r.txidInternal(), 0), "blk" + r.file() + " filter misses " + r);
     }
     // every transaction of every block in the blk files, the genesis coinbase included
-    assertEquals(rows.size(), store.manifest().txKeys(), "one key per transaction of the blk files");
+    assertEquals(
+        rows.size(), store.manifest().txKeys(), "one key per transaction of the blk files");
     long files = rows.stream().mapToInt(TruthRow::file).distinct().count();
     assertEquals(files, store.manifest().files().size());
     assertEquals(rows.size(), reports.get(a).records());
@@ -101,8 +106,9 @@ class HashedFilterBuildTest {
   void aSecondBuildOfAnUnchangedNodeRebuildsNothing() throws IOException {
     Archive a = Archive.HASHED_MULTIFILE;
     try (NodeIndex idx = NodeIndex.open(datadirs.get(a), tmp.resolve("work2"))) {
-      BuildReport again = FilterBuilder.build(idx, store(a), BuildOptions.defaults().withParallelism(2),
-          ProgressListener.NONE);
+      BuildReport again =
+          FilterBuilder.build(
+              idx, store(a), BuildOptions.defaults().withParallelism(2), ProgressListener.NONE);
       assertTrue(again.nothingRebuilt(), again.describe());
     }
   }
@@ -111,7 +117,8 @@ class HashedFilterBuildTest {
   void onlyTheSelectedBlockFilesAreReadTheOthersAreCounted() throws IOException {
     Archive a = Archive.HASHED_MULTIFILE;
     try (NodeIndex idx = NodeIndex.open(datadirs.get(a), tmp.resolve("work3"))) {
-      BlockDataTxSource source = new BlockDataTxSource(idx.blocks(), idx.blockFileReader(), idx.blocksXorKey(), 2);
+      BlockDataTxSource source =
+          new BlockDataTxSource(idx.blocks(), idx.blockFileReader(), idx.blocksXorKey(), 2);
       Map<Integer, Long> expectedCounts = new TreeMap<>();
       for (BlockInfo b : idx.blocks()) {
         if (BlockStatus.hasData(b.status())) {
@@ -125,7 +132,14 @@ class HashedFilterBuildTest {
         @Override
         public void accept(byte[] txid, int file, long dataPos, long txOffset) {
           seenFiles.add(file);
-          seen.add(io.bbfindex.ingest.encoding.HashKeys.toDisplayHex(txid) + " " + file + " " + dataPos + " " + txOffset);
+          seen.add(
+              io.bbfindex.ingest.encoding.HashKeys.toDisplayHex(txid)
+                  + " "
+                  + file
+                  + " "
+                  + dataPos
+                  + " "
+                  + txOffset);
         }
 
         @Override
@@ -140,9 +154,14 @@ class HashedFilterBuildTest {
       }
       source.forEachTx(0, 256, new Selective());
       assertEquals(java.util.Set.of(40), seenFiles);
-      List<String> truth40 = HashedFixtures.rows(a).stream().filter(r -> r.file() == 40)
-          .map(r -> r.txidHex() + " " + r.file() + " " + r.pos() + " " + r.txOffset()).sorted().toList();
-      assertEquals(truth40, seen.stream().sorted().toList(), "exact positions of every tx of blk00040");
+      List<String> truth40 =
+          HashedFixtures.rows(a).stream()
+              .filter(r -> r.file() == 40)
+              .map(r -> r.txidHex() + " " + r.file() + " " + r.pos() + " " + r.txOffset())
+              .sorted()
+              .toList();
+      assertEquals(
+          truth40, seen.stream().sorted().toList(), "exact positions of every tx of blk00040");
       expectedCounts.remove(40);
       assertEquals(expectedCounts, skipped);
     }
@@ -161,13 +180,16 @@ class HashedFilterBuildTest {
     String victim = FilterBuilder.fileFilterName(7);
     Files.write(copy.resolve(victim), new byte[] {1, 2, 3});
     try (NodeIndex idx = NodeIndex.open(datadirs.get(a), tmp.resolve("work4"))) {
-      BuildReport r = FilterBuilder.build(idx, copy, BuildOptions.defaults().withParallelism(2), ProgressListener.NONE);
+      BuildReport r =
+          FilterBuilder.build(
+              idx, copy, BuildOptions.defaults().withParallelism(2), ProgressListener.NONE);
       assertEquals(List.of(victim), r.rebuilt(), r.describe());
     }
     try (FilterStore s = FilterStore.open(copy)) {
       for (TruthRow row : HashedFixtures.rows(a)) {
         if (row.file() == 7) {
-          assertTrue(s.fileFilter(7).orElseThrow().mightContain(row.txidInternal(), 0), row.toString());
+          assertTrue(
+              s.fileFilter(7).orElseThrow().mightContain(row.txidInternal(), 0), row.toString());
         }
       }
     }
@@ -175,7 +197,8 @@ class HashedFilterBuildTest {
 
   @Test
   void aChangedBlockFileIsTheOnlyOneReadAgain() throws IOException {
-    // a copy of the node and a store built from it; then blk00012's 'f' record changes (as when Core appends
+    // a copy of the node and a store built from it; then blk00012's 'f' record changes (as when
+    // Core appends
     // to it) and blk00020.dat disappears: the rebuild must read blk00012.dat only
     Archive a = Archive.HASHED_MULTIFILE;
     Path dd = HashedFixtures.extract(a, tmp.resolve("grown"));
@@ -183,19 +206,34 @@ class HashedFilterBuildTest {
     io.bbfindex.ingest.BlockFileInfo f12;
     try (NodeIndex idx = NodeIndex.open(dd, tmp.resolve("work5"))) {
       f12 = idx.blockFiles().get(12);
-      FilterBuilder.build(idx, copy, BuildOptions.defaults().withParallelism(2), ProgressListener.NONE);
+      FilterBuilder.build(
+          idx, copy, BuildOptions.defaults().withParallelism(2), ProgressListener.NONE);
     }
     java.io.ByteArrayOutputStream v = new java.io.ByteArrayOutputStream();
-    for (long x : new long[] {f12.blocks(), f12.size() + 1, f12.undoSize(), f12.heightFirst(), f12.heightLast(),
-        f12.timeFirst(), f12.timeLast()}) {
+    for (long x :
+        new long[] {
+          f12.blocks(),
+          f12.size() + 1,
+          f12.undoSize(),
+          f12.heightFirst(),
+          f12.heightLast(),
+          f12.timeFirst(),
+          f12.timeLast()
+        }) {
       v.writeBytes(io.bbfindex.ingest.encoding.CoreVarInt.encode(x));
     }
-    io.bbfindex.ingest.testing.CoreLevelDbWriter.putAll(dd.resolve("blocks/index"),
+    io.bbfindex.ingest.testing.CoreLevelDbWriter.putAll(
+        dd.resolve("blocks/index"),
         Map.of(io.bbfindex.ingest.records.DbKeys.fileKey(12), v.toByteArray()));
     Files.delete(dd.resolve("blocks/blk00020.dat"));
     try (NodeIndex idx = NodeIndex.open(dd, tmp.resolve("work6"))) {
-      BuildReport r = FilterBuilder.build(idx, copy, BuildOptions.defaults().withParallelism(2), ProgressListener.NONE);
-      assertEquals(List.of(FilterBuilder.fileFilterName(12), FilterBuilder.SUMMARY_NAME), r.rebuilt(), r.describe());
+      BuildReport r =
+          FilterBuilder.build(
+              idx, copy, BuildOptions.defaults().withParallelism(2), ProgressListener.NONE);
+      assertEquals(
+          List.of(FilterBuilder.fileFilterName(12), FilterBuilder.SUMMARY_NAME),
+          r.rebuilt(),
+          r.describe());
       assertEquals("updated", r.summaryAction(), r.describe());
     }
     try (FilterStore s = FilterStore.open(copy)) {

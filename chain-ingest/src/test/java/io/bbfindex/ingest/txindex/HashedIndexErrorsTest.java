@@ -18,8 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** A damaged hashed txindex is refused or reported, never answered "absent" by mistake. */
 class HashedIndexErrorsTest {
 
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
 
   private static void assertMentions(Exception e, String... parts) {
     for (String p : parts) {
@@ -30,26 +29,33 @@ class HashedIndexErrorsTest {
   @Test
   void xRowsWithoutTheirSaltAreRefused() throws IOException {
     Path dd = Fixtures.extract(Fixtures.Archive.MAINNET_LDB, tmp.resolve("data"));
-    CoreLevelDbWriter.putAll(dd.resolve("indexes/txindex"), Map.of(HashedKeys.txRowKey(0x1234, 0, 81), new byte[0]));
-    DataDirException e = assertThrows(DataDirException.class, () -> NodeIndex.open(dd, tmp.resolve("work")));
+    CoreLevelDbWriter.putAll(
+        dd.resolve("indexes/txindex"), Map.of(HashedKeys.txRowKey(0x1234, 0, 81), new byte[0]));
+    DataDirException e =
+        assertThrows(DataDirException.class, () -> NodeIndex.open(dd, tmp.resolve("work")));
     assertMentions(e, "indexes/txindex", "corrupt hashed txindex", "txid_hash_salt", "-reindex");
   }
 
   @Test
   void anSRecordNamingAnUnknownBlockIsRefused() throws IOException {
     Path dd = HashedFixtures.extract(HashedFixtures.Archive.MAINNET_HASHED, tmp.resolve("data"));
-    CoreLevelDbWriter.putAll(dd.resolve("indexes/txindex"), Map.of(HashedKeys.seqKey(5000), new byte[32]));
-    DataDirException e = assertThrows(DataDirException.class, () -> NodeIndex.open(dd, tmp.resolve("work")));
+    CoreLevelDbWriter.putAll(
+        dd.resolve("indexes/txindex"), Map.of(HashedKeys.seqKey(5000), new byte[32]));
+    DataDirException e =
+        assertThrows(DataDirException.class, () -> NodeIndex.open(dd, tmp.resolve("work")));
     assertMentions(e, "block seq 5000", "which the block index lacks");
   }
 
   @Test
   void anXRowNamingASeqWithoutItsSRecordFailsTheLookupLoudly() throws IOException {
     Path dd = HashedFixtures.extract(HashedFixtures.Archive.MAINNET_HASHED, tmp.resolve("data"));
-    byte[] txid = Fixtures.internal("f4184fc596403b9d638783cf57adfe4c75c605f6356fbc91338530e9831e9e16");
+    byte[] txid =
+        Fixtures.internal("f4184fc596403b9d638783cf57adfe4c75c605f6356fbc91338530e9831e9e16");
     try (NodeIndex idx = NodeIndex.open(dd, tmp.resolve("work0"))) {
       long prefix = idx.hashedLookup().orElseThrow().hasher().prefix40(txid, 0);
-      CoreLevelDbWriter.putAll(dd.resolve("indexes/txindex"), Map.of(HashedKeys.txRowKey(prefix, 7000, 215), new byte[0]));
+      CoreLevelDbWriter.putAll(
+          dd.resolve("indexes/txindex"),
+          Map.of(HashedKeys.txRowKey(prefix, 7000, 215), new byte[0]));
     }
     try (NodeIndex idx = NodeIndex.open(dd, tmp.resolve("work1"))) {
       IndexReadException e = assertThrows(IndexReadException.class, () -> idx.findTx(txid));

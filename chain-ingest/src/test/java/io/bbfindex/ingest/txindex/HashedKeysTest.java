@@ -19,9 +19,12 @@ class HashedKeysTest {
 
   /** Value of the fixture's "txid_hash_salt" record: k0, k1 as uint64 LE. */
   private static final String SALT = "7c5dda4e955bfd306e318c9b5c948f4c";
+
   /** The 'x' key Core wrote for the payment. */
   private static final String X_KEY = "78264dc1d9bf80290000d7";
-  private static final String TXID = "f4184fc596403b9d638783cf57adfe4c75c605f6356fbc91338530e9831e9e16";
+
+  private static final String TXID =
+      "f4184fc596403b9d638783cf57adfe4c75c605f6356fbc91338530e9831e9e16";
 
   @Test
   void theSaltAndTxidGiveThePrefixCoreWrote() throws CorruptRecordException {
@@ -38,7 +41,8 @@ class HashedKeysTest {
     assertEquals(0x264dc1d9bfL, row.prefix());
     assertEquals(169, row.blockSeq());
     assertEquals(80 + 135, row.offsetFromHeader());
-    assertArrayEquals(key, HashedKeys.txRowKey(row.prefix(), row.blockSeq(), row.offsetFromHeader()));
+    assertArrayEquals(
+        key, HashedKeys.txRowKey(row.prefix(), row.blockSeq(), row.offsetFromHeader()));
   }
 
   @Test
@@ -57,9 +61,15 @@ class HashedKeysTest {
 
   @Test
   void malformedRowsAndSaltsAreRefused() {
-    assertThrows(CorruptRecordException.class, () -> HashedKeys.decodeTxRow(HexFormat.of().parseHex("78264dc1d9bf8029")));
-    assertThrows(CorruptRecordException.class, () -> HashedKeys.decodeTxRow(HexFormat.of().parseHex("74264dc1d9bf00000000d7")));
-    assertThrows(CorruptRecordException.class, () -> HashedKeys.decodeTxRow(HexFormat.of().parseHex("78264dc1d9bf80290000d700")));
+    assertThrows(
+        CorruptRecordException.class,
+        () -> HashedKeys.decodeTxRow(HexFormat.of().parseHex("78264dc1d9bf8029")));
+    assertThrows(
+        CorruptRecordException.class,
+        () -> HashedKeys.decodeTxRow(HexFormat.of().parseHex("74264dc1d9bf00000000d7")));
+    assertThrows(
+        CorruptRecordException.class,
+        () -> HashedKeys.decodeTxRow(HexFormat.of().parseHex("78264dc1d9bf80290000d700")));
     assertThrows(CorruptRecordException.class, () -> HashedKeys.decodeSalt(new byte[15]));
   }
 

@@ -1,6 +1,5 @@
 package io.bbfindex.ingest.txindex;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -25,14 +24,13 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * {@link NodeIndex} on the real Core 31.99 data directories (hashed, mixed, mainnet hashed):
- * layout detection and every ground-truth txid answered at its exact place, active block first.
+ * {@link NodeIndex} on the real Core 31.99 data directories (hashed, mixed, mainnet hashed): layout
+ * detection and every ground-truth txid answered at its exact place, active block first.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class HashedNodeIndexFixtureTest {
 
-  @TempDir
-  static Path tmp;
+  @TempDir static Path tmp;
 
   private final Map<Archive, Path> datadirs = new EnumMap<>(Archive.class);
   private final Map<Archive, Map<String, String>> hashesBefore = new EnumMap<>(Archive.class);
@@ -79,7 +77,9 @@ class HashedNodeIndexFixtureTest {
     Map<String, TruthRow> expected = HashedFixtures.expectedAnswers(a);
     int stale = 0;
     for (TruthRow r : expected.values()) {
-      TxLocation loc = idx.findTx(r.txidInternal()).orElseThrow(() -> new AssertionError(a + ": not found " + r));
+      TxLocation loc =
+          idx.findTx(r.txidInternal())
+              .orElseThrow(() -> new AssertionError(a + ": not found " + r));
       assertEquals(r.file(), loc.file(), r.txidHex());
       assertEquals(r.pos(), loc.dataPos(), r.txidHex());
       assertEquals(r.txOffset(), loc.txOffset(), r.txidHex());
@@ -106,8 +106,13 @@ class HashedNodeIndexFixtureTest {
       if (!r.indexRow().equals("x")) {
         continue;
       }
-      boolean present = lookup.candidates(r.txidInternal()).stream()
-          .anyMatch(c -> c.dataPos() == r.pos() && c.file() == r.file() && c.txOffset() == r.txOffset());
+      boolean present =
+          lookup.candidates(r.txidInternal()).stream()
+              .anyMatch(
+                  c ->
+                      c.dataPos() == r.pos()
+                          && c.file() == r.file()
+                          && c.txOffset() == r.txOffset());
       assertTrue(present, a + ": no 'x' row for " + r);
       checked++;
     }
@@ -129,8 +134,11 @@ class HashedNodeIndexFixtureTest {
   @Test
   void aMixedIndexAnswersLegacyRowsAfterTheHashedMiss() throws IOException {
     NodeIndex idx = indexes.get(Archive.MIXED);
-    TruthRow legacy = HashedFixtures.rows(Archive.MIXED).stream().filter(r -> r.indexRow().equals("t"))
-        .findFirst().orElseThrow();
+    TruthRow legacy =
+        HashedFixtures.rows(Archive.MIXED).stream()
+            .filter(r -> r.indexRow().equals("t"))
+            .findFirst()
+            .orElseThrow();
     long before = idx.leveldbReads();
     assertEquals(legacy.pos(), idx.findTx(legacy.txidInternal()).orElseThrow().dataPos());
     assertEquals(2, idx.leveldbReads() - before, "one hashed seek, then one 't' get");

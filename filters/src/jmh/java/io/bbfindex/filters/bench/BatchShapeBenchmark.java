@@ -1,6 +1,5 @@
 package io.bbfindex.filters.bench;
 
-import io.bbfindex.filters.catalog.FilterType;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -37,10 +36,9 @@ import org.openjdk.jmh.annotations.Warmup;
  *       lookup): each key's group loaded and tested with the key-bytes kernel (about 16
  *       instructions, no data-dependent branch), so the CPU runs ahead through later keys while a
  *       load misses.
- *   <li>{@code touchThenTest}: per block of 256 keys, first compute each group offset and touch
- *       the line (about 8 instructions a key, as lean as the line read), then test from cache.
- *       Each block's touches must complete before its tests retire, so the pipeline drains once a
- *       block.
+ *   <li>{@code touchThenTest}: per block of 256 keys, first compute each group offset and touch the
+ *       line (about 8 instructions a key, as lean as the line read), then test from cache. Each
+ *       block's touches must complete before its tests retire, so the pipeline drains once a block.
  *   <li>{@code laneBroadcast}: the single pass with the mask built the older way (broadcast the
  *       64-bit lane, blend the halves, shift right by a per-lane vector): what the key-bytes
  *       formulation saves.
@@ -54,7 +52,9 @@ import org.openjdk.jmh.annotations.Warmup;
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Fork(value = 1, jvmArgsAppend = {"--add-modules=jdk.incubator.vector", "-Xmx3g"})
+@Fork(
+    value = 1,
+    jvmArgsAppend = {"--add-modules=jdk.incubator.vector", "-Xmx3g"})
 @Warmup(iterations = 2, time = 1)
 @Measurement(iterations = 3, time = 1)
 public class BatchShapeBenchmark {
@@ -82,7 +82,9 @@ public class BatchShapeBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() {
-      long groups = io.bbfindex.filters.catalog.FilterType.bbfGeometry(n, BenchFilter.BITS_PER_KEY, 8, 32).groups();
+      long groups =
+          io.bbfindex.filters.catalog.FilterType.bbfGeometry(n, BenchFilter.BITS_PER_KEY, 8, 32)
+              .groups();
       groupMask = groups - 1;
       arena = Arena.ofShared();
       bits = arena.allocate(groups * 32, 64);
@@ -113,18 +115,26 @@ public class BatchShapeBenchmark {
 
   /** The key-bytes kernel: positions sign-extended straight from the key into the lanes. */
   private static boolean testKeyBytes(MemorySegment bits, long at, byte[] keys, int key) {
-    IntVector m = ONES.lanewise(VectorOperators.LSHL,
-        (IntVector) ByteVector.fromArray(KEY_BYTES, keys, key).convertShape(VectorOperators.B2I, S, 0));
-    return m.and(IntVector.fromMemorySegment(S, bits, at, LE)).compare(VectorOperators.EQ, m).allTrue();
+    IntVector m =
+        ONES.lanewise(
+            VectorOperators.LSHL,
+            (IntVector)
+                ByteVector.fromArray(KEY_BYTES, keys, key).convertShape(VectorOperators.B2I, S, 0));
+    return m.and(IntVector.fromMemorySegment(S, bits, at, LE))
+        .compare(VectorOperators.EQ, m)
+        .allTrue();
   }
 
   /** The older mask: broadcast the lane, blend its halves, shift by a vector. */
   private static boolean testLaneBroadcast(MemorySegment bits, long at, long lane0) {
-    IntVector positions = IntVector.broadcast(S, (int) lane0)
-        .blend((int) (lane0 >>> 32), UPPER_FOUR)
-        .lanewise(VectorOperators.LSHR, HALF_SHIFTS);
+    IntVector positions =
+        IntVector.broadcast(S, (int) lane0)
+            .blend((int) (lane0 >>> 32), UPPER_FOUR)
+            .lanewise(VectorOperators.LSHR, HALF_SHIFTS);
     IntVector m = ONES.lanewise(VectorOperators.LSHL, positions);
-    return m.and(IntVector.fromMemorySegment(S, bits, at, LE)).compare(VectorOperators.EQ, m).allTrue();
+    return m.and(IntVector.fromMemorySegment(S, bits, at, LE))
+        .compare(VectorOperators.EQ, m)
+        .allTrue();
   }
 
   /** The filter's loop: each key loaded and tested in turn. */
@@ -154,8 +164,9 @@ public class BatchShapeBenchmark {
   /** The single pass with the broadcast-lane mask. */
   static void laneBroadcast(ShapeState s, byte[] keys, int count, boolean[] out) {
     for (int i = 0; i < count; i++) {
-      out[i] = testLaneBroadcast(
-          s.bits, offset(keys, i * BenchKeys.KEY, s.groupMask), BenchKeys.lane0(keys, i));
+      out[i] =
+          testLaneBroadcast(
+              s.bits, offset(keys, i * BenchKeys.KEY, s.groupMask), BenchKeys.lane0(keys, i));
     }
   }
 

@@ -4,8 +4,8 @@ import com.google.common.hash.BloomFilter;
 import com.google.common.hash.Funnel;
 import com.google.common.hash.PrimitiveSink;
 import io.bbfindex.filters.BlockedBloomFilter;
-import io.bbfindex.filters.catalog.FilterType;
 import io.bbfindex.filters.MembershipFilter;
+import io.bbfindex.filters.catalog.FilterType;
 import org.fastfilter.bloom.BlockedBloom;
 
 /**
@@ -17,8 +17,8 @@ import org.fastfilter.bloom.BlockedBloom;
 public enum BenchFilter {
   /**
    * BBF, Vector API kernel, k = 8 words of lw = 32 bits: a 256-bit group is one AVX2 register, the
-   * paper's SIMD shape. Model FPR at 10 bits a key 1.27 %, FastFilter's BlockedBloom measures
-   * about the same (the FP % column of {@code ./bbf-index bench filters}).
+   * paper's SIMD shape. Model FPR at 10 bits a key 1.27 %, FastFilter's BlockedBloom measures about
+   * the same (the FP % column of {@code ./bbf-index bench filters}).
    */
   BBF_SIMD {
     @Override
@@ -34,9 +34,9 @@ public enum BenchFilter {
     }
   },
   /**
-   * BBF, Vector API kernel, k = 8 words of lw = 64 bits: a 512-bit group fills a cache line
-   * (two 256-bit chunks); fewer false positives for the same bits (model 1.05 % at 10 bits a key)
-   * at the cost of a second chunk per lookup.
+   * BBF, Vector API kernel, k = 8 words of lw = 64 bits: a 512-bit group fills a cache line (two
+   * 256-bit chunks); fewer false positives for the same bits (model 1.05 % at 10 bits a key) at the
+   * cost of a second chunk per lookup.
    */
   BBF_SIMD_LW64 {
     @Override
@@ -81,8 +81,8 @@ public enum BenchFilter {
   },
   /**
    * FastFilter 1.0.2's {@code BlockedBloom} at 10 bits a key. Its constructor is package-private,
-   * so it is built with {@code construct(long[], bitsPerKey)} over all members at once; see
-   * {@link FastFilterAdapter} for how a 32-byte key becomes its {@code long} key.
+   * so it is built with {@code construct(long[], bitsPerKey)} over all members at once; see {@link
+   * FastFilterAdapter} for how a 32-byte key becomes its {@code long} key.
    */
   FASTFILTER_BLOCKED {
     @Override
@@ -105,7 +105,8 @@ public enum BenchFilter {
   private static BlockedBloomFilter bbf(long n, int wordBits, BlockedBloomFilter.Kernel kernel) {
     if (!BlockedBloomFilter.isKernelAvailable(kernel)) {
       throw new IllegalStateException(
-          kernel + " BBF needs the Vector API: run the JVM with --add-modules=jdk.incubator.vector");
+          kernel
+              + " BBF needs the Vector API: run the JVM with --add-modules=jdk.incubator.vector");
     }
     return BlockedBloomFilter.create(
         FilterType.bbfGeometry(n, BITS_PER_KEY, BBF_K, wordBits), 0, kernel);
@@ -168,9 +169,9 @@ public enum BenchFilter {
   }
 
   /**
-   * Guava's BloomFilter over flat key arrays. One reused {@link KeyRef} per adapter, so there is
-   * no copy and no allocation of ours per lookup (what Guava itself allocates is Guava's cost).
-   * Not thread-safe, which the single-threaded benchmarks do not need.
+   * Guava's BloomFilter over flat key arrays. One reused {@link KeyRef} per adapter, so there is no
+   * copy and no allocation of ours per lookup (what Guava itself allocates is Guava's cost). Not
+   * thread-safe, which the single-threaded benchmarks do not need.
    */
   static final class GuavaAdapter implements MembershipFilter {
     /** The false-positive rate of an optimal standard Bloom filter at 10 bits a key. */
@@ -222,10 +223,10 @@ public enum BenchFilter {
 
   /**
    * FastFilter's BlockedBloom over flat key arrays. Its keys are {@code long}s, which it hashes
-   * again itself ({@code Hash.hash64(key, seed)}); the long of a 32-byte key is its bytes 0..7
-   * read little-endian ({@link BenchKeys#lane0}), which for a SHA-256d output is already uniform,
-   * and reading it is part of every measured lookup, as reading the key is for the BBF. Two
-   * distinct keys sharing those 8 bytes is a 2^-64 event per pair, ignored.
+   * again itself ({@code Hash.hash64(key, seed)}); the long of a 32-byte key is its bytes 0..7 read
+   * little-endian ({@link BenchKeys#lane0}), which for a SHA-256d output is already uniform, and
+   * reading it is part of every measured lookup, as reading the key is for the BBF. Two distinct
+   * keys sharing those 8 bytes is a 2^-64 event per pair, ignored.
    */
   static final class FastFilterAdapter implements MembershipFilter {
     private static final java.lang.invoke.VarHandle LE_LONG =

@@ -17,8 +17,8 @@ import javax.imageio.ImageIO;
 
 /**
  * A small line chart drawn with Java2D (headless), so the paper's figures need no plotting
- * dependency: linear or log-10 y axis, x ticks given by the caller, series with markers, dashed
- * or solid, vertical marker lines (cache sizes), and a legend.
+ * dependency: linear or log-10 y axis, x ticks given by the caller, series with markers, dashed or
+ * solid, vertical marker lines (cache sizes), and a legend.
  */
 final class Chart {
 
@@ -176,8 +176,9 @@ final class Chart {
     for (Marker m : markers) {
       int x = (int) Math.round(px.applyAsDouble(m.x()));
       g.setColor(GREY);
-      g.setStroke(new BasicStroke(1f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f,
-          new float[] {3f, 4f}, 0f));
+      g.setStroke(
+          new BasicStroke(
+              1f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {3f, 4f}, 0f));
       g.drawLine(x, top, x, bottom);
       g.setStroke(solid);
       g.drawString(m.label(), x + 3, top + 14);
@@ -188,10 +189,11 @@ final class Chart {
     // series
     for (Series s : series) {
       g.setColor(s.color());
-      g.setStroke(s.dashed()
-          ? new BasicStroke(2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_ROUND, 10f,
-              new float[] {7f, 5f}, 0f)
-          : new BasicStroke(2f));
+      g.setStroke(
+          s.dashed()
+              ? new BasicStroke(
+                  2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_ROUND, 10f, new float[] {7f, 5f}, 0f)
+              : new BasicStroke(2f));
       int prevX = Integer.MIN_VALUE;
       int prevY = 0;
       for (int i = 0; i < s.x().length; i++) {
@@ -211,10 +213,11 @@ final class Chart {
         } else {
           g.drawRect(x - 4, y - 4, 8, 8);
         }
-        g.setStroke(s.dashed()
-            ? new BasicStroke(2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_ROUND, 10f,
-                new float[] {7f, 5f}, 0f)
-            : new BasicStroke(2f));
+        g.setStroke(
+            s.dashed()
+                ? new BasicStroke(
+                    2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_ROUND, 10f, new float[] {7f, 5f}, 0f)
+                : new BasicStroke(2f));
         prevX = x;
         prevY = y;
       }
@@ -247,10 +250,11 @@ final class Chart {
       Series s = series.get(i);
       int y = ly + 10 + i * 18;
       g.setColor(s.color());
-      g.setStroke(s.dashed()
-          ? new BasicStroke(2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_ROUND, 10f,
-              new float[] {7f, 5f}, 0f)
-          : new BasicStroke(2f));
+      g.setStroke(
+          s.dashed()
+              ? new BasicStroke(
+                  2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_ROUND, 10f, new float[] {7f, 5f}, 0f)
+              : new BasicStroke(2f));
       if (s.line()) {
         g.drawLine(lx, y, lx + 32, y);
         g.fillOval(lx + 13, y - 3, 7, 7);

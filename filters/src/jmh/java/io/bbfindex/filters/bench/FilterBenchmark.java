@@ -17,9 +17,9 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Lookups and inserts of every {@link BenchFilter} on 32-byte keys, in cache (n = 10^5, about
- * 125 KB) and beyond it (n = 10^7, 12-17 MB), at 10 bits a key. Time per key (ns/op); batch
- * methods are normalised per key ({@link OperationsPerInvocation}).
+ * Lookups and inserts of every {@link BenchFilter} on 32-byte keys, in cache (n = 10^5, about 125
+ * KB) and beyond it (n = 10^7, 12-17 MB), at 10 bits a key. Time per key (ns/op); batch methods are
+ * normalised per key ({@link OperationsPerInvocation}).
  *
  * <p>Run: {@code ./bbf-index bench filters [--quick]} (which also prints the ratios), or directly
  * {@code java --add-modules=jdk.incubator.vector -cp filters/target/benchmarks.jar
@@ -27,7 +27,9 @@ import org.openjdk.jmh.annotations.Warmup;
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Fork(value = 1, jvmArgsAppend = {"--add-modules=jdk.incubator.vector", "-Xmx3g"})
+@Fork(
+    value = 1,
+    jvmArgsAppend = {"--add-modules=jdk.incubator.vector", "-Xmx3g"})
 @Warmup(iterations = 2, time = 1)
 @Measurement(iterations = 3, time = 1)
 public class FilterBenchmark {
@@ -36,7 +38,14 @@ public class FilterBenchmark {
   @State(Scope.Thread)
   public static class FilterState extends ProbeState {
     @Param({
-      "BBF_SIMD", "BBF_SCALAR", "BBF_SIMD_LW64", "BLOOM_K8", "OMBF", "TWO_BIT", "CUCKOO", "GUAVA",
+      "BBF_SIMD",
+      "BBF_SCALAR",
+      "BBF_SIMD_LW64",
+      "BLOOM_K8",
+      "OMBF",
+      "TWO_BIT",
+      "CUCKOO",
+      "GUAVA",
       "FASTFILTER_BLOCKED"
     })
     public String type;
@@ -78,9 +87,9 @@ public class FilterBenchmark {
 
   /**
    * {@value ProbeState#BATCH} member keys, one {@code mightContain} call each, in one invocation;
-   * time per key: the inverse of the paper's metric, searches per second. The same single-key
-   * calls as {@link #positive}, without JMH's bookkeeping between them (1.1-1.6 ns an invocation
-   * in {@code ./bbf-index bench filters --quick}, docs/benchmarks.md "Filters"), with successive
+   * time per key: the inverse of the paper's metric, searches per second. The same single-key calls
+   * as {@link #positive}, without JMH's bookkeeping between them (1.1-1.6 ns an invocation in
+   * {@code ./bbf-index bench filters --quick}, docs/benchmarks.md "Filters"), with successive
    * lookups free to overlap as in a caller's loop, and with what does not change from key to key
    * (field loads, type checks, the bit array's MemorySegment bounds and liveness checks: a BBF's
    * call is about 75 instructions alone, about 17 in a loop, in hsdis output of these benchmarks)
@@ -115,7 +124,8 @@ public class FilterBenchmark {
   @Benchmark
   @OperationsPerInvocation(ProbeState.BATCH)
   public int positiveBatch(FilterState s, Hits h) {
-    int hits = s.filter.mightContainBatch(s.nextBatch(s.positiveBatches), ProbeState.BATCH, s.maybe);
+    int hits =
+        s.filter.mightContainBatch(s.nextBatch(s.positiveBatches), ProbeState.BATCH, s.maybe);
     return h.add(hits, ProbeState.BATCH);
   }
 
@@ -123,7 +133,8 @@ public class FilterBenchmark {
   @Benchmark
   @OperationsPerInvocation(ProbeState.BATCH)
   public int negativeBatch(FilterState s, Hits h) {
-    int hits = s.filter.mightContainBatch(s.nextBatch(s.negativeBatches), ProbeState.BATCH, s.maybe);
+    int hits =
+        s.filter.mightContainBatch(s.nextBatch(s.negativeBatches), ProbeState.BATCH, s.maybe);
     return h.add(hits, ProbeState.BATCH);
   }
 
@@ -136,10 +147,10 @@ public class FilterBenchmark {
   }
 
   /**
-   * Inserts one of {@value ProbeState#PROBES} extra keys into the filled filter, cycling: the
-   * Bloom variants OR their bits unconditionally, so a second pass costs what the first did
-   * (Guava skips the CAS of a bit already set: its later passes are a little cheaper). The cuckoo
-   * filter removes the key again at once, so its load stays at n: its figure is insert + remove.
+   * Inserts one of {@value ProbeState#PROBES} extra keys into the filled filter, cycling: the Bloom
+   * variants OR their bits unconditionally, so a second pass costs what the first did (Guava skips
+   * the CAS of a bit already set: its later passes are a little cheaper). The cuckoo filter removes
+   * the key again at once, so its load stays at n: its figure is insert + remove.
    */
   @Benchmark
   public boolean insert(FilterState s) {

@@ -7,8 +7,8 @@ import io.bbfindex.filters.MembershipFilter;
 import io.bbfindex.filters.peers.StandardBloomFilter;
 
 /**
- * The paper's false-positive experiments, by counting (no timing): Fig. 5 (BBF FPR, eq. 3 model
- * vs measured, over fill factors) and the extra bits a BBF needs to match a standard Bloom filter.
+ * The paper's false-positive experiments, by counting (no timing): Fig. 5 (BBF FPR, eq. 3 model vs
+ * measured, over fill factors) and the extra bits a BBF needs to match a standard Bloom filter.
  * Keys come from {@link BenchKeys} with fixed seeds, so every run counts the same false positives.
  */
 public final class FprExperiment {
@@ -30,8 +30,14 @@ public final class FprExperiment {
   private FprExperiment() {}
 
   /** One measured point: {@code falsePositives} of {@code queries} foreign keys. */
-  public record Point(int wordBits, double fill, long n, double model, double bloomModel,
-      long falsePositives, long queries) {
+  public record Point(
+      int wordBits,
+      double fill,
+      long n,
+      double model,
+      double bloomModel,
+      long falsePositives,
+      long queries) {
     public double measured() {
       return (double) falsePositives / queries;
     }
@@ -48,10 +54,10 @@ public final class FprExperiment {
   }
 
   /**
-   * Fig. 5 at word size {@code wordBits}: for each fill factor, {@value #TRIALS} filters of
-   * {@link #FIG5_BITS} bits with n = F * m keys each, probed with foreign keys until about {@code
-   * expectedFalsePositives} false positives are expected (at least 200,000 and at most
-   * 40,000,000 queries a point).
+   * Fig. 5 at word size {@code wordBits}: for each fill factor, {@value #TRIALS} filters of {@link
+   * #FIG5_BITS} bits with n = F * m keys each, probed with foreign keys until about {@code
+   * expectedFalsePositives} false positives are expected (at least 200,000 and at most 40,000,000
+   * queries a point).
    */
   public static Point[] fig5(int wordBits, double expectedFalsePositives) {
     BbfGeometry g = new BbfGeometry(FIG5_BITS / ((long) K * wordBits), K, wordBits);
@@ -68,25 +74,44 @@ public final class FprExperiment {
           fp += countHits(f, BenchKeys.FOREIGN_SEED + 104729L * (p * TRIALS + t), perTrial);
         }
       }
-      points[p] = new Point(wordBits, FILLS[p], n, model,
-          BbfSizing.bloomFpr(n, FIG5_BITS, K), fp, perTrial * TRIALS);
+      points[p] =
+          new Point(
+              wordBits,
+              FILLS[p],
+              n,
+              model,
+              BbfSizing.bloomFpr(n, FIG5_BITS, K),
+              fp,
+              perTrial * TRIALS);
     }
     return points;
   }
 
   /** The paper's extra-bits comparison at one word size, from the model and measured. */
-  public record ExtraBits(int wordBits, double paperPct, double paperFpr, long paperBloomBits,
-      double modelFprPaperSetting, double modelPct, long modelBloomBits,
-      long n, BbfGeometry geometry, double measuredFpr, long queries, double measuredPct,
-      long bloomBitsForMeasured, int bloomK, double bloomMeasuredFpr) {}
+  public record ExtraBits(
+      int wordBits,
+      double paperPct,
+      double paperFpr,
+      long paperBloomBits,
+      double modelFprPaperSetting,
+      double modelPct,
+      long modelBloomBits,
+      long n,
+      BbfGeometry geometry,
+      double measuredFpr,
+      long queries,
+      double measuredPct,
+      long bloomBitsForMeasured,
+      int bloomK,
+      double bloomMeasuredFpr) {}
 
   /**
    * Extra bits at the paper's setting, n = 10^4, k = 4, m = 100,000 bits: from eq. 3 with the
    * paper's non-power-of-two r = m / (k lw); and measured on a real filter with the same keys per
    * group and fill factor F = 0.1 (r = 1024 (lw = 32) or 512 (lw = 64) groups, m = 2^17 bits, n =
    * 13,107), averaged over {@code trials} filters. The standard Bloom filter it is compared with
-   * has the best real-valued k, m = n ln(1/p) / (ln 2)^2 (the paper's 86,650 and 89,299 bits);
-   * that filter, built with the nearest integer k, is measured too as a check.
+   * has the best real-valued k, m = n ln(1/p) / (ln 2)^2 (the paper's 86,650 and 89,299 bits); that
+   * filter, built with the nearest integer k, is measured too as a check.
    */
   public static ExtraBits extraBits(int wordBits, int trials, long queriesPerTrial) {
     double paperPct = wordBits == 32 ? 15.40 : 11.98;
@@ -119,8 +144,22 @@ public final class FprExperiment {
       bloomFp += countHits(bf, BenchKeys.FOREIGN_SEED + 43L * t + wordBits, queriesPerTrial / 4);
     }
     double bloomMeasured = (double) bloomFp / (trials * (queriesPerTrial / 4));
-    return new ExtraBits(wordBits, paperPct, paperFpr, paperBloom, modelFpr, modelPct,
-        modelBloomBits, n, g, measured, queries, measuredPct, bloomBits, bloomK, bloomMeasured);
+    return new ExtraBits(
+        wordBits,
+        paperPct,
+        paperFpr,
+        paperBloom,
+        modelFpr,
+        modelPct,
+        modelBloomBits,
+        n,
+        g,
+        measured,
+        queries,
+        measuredPct,
+        bloomBits,
+        bloomK,
+        bloomMeasured);
   }
 
   /** Probes {@code queries} keys of set {@code seed} in batches; returns how many hit. */

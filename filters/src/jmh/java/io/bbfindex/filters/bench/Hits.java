@@ -7,9 +7,9 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 
 /**
- * Per-iteration counts JMH reports beside the time ({@code hits}, {@code probes}): positive
- * lookups must hit every time, negative ones only at the false-positive rate, so the report shows
- * that each benchmark measured what it claims.
+ * Per-iteration counts JMH reports beside the time ({@code hits}, {@code probes}): positive lookups
+ * must hit every time, negative ones only at the false-positive rate, so the report shows that each
+ * benchmark measured what it claims.
  */
 @State(Scope.Thread)
 @AuxCounters(AuxCounters.Type.EVENTS)
@@ -45,8 +45,8 @@ public class Hits {
 
   /**
    * Counts a batch's verdicts; returns the hits (the benchmark's result). The count is the
-   * benchmark's own bookkeeping, not the lookup: counted one boolean at a time it added about
-   * 0.7 ns a key to the DRAM batch figure (5.9 against 5.2 ns without it), 32 at a time about 0.2
+   * benchmark's own bookkeeping, not the lookup: counted one boolean at a time it added about 0.7
+   * ns a key to the DRAM batch figure (5.9 against 5.2 ns without it), 32 at a time about 0.2
    * (negativeBatchBooleans, BBF_SIMD, n = 1e7, {@code ./bbf-index bench filters --quick}; one at a
    * time is this class before 618f05c).
    */

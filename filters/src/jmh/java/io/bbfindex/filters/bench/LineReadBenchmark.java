@@ -21,11 +21,11 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The memory limit a filter lookup is held to: reading one random cache line, with the line
- * chosen exactly as the BBF chooses its group (bytes 16..23 of a foreign key AND (lines - 1)) from
- * the same probe keys, over a 64-byte aligned off-heap array. The reads are independent (no
- * address depends on a previous load), so the CPU overlaps as many misses as it can: this is the
- * floor for any structure that touches one line per key.
+ * The memory limit a filter lookup is held to: reading one random cache line, with the line chosen
+ * exactly as the BBF chooses its group (bytes 16..23 of a foreign key AND (lines - 1)) from the
+ * same probe keys, over a 64-byte aligned off-heap array. The reads are independent (no address
+ * depends on a previous load), so the CPU overlaps as many misses as it can: this is the floor for
+ * any structure that touches one line per key.
  *
  * <p>{@code bytes} = 16 MiB is the size of the BBF at n = 10^7 (2^18 groups of 64 bytes), the
  * like-for-like limit; 1 GiB is far beyond any cache.
@@ -35,7 +35,9 @@ import org.openjdk.jmh.annotations.Warmup;
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Fork(value = 1, jvmArgsAppend = {"--add-modules=jdk.incubator.vector", "-Xmx3g"})
+@Fork(
+    value = 1,
+    jvmArgsAppend = {"--add-modules=jdk.incubator.vector", "-Xmx3g"})
 @Warmup(iterations = 2, time = 1)
 @Measurement(iterations = 3, time = 1)
 public class LineReadBenchmark {
@@ -62,7 +64,8 @@ public class LineReadBenchmark {
       lines = arena.allocate(bytes, 64);
       java.util.SplittableRandom random = new java.util.SplittableRandom(bytes);
       for (long at = 0; at < bytes; at += 8) {
-        lines.set(LE_LONG, at, random.nextLong()); // touches every page: no first-touch faults later
+        lines.set(
+            LE_LONG, at, random.nextLong()); // touches every page: no first-touch faults later
       }
       lineMask = bytes / 64 - 1;
       prepareKeys(1);

@@ -26,8 +26,8 @@ import org.openjdk.jmh.annotations.Warmup;
  *   <li>Fig. 7: k = 8, fill = 0.1, m from 2^15 bits (L1) to 2^30 bits (DRAM).
  * </ul>
  *
- * BF and OMBF get exactly m bits; the BBF gets the power of two nearest m (2^20 for m = 10^6, 4.9
- * % more, which does not change what is cached) with lw = 64, or lw = 32 for k = 16 ({@link
+ * BF and OMBF get exactly m bits; the BBF gets the power of two nearest m (2^20 for m = 10^6, 4.9 %
+ * more, which does not change what is cached) with lw = 64, or lw = 32 for k = 16 ({@link
  * FilterType#bbfGeometry}).
  *
  * <p>Run: {@code ./bbf-index bench paper [--quick]}, or {@code java
@@ -36,7 +36,9 @@ import org.openjdk.jmh.annotations.Warmup;
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Fork(value = 1, jvmArgsAppend = {"--add-modules=jdk.incubator.vector", "-Xmx3g"})
+@Fork(
+    value = 1,
+    jvmArgsAppend = {"--add-modules=jdk.incubator.vector", "-Xmx3g"})
 @Warmup(iterations = 2, time = 1)
 @Measurement(iterations = 3, time = 1)
 public class PaperBenchmark {

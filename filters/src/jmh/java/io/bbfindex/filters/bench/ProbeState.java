@@ -8,8 +8,8 @@ import io.bbfindex.filters.MembershipFilter;
  *
  * <ul>
  *   <li>{@link #positives}: {@value #PROBES} members picked at random (all present);
- *   <li>{@link #negatives}: {@value #PROBES} keys of {@link BenchKeys#FOREIGN_SEED} (all absent;
- *       a hit is a false positive);
+ *   <li>{@link #negatives}: {@value #PROBES} keys of {@link BenchKeys#FOREIGN_SEED} (all absent; a
+ *       hit is a false positive);
  *   <li>{@link #positiveBatches}, {@link #negativeBatches}: the same keys cut into {@value
  *       #BATCHES} arrays of {@value #BATCH} keys, since {@code mightContainBatch} reads its keys
  *       from offset 0;
@@ -55,8 +55,9 @@ public abstract class ProbeState {
   private static byte[][] cut(byte[] keys) {
     byte[][] batches = new byte[BATCHES][];
     for (int b = 0; b < BATCHES; b++) {
-      batches[b] = java.util.Arrays.copyOfRange(
-          keys, b * BATCH * BenchKeys.KEY, (b + 1) * BATCH * BenchKeys.KEY);
+      batches[b] =
+          java.util.Arrays.copyOfRange(
+              keys, b * BATCH * BenchKeys.KEY, (b + 1) * BATCH * BenchKeys.KEY);
     }
     return batches;
   }

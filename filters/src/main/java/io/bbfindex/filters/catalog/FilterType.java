@@ -1,7 +1,6 @@
 package io.bbfindex.filters.catalog;
 
 import io.bbfindex.filters.BbfGeometry;
-import io.bbfindex.filters.BbfSizing;
 import io.bbfindex.filters.BlockedBloomFilter;
 import io.bbfindex.filters.MembershipFilter;
 import io.bbfindex.filters.peers.CuckooFilter;
@@ -68,7 +67,9 @@ public enum FilterType {
     }
   },
 
-  /** One-memory-access Bloom filter: all {@code k} bits in one 512-bit block (the paper's "OMBF"). */
+  /**
+   * One-memory-access Bloom filter: all {@code k} bits in one 512-bit block (the paper's "OMBF").
+   */
   OMBF {
     @Override
     public MembershipFilter create(long expectedKeys, double bitsPerKey) {
@@ -148,10 +149,10 @@ public enum FilterType {
   }
 
   /**
-   * The BBF shape for {@code expectedKeys} keys at about {@code bitsPerKey} bits a key with
-   * {@code k} words a group: lw = 64 (lw = 32 for k = 16, the only way to have 16 words in a cache
-   * line), and r the power of two nearest {@code expectedKeys * bitsPerKey / (k * lw)} in log
-   * scale, so the real bits a key are within a factor sqrt(2) of the request.
+   * The BBF shape for {@code expectedKeys} keys at about {@code bitsPerKey} bits a key with {@code
+   * k} words a group: lw = 64 (lw = 32 for k = 16, the only way to have 16 words in a cache line),
+   * and r the power of two nearest {@code expectedKeys * bitsPerKey / (k * lw)} in log scale, so
+   * the real bits a key are within a factor sqrt(2) of the request.
    *
    * @throws IllegalArgumentException if k is not 2, 4, 8 or 16, or the size is out of range
    */
@@ -162,7 +163,8 @@ public enum FilterType {
   /**
    * As {@link #bbfGeometry(long, double, int)} with the word width chosen by the caller.
    *
-   * @throws IllegalArgumentException if (k, wordBits) is not a BBF shape or the size is out of range
+   * @throws IllegalArgumentException if (k, wordBits) is not a BBF shape or the size is out of
+   *     range
    */
   public static BbfGeometry bbfGeometry(long expectedKeys, double bitsPerKey, int k, int wordBits) {
     BbfGeometry.checkShape(k, wordBits);
@@ -170,7 +172,9 @@ public enum FilterType {
     long log2 = Math.max(0, Math.round(Math.log(groups) / Math.log(2)));
     if (log2 > 32) {
       throw new IllegalArgumentException(
-          "expectedKeys * bitsPerKey needs more than 2^32 groups: " + expectedKeys + " * "
+          "expectedKeys * bitsPerKey needs more than 2^32 groups: "
+              + expectedKeys
+              + " * "
               + bitsPerKey);
     }
     return new BbfGeometry(1L << log2, k, wordBits);

@@ -13,14 +13,14 @@ import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * Replaces a file so that a reader, even after a crash, sees either the old content or the new
- * one, never a mix or a half-written file. Every file this project persists (filter files, a
- * store's manifest) is written this way:
+ * Replaces a file so that a reader, even after a crash, sees either the old content or the new one,
+ * never a mix or a half-written file. Every file this project persists (filter files, a store's
+ * manifest) is written this way:
  *
  * <ol>
  *   <li>the content goes to a new temporary file in the target's directory (so the rename below
- *       stays within one file system), named {@code .<target>.<random>.tmp} and created exclusively,
- *       so two writers of the same target never share one;
+ *       stays within one file system), named {@code .<target>.<random>.tmp} and created
+ *       exclusively, so two writers of the same target never share one;
  *   <li>the temporary file is forced to disk;
  *   <li>it is renamed over the target atomically;
  *   <li>the directory is forced, so the rename itself survives a crash.
@@ -66,8 +66,11 @@ public final class AtomicFileWriter {
     Path dir = absolute.getParent();
     Path tmp =
         dir.resolve(
-            "." + absolute.getFileName() + "."
-                + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong()) + ".tmp");
+            "."
+                + absolute.getFileName()
+                + "."
+                + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong())
+                + ".tmp");
     boolean moved = false;
     try {
       try (FileChannel ch =
@@ -76,7 +79,8 @@ public final class AtomicFileWriter {
         ch.force(true);
       }
       try {
-        Files.move(tmp, absolute, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        Files.move(
+            tmp, absolute, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
       } catch (AtomicMoveNotSupportedException e) {
         throw new IOException("cannot replace " + absolute + " atomically: " + e.getMessage(), e);
       }

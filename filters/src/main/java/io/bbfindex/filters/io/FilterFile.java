@@ -15,9 +15,9 @@ import java.util.Objects;
  *
  * <p>A file is written through {@link AtomicFileWriter}: completely to a temporary file beside the
  * target, forced to disk, then renamed over the target and the directory forced, so a reader sees
- * the old file or the new one, never a half-written one, even after a crash. Loading maps the file read-only and validates
- * every header field, the lengths and both CRC32C checksums before the filter answers anything;
- * the filter's bits are the mapping itself (no copy).
+ * the old file or the new one, never a half-written one, even after a crash. Loading maps the file
+ * read-only and validates every header field, the lengths and both CRC32C checksums before the
+ * filter answers anything; the filter's bits are the mapping itself (no copy).
  */
 public final class FilterFile {
 
@@ -57,9 +57,8 @@ public final class FilterFile {
   }
 
   /**
-   * The CRC32C of {@code file}'s header as stored in it, after validating the header (not the
-   * data: {@link #load} checks that). It identifies one exact file, see {@link
-   * LoadedFilter#headerCrc()}.
+   * The CRC32C of {@code file}'s header as stored in it, after validating the header (not the data:
+   * {@link #load} checks that). It identifies one exact file, see {@link LoadedFilter#headerCrc()}.
    *
    * @throws FilterFileException (naming the file and the problem) if the file is missing,
    *     unreadable, or its header is invalid or does not fit the file's length
@@ -76,8 +75,8 @@ public final class FilterFile {
   }
 
   /**
-   * Maps {@code file} read-only and validates it completely: magic, version, header checksum,
-   * every field's bounds, the data length against the geometry and the file length, and the data
+   * Maps {@code file} read-only and validates it completely: magic, version, header checksum, every
+   * field's bounds, the data length against the geometry and the file length, and the data
    * checksum.
    *
    * @throws FilterFileException (naming the file and the problem) if the file is missing,
@@ -95,8 +94,8 @@ public final class FilterFile {
   }
 
   /**
-   * Reads the header into a fixed 128-byte buffer and validates it before anything is mapped, so
-   * a bad file costs one small read and no mapping.
+   * Reads the header into a fixed 128-byte buffer and validates it before anything is mapped, so a
+   * bad file costs one small read and no mapping.
    */
   private static FilterFileHeader readHeader(Path file, FileChannel ch) throws IOException {
     long size = ch.size();
@@ -105,7 +104,8 @@ public final class FilterFile {
       // read until full; a file that shrinks meanwhile fails the checks below
     }
     if (head.hasRemaining()) {
-      throw new FilterFileException(file, "the file shrank while being read (was " + size + " bytes)");
+      throw new FilterFileException(
+          file, "the file shrank while being read (was " + size + " bytes)");
     }
     head.flip();
     return FilterFileHeader.decode(file, MemorySegment.ofBuffer(head), size);
@@ -118,14 +118,18 @@ public final class FilterFile {
     boolean ok = false;
     try {
       MemorySegment mapped =
-          ch.map(FileChannel.MapMode.READ_ONLY, 0, FilterFileHeader.DATA_OFFSET + dataLength, arena);
+          ch.map(
+              FileChannel.MapMode.READ_ONLY, 0, FilterFileHeader.DATA_OFFSET + dataLength, arena);
       MemorySegment data = mapped.asSlice(FilterFileHeader.DATA_OFFSET, dataLength);
       int dataCrc = FilterFileHeader.crc32c(data);
       if (dataCrc != header.dataCrc()) {
         throw new FilterFileException(
             file,
-            "data checksum mismatch (stored " + FilterFileHeader.hex(header.dataCrc())
-                + ", computed " + FilterFileHeader.hex(dataCrc) + "): the filter bits are corrupt");
+            "data checksum mismatch (stored "
+                + FilterFileHeader.hex(header.dataCrc())
+                + ", computed "
+                + FilterFileHeader.hex(dataCrc)
+                + "): the filter bits are corrupt");
       }
       BlockedBloomFilter filter =
           BlockedBloomFilter.wrapReadOnly(
@@ -139,5 +143,4 @@ public final class FilterFile {
       }
     }
   }
-
 }

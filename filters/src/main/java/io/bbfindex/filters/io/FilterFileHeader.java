@@ -101,10 +101,10 @@ record FilterFileHeader(
   }
 
   /**
-   * Validates the header of a file of {@code size} bytes, given its first min(size, 128) bytes,
-   * in an order that gives the most useful
-   * message: magic, version, header length, header checksum, then each field's bounds, then the
-   * lengths against the file's. The data checksum is left to the caller (it reads the data).
+   * Validates the header of a file of {@code size} bytes, given its first min(size, 128) bytes, in
+   * an order that gives the most useful message: magic, version, header length, header checksum,
+   * then each field's bounds, then the lengths against the file's. The data checksum is left to the
+   * caller (it reads the data).
    *
    * @throws FilterFileException naming {@code file} and the first problem found
    */
@@ -116,8 +116,10 @@ record FilterFileHeader(
       byte[] start = head.asSlice(0, Math.min(size, MAGIC.length)).toArray(ValueLayout.JAVA_BYTE);
       throw new FilterFileException(
           file,
-          "not a BBF filter file: expected magic " + HexFormat.of().formatHex(MAGIC)
-              + " (\"BBFIDX\\0\\1\"), found " + HexFormat.of().formatHex(start)
+          "not a BBF filter file: expected magic "
+              + HexFormat.of().formatHex(MAGIC)
+              + " (\"BBFIDX\\0\\1\"), found "
+              + HexFormat.of().formatHex(start)
               + (size < MAGIC.length ? " (only " + size + " bytes)" : ""));
     }
     if (size < OFF_HEADER_LENGTH + 4) {
@@ -127,8 +129,12 @@ record FilterFileHeader(
     if (version > FORMAT_VERSION || version < 0) {
       throw new FilterFileException(
           file,
-          "format version " + Integer.toUnsignedString(version) + " is newer than the versions"
-              + " this reader supports (1 .. " + FORMAT_VERSION + "): upgrade bbf-index or rebuild"
+          "format version "
+              + Integer.toUnsignedString(version)
+              + " is newer than the versions"
+              + " this reader supports (1 .. "
+              + FORMAT_VERSION
+              + "): upgrade bbf-index or rebuild"
               + " the filter");
     }
     if (version < 1) {
@@ -138,8 +144,13 @@ record FilterFileHeader(
     if (headerLength != HEADER_BYTES) {
       throw new FilterFileException(
           file,
-          "header length " + Integer.toUnsignedString(headerLength) + " is not " + HEADER_BYTES
-              + " as format version " + version + " requires");
+          "header length "
+              + Integer.toUnsignedString(headerLength)
+              + " is not "
+              + HEADER_BYTES
+              + " as format version "
+              + version
+              + " requires");
     }
     if (size < HEADER_BYTES) {
       throw truncated(file, size, "the " + HEADER_BYTES + "-byte header");
@@ -151,8 +162,11 @@ record FilterFileHeader(
     if (storedHeaderCrc != headerCrc) {
       throw new FilterFileException(
           file,
-          "header checksum mismatch (stored " + hex(storedHeaderCrc) + ", computed "
-              + hex(headerCrc) + "): the header is corrupt");
+          "header checksum mismatch (stored "
+              + hex(storedHeaderCrc)
+              + ", computed "
+              + hex(headerCrc)
+              + "): the header is corrupt");
     }
     long dataOffset = head.get(LE_LONG, OFF_DATA_OFFSET);
     if (dataOffset != DATA_OFFSET) {
@@ -172,14 +186,20 @@ record FilterFileHeader(
     if (dataLength != geometry.byteSize()) {
       throw new FilterFileException(
           file,
-          "dataLength " + dataLength + " does not match the geometry (r * k * lw / 8 = "
-              + geometry.byteSize() + ")");
+          "dataLength "
+              + dataLength
+              + " does not match the geometry (r * k * lw / 8 = "
+              + geometry.byteSize()
+              + ")");
     }
     if (size - dataOffset != dataLength) {
       throw new FilterFileException(
           file,
-          (size - dataOffset < dataLength ? "truncated" : "trailing bytes") + ": the file is "
-              + size + " bytes, the header says " + (dataOffset + dataLength));
+          (size - dataOffset < dataLength ? "truncated" : "trailing bytes")
+              + ": the file is "
+              + size
+              + " bytes, the header says "
+              + (dataOffset + dataLength));
     }
     int derivation = head.get(LE_INT, OFF_DERIVATION);
     long salt = head.get(LE_LONG, OFF_SALT);
@@ -191,7 +211,9 @@ record FilterFileHeader(
     if ((derivation == BlockedBloomFilter.DERIVATION_UNSALTED) != (salt == 0)) {
       throw new FilterFileException(
           file,
-          "derivation id " + derivation + " does not match the salt (id 1 needs salt 0, id 2 a"
+          "derivation id "
+              + derivation
+              + " does not match the salt (id 1 needs salt 0, id 2 a"
               + " non-zero salt)");
     }
     long keyCount = head.get(LE_LONG, OFF_KEY_COUNT);

@@ -9,10 +9,10 @@ import java.util.Objects;
  * filters/FORMAT.md).
  *
  * @param kind what the keys are
- * @param blockFile the Bitcoin Core block file number (blk{@code NNNNN}.dat) the keys come from,
- *     or {@link #NO_BLOCK_FILE} for a filter over several files
- * @param bytesCovered how many bytes of the source (the block file) the filter covers, so a
- *     growing last block file can be detected and its filter rebuilt
+ * @param blockFile the Bitcoin Core block file number (blk{@code NNNNN}.dat) the keys come from, or
+ *     {@link #NO_BLOCK_FILE} for a filter over several files
+ * @param bytesCovered how many bytes of the source (the block file) the filter covers, so a growing
+ *     last block file can be detected and its filter rebuilt
  * @param sourceTip 32 bytes: hash (internal byte order) of the last block covered; all zero when
  *     not applicable
  * @param buildTimeMillis when the filter was built, epoch milliseconds
@@ -87,8 +87,16 @@ public record FilterMetadata(
 
   @Override
   public String toString() {
-    return "FilterMetadata[kind=" + kind + ", blockFile=" + blockFile + ", bytesCovered="
-        + bytesCovered + ", sourceTip=" + HexFormat.of().formatHex(sourceTip)
-        + ", buildTimeMillis=" + buildTimeMillis + "]";
+    return "FilterMetadata[kind="
+        + kind
+        + ", blockFile="
+        + blockFile
+        + ", bytesCovered="
+        + bytesCovered
+        + ", sourceTip="
+        + HexFormat.of().formatHex(sourceTip)
+        + ", buildTimeMillis="
+        + buildTimeMillis
+        + "]";
   }
 }

@@ -5,8 +5,8 @@ import java.nio.file.Path;
 
 /**
  * A filter file mapped into memory: a read-only {@link BlockedBloomFilter} over the mapping, and
- * the file's metadata. {@link #close()} unmaps the file; the filter must not be used afterwards
- * (it then throws IllegalStateException rather than reading unmapped memory).
+ * the file's metadata. {@link #close()} unmaps the file; the filter must not be used afterwards (it
+ * then throws IllegalStateException rather than reading unmapped memory).
  */
 public final class LoadedFilter implements AutoCloseable {
 
@@ -17,7 +17,10 @@ public final class LoadedFilter implements AutoCloseable {
   private final int headerCrc;
 
   LoadedFilter(
-      Path path, BlockedBloomFilter filter, FilterMetadata metadata, int formatVersion,
+      Path path,
+      BlockedBloomFilter filter,
+      FilterMetadata metadata,
+      int formatVersion,
       int headerCrc) {
     this.path = path;
     this.filter = filter;
@@ -46,9 +49,9 @@ public final class LoadedFilter implements AutoCloseable {
   }
 
   /**
-   * The CRC32C of the file's header, as stored and verified at load. The header holds the data
-   * CRC, the geometry, the key count and the build time, so this one number identifies the exact
-   * file: a store's manifest records it to tell its own files from stale or swapped ones.
+   * The CRC32C of the file's header, as stored and verified at load. The header holds the data CRC,
+   * the geometry, the key count and the build time, so this one number identifies the exact file: a
+   * store's manifest records it to tell its own files from stale or swapped ones.
    */
   public int headerCrc() {
     return headerCrc;

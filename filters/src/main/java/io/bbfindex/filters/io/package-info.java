@@ -1,7 +1,7 @@
 /**
  * Persistence of blocked Bloom filters: {@link io.bbfindex.filters.io.FilterFile} writes files
  * atomically and maps them read-only after validating every field and both CRC32C checksums;
- * anything wrong is a {@link io.bbfindex.filters.io.FilterFileException} naming the file. The
- * byte format is specified in {@code filters/FORMAT.md}.
+ * anything wrong is a {@link io.bbfindex.filters.io.FilterFileException} naming the file. The byte
+ * format is specified in {@code filters/FORMAT.md}.
  */
 package io.bbfindex.filters.io;

@@ -2,7 +2,10 @@ package io.bbfindex.filters.peers;
 
 import static io.bbfindex.filters.Arguments.requireArgument;
 
-/** Sizing checks the peers share; they fail through {@link io.bbfindex.filters.Arguments#requireArgument}. */
+/**
+ * Sizing checks the peers share; they fail through {@link
+ * io.bbfindex.filters.Arguments#requireArgument}.
+ */
 final class Checks {
 
   private Checks() {}

@@ -3,13 +3,12 @@ package io.bbfindex.filters.peers;
 import static io.bbfindex.filters.Arguments.requireArgument;
 
 import io.bbfindex.filters.MembershipFilter;
-import java.util.Objects;
 
 /**
- * The cuckoo filter of Fan, Andersen, Kaminsky and Mitzenmacher ("Cuckoo Filter: Practically
- * Better Than Bloom", CoNEXT 2014; seeds 001 and 004): a table of buckets of {@value
- * #SLOTS_PER_BUCKET} fingerprint slots with partial-key cuckoo hashing. Unlike the Bloom filters it
- * supports {@link #remove}.
+ * The cuckoo filter of Fan, Andersen, Kaminsky and Mitzenmacher ("Cuckoo Filter: Practically Better
+ * Than Bloom", CoNEXT 2014; seeds 001 and 004): a table of buckets of {@value #SLOTS_PER_BUCKET}
+ * fingerprint slots with partial-key cuckoo hashing. Unlike the Bloom filters it supports {@link
+ * #remove}.
  *
  * <p><b>Hashing.</b> Murmur3 x64_128 of the key (seed {@code seed}): the primary bucket is {@code
  * i1 = h1 & (B - 1)}; the fingerprint is {@code f} bits from the other lane, {@code fp = 1 + ((h2
@@ -17,8 +16,8 @@ import java.util.Objects;
  * alternate bucket is {@code i2 = i1 ^ (fmix64(fp) & (B - 1))}: a function of the bucket and the
  * fingerprint only, so a fingerprint can move between its two buckets without the key, and the
  * relation is its own inverse ({@code i1 = i2 ^ ...}). This needs a power-of-two bucket count
- * {@code B}. The fingerprint is hashed (seed 001 explains why): {@code i1 ^ fp} would move an
- * 8-bit fingerprint at most 256 buckets away.
+ * {@code B}. The fingerprint is hashed (seed 001 explains why): {@code i1 ^ fp} would move an 8-bit
+ * fingerprint at most 256 buckets away.
  *
  * <p><b>Insert.</b> Into a free slot of {@code i1} or {@code i2}; else evict a random resident of
  * one of them to its own alternate bucket, and so on, at most {@code maxKicks} times (500 as in the
@@ -29,8 +28,8 @@ import java.util.Objects;
  * version) does not guarantee: it drops the last evicted fingerprint.
  *
  * <p><b>Duplicates and deletion.</b> Adding a key again stores another copy of its fingerprint (so
- * that deleting one copy leaves the others), which is why one key can be added at most {@code 2b
- * = 8} times (seed 001). {@link #remove} deletes one matching fingerprint from {@code i1} or {@code
+ * that deleting one copy leaves the others), which is why one key can be added at most {@code 2b =
+ * 8} times (seed 001). {@link #remove} deletes one matching fingerprint from {@code i1} or {@code
  * i2}; it must be called only for keys that were added, or it may delete another key's copy. After
  * removing key {@code x}, {@code mightContain(x)} stays true exactly when another stored key has
  * the same fingerprint and bucket pair (sharing one bucket and the fingerprint implies sharing
@@ -42,8 +41,8 @@ import java.util.Objects;
  * n/(4B)}. The textbook per-slot form {@code 1 - (1 - eps)^(8 alpha)} ({@link
  * FprModels#cuckooSlotBound}) is an upper bound on it.
  *
- * <p>Not thread-safe. Evictions draw from a SplitMix64-style generator seeded by the constructor, so a
- * run is reproducible.
+ * <p>Not thread-safe. Evictions draw from a SplitMix64-style generator seeded by the constructor,
+ * so a run is reproducible.
  */
 public final class CuckooFilter implements MembershipFilter {
 
@@ -170,9 +169,9 @@ public final class CuckooFilter implements MembershipFilter {
   }
 
   /**
-   * Removes one copy of the key's fingerprint from its two buckets. Call it only for a key that
-   * was added (and not yet removed as often): otherwise it may remove another key's fingerprint
-   * and make that key a false negative.
+   * Removes one copy of the key's fingerprint from its two buckets. Call it only for a key that was
+   * added (and not yet removed as often): otherwise it may remove another key's fingerprint and
+   * make that key a false negative.
    */
   @Override
   public boolean remove(byte[] keys, int offset) {
@@ -291,7 +290,12 @@ public final class CuckooFilter implements MembershipFilter {
 
   @Override
   public String toString() {
-    return "CuckooFilter[buckets=" + bucketCount() + ", f=" + fingerprintBits + ", n=" + count
+    return "CuckooFilter[buckets="
+        + bucketCount()
+        + ", f="
+        + fingerprintBits
+        + ", n="
+        + count
         + "]";
   }
 }

@@ -6,9 +6,9 @@ import java.util.Objects;
 import java.util.OptionalLong;
 
 /**
- * A bucketized cuckoo hash table (Pagh and Rodler's cuckoo hashing with 4-slot buckets, as in
- * MemC3 and libcuckoo; seeds 003 and 004) mapping 32-byte keys to {@code long} values. Unlike the
- * filters it stores whole keys, so it answers exactly.
+ * A bucketized cuckoo hash table (Pagh and Rodler's cuckoo hashing with 4-slot buckets, as in MemC3
+ * and libcuckoo; seeds 003 and 004) mapping 32-byte keys to {@code long} values. Unlike the filters
+ * it stores whole keys, so it answers exactly.
  *
  * <p><b>Layout.</b> {@code B} buckets (a power of two) of {@value #SLOTS_PER_BUCKET} slots; slot
  * {@code s} of bucket {@code b} keeps its key as four little-endian {@code long}s at {@code
@@ -20,21 +20,21 @@ import java.util.OptionalLong;
  * buckets once {@code B >= 2}). A lookup reads at most those two buckets.
  *
  * <p><b>Insert: bounded breadth-first path search</b> (seed 003, section 1.6; libcuckoo). If both
- * buckets are full, search breadth-first from them for a chain of at most {@value
- * #MAX_PATH_LENGTH} evictions that ends in a free slot, visiting at most {@value
- * #MAX_SEARCH_NODES} buckets and never the same bucket twice on one chain. The chain is then
- * carried out from its free end backwards, so every step moves an entry into an empty slot of its
- * other bucket: no entry is ever out of the table, and a failed search changes nothing. Breadth
- * first keeps chains short where a random walk's grow long (seed 003, section 1.5).
+ * buckets are full, search breadth-first from them for a chain of at most {@value #MAX_PATH_LENGTH}
+ * evictions that ends in a free slot, visiting at most {@value #MAX_SEARCH_NODES} buckets and never
+ * the same bucket twice on one chain. The chain is then carried out from its free end backwards, so
+ * every step moves an entry into an empty slot of its other bucket: no entry is ever out of the
+ * table, and a failed search changes nothing. Breadth first keeps chains short where a random
+ * walk's grow long (seed 003, section 1.5).
  *
  * <p><b>Grow and rehash, bounded</b> (the traps of seed 004). When the search fails the table
  * doubles and every entry, and the new key, is re-placed; if that gets stuck, it is retried with a
  * new seed at most {@value #REHASH_ATTEMPTS_PER_SIZE} times, then the table doubles again, up to
  * {@code maxBuckets}, after which {@link #put} throws and leaves the table as it was. Rehashing
  * builds a new table and installs it only when complete, so a failed attempt loses nothing.
- * Duplicates, the trap seed 004 fell into (a key inserted twice collides with itself in every
- * table size, and rehash recursed until memory ran out), cannot arise: {@link #put} looks the key
- * up first and updates the value in place, and a rehash only moves the table's distinct keys.
+ * Duplicates, the trap seed 004 fell into (a key inserted twice collides with itself in every table
+ * size, and rehash recursed until memory ran out), cannot arise: {@link #put} looks the key up
+ * first and updates the value in place, and a rehash only moves the table's distinct keys.
  *
  * <p>Not thread-safe.
  */
@@ -53,8 +53,8 @@ public final class CuckooHashTable {
   public static final int REHASH_ATTEMPTS_PER_SIZE = 3;
 
   /**
-   * Bound on the bucket count: 2^26 buckets, 2^28 entries (8 GiB of keys), the most whose key
-   * words ({@code 16} longs a bucket) still index a {@code long[]}.
+   * Bound on the bucket count: 2^26 buckets, 2^28 entries (8 GiB of keys), the most whose key words
+   * ({@code 16} longs a bucket) still index a {@code long[]}.
    */
   public static final int MAX_BUCKETS = 1 << 26;
 
@@ -80,9 +80,12 @@ public final class CuckooHashTable {
   private int growCount;
   private int failedRehashCount;
 
-  /** Per-search scratch: node i is bucket {@code nodeBucket[i]}, reached by moving the entry in
-   * slot {@code nodeSlot[i]} of node {@code nodeParent[i]}'s bucket (-1 for the two roots). */
+  /**
+   * Per-search scratch: node i is bucket {@code nodeBucket[i]}, reached by moving the entry in slot
+   * {@code nodeSlot[i]} of node {@code nodeParent[i]}'s bucket (-1 for the two roots).
+   */
   private final int[] nodeBucket = new int[MAX_SEARCH_NODES];
+
   private final int[] nodeParent = new int[MAX_SEARCH_NODES];
   private final int[] nodeSlot = new int[MAX_SEARCH_NODES];
   private final int[] nodeDepth = new int[MAX_SEARCH_NODES];
@@ -114,8 +117,11 @@ public final class CuckooHashTable {
         initialCapacity);
     this.hasher = Objects.requireNonNull(hasher, "hasher");
     this.maxBuckets = maxBuckets;
-    int buckets = Math.max(1, Integer.highestOneBit(
-        Math.max(1, Math.ceilDiv(initialCapacity, SLOTS_PER_BUCKET)) * 2 - 1));
+    int buckets =
+        Math.max(
+            1,
+            Integer.highestOneBit(
+                Math.max(1, Math.ceilDiv(initialCapacity, SLOTS_PER_BUCKET)) * 2 - 1));
     this.table = new Table(buckets, seed);
   }
 
@@ -123,8 +129,8 @@ public final class CuckooHashTable {
    * Maps the key at {@code keys[offset .. offset + 32)} to {@code value}.
    *
    * @return the value the key had, or empty if it is new
-   * @throws IllegalStateException if the key cannot be placed even in a table of {@code
-   *     maxBuckets} buckets under several seeds (the table is at its bound and full, or the hash is
+   * @throws IllegalStateException if the key cannot be placed even in a table of {@code maxBuckets}
+   *     buckets under several seeds (the table is at its bound and full, or the hash is
    *     degenerate); the table is then unchanged
    */
   public OptionalLong put(byte[] keys, int offset, long value) {
@@ -140,12 +146,12 @@ public final class CuckooHashTable {
       return OptionalLong.of(old);
     }
     if (!place(table, w0, w1, w2, w3, value) && !growWith(w0, w1, w2, w3, value)) {
-        throw new IllegalStateException(
-            "cuckoo hash table cannot place a key in "
-                + maxBuckets
-                + " buckets (the bound) under "
-                + REHASH_ATTEMPTS_PER_SIZE
-                + " seeds; its bucket choices collide with too many keys");
+      throw new IllegalStateException(
+          "cuckoo hash table cannot place a key in "
+              + maxBuckets
+              + " buckets (the bound) under "
+              + REHASH_ATTEMPTS_PER_SIZE
+              + " seeds; its bucket choices collide with too many keys");
     }
     size++;
     return OptionalLong.empty();

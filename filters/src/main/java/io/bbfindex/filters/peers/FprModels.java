@@ -9,15 +9,15 @@ import java.util.function.IntToDoubleFunction;
  * simulation), so tests can hold measured rates to them and {@code modelledFpr()} can report them.
  *
  * <ul>
- *   <li>{@link #standardBloom}: the classic {@code (1 - e^(-kn/m))^k}. Its error against the
- *       exact rate is of order {@code k^2/m}, far below test noise for filters of 10^5+ bits.
+ *   <li>{@link #standardBloom}: the classic {@code (1 - e^(-kn/m))^k}. Its error against the exact
+ *       rate is of order {@code k^2/m}, far below test noise for filters of 10^5+ bits.
  *   <li>{@link #blockedBloom}: one block of {@code B} bits per key, chosen uniformly among {@code
  *       r}; the block load {@code Z} is Binomial(n, 1/r) and, given {@code Z = z}, a query passes
  *       with {@link #occupancyPass occupancyPass(B, k, k z)}. For {@code B = 512} the textbook
- *       per-block term {@code (1-(1-1/B)^(kz))^k} is too low (it ignores the variance of the
- *       number of set bits in so small a block): by 0.2, 0.6, 0.9 and 2.2 % at 4, 8, 10 and 16
- *       bits a key with the best k, and more as k grows. Small, but a systematic bias, so the
- *       exact occupancy term is used.
+ *       per-block term {@code (1-(1-1/B)^(kz))^k} is too low (it ignores the variance of the number
+ *       of set bits in so small a block): by 0.2, 0.6, 0.9 and 2.2 % at 4, 8, 10 and 16 bits a key
+ *       with the best k, and more as k grows. Small, but a systematic bias, so the exact occupancy
+ *       term is used.
  *   <li>{@link #twoBitBloom}: each probe is a block of {@code B = 32} bits with two bits a key.
  *   <li>{@link #cuckoo(long, long, int)}: {@code 1 - (1 - eps (2B - 1)/B^2)^n}, {@code eps = 1/(2^f
  *       - 1)}, and the looser textbook {@link #cuckooSlotBound} {@code 1 - (1 - eps)^(2 b alpha)}.
@@ -53,9 +53,9 @@ public final class FprModels {
 
   /**
    * Two-bit Bloom filter: {@code k} probes a key, each probe choosing one of {@code words} 32-bit
-   * words and two uniformly drawn bits (with replacement) in it. A probe's word has received
-   * {@code J ~ Binomial(k n, 1/W)} earlier probes, that is {@code 2J} bit draws, and a query probe
-   * passes when both of its bits are set:
+   * words and two uniformly drawn bits (with replacement) in it. A probe's word has received {@code
+   * J ~ Binomial(k n, 1/W)} earlier probes, that is {@code 2J} bit draws, and a query probe passes
+   * when both of its bits are set:
    *
    * <pre>
    *   p1  = sum_j  C(kn, j) (1/W)^j (1 - 1/W)^(kn-j) * occupancyPass(32, 2, 2 j)
@@ -64,8 +64,7 @@ public final class FprModels {
    * </pre>
    */
   public static double twoBitBloom(long n, long words, int k) {
-    double p1 =
-        binomialExpectation((long) k * n, 1.0 / words, j -> occupancyPass(32, 2, 2L * j));
+    double p1 = binomialExpectation((long) k * n, 1.0 / words, j -> occupancyPass(32, 2, 2L * j));
     return Math.pow(p1, k);
   }
 
@@ -89,9 +88,9 @@ public final class FprModels {
   /**
    * Cuckoo filter, per-slot form (the usual textbook bound): buckets of {@code slotsPerBucket}
    * slots at load {@code alpha} (occupied slots / all slots), {@code fingerprintBits}-bit
-   * fingerprints that avoid the value 0 (the empty mark), so a stored fingerprint matches a
-   * foreign key's with probability {@code eps = 1/(2^f - 1)}. A query reads {@code 2b} slots,
-   * {@code 2 b alpha} of them occupied on average:
+   * fingerprints that avoid the value 0 (the empty mark), so a stored fingerprint matches a foreign
+   * key's with probability {@code eps = 1/(2^f - 1)}. A query reads {@code 2b} slots, {@code 2 b
+   * alpha} of them occupied on average:
    *
    * <pre>
    *   FPR <= 1 - (1 - eps)^(2 b alpha)  ~  2 b alpha / 2^f
@@ -106,11 +105,11 @@ public final class FprModels {
   }
 
   /**
-   * Cuckoo filter, exact: a foreign key {@code x} passes exactly when some stored key {@code y}
-   * has the same fingerprint and the same bucket pair (a fingerprint in {@code x}'s buckets
-   * belongs to a key whose pair shares a bucket with {@code x}'s, and the pair is a function of
-   * one bucket and the fingerprint). Where {@code y} sits does not matter, and the {@code n}
-   * stored keys hash independently, so with {@code eps = 1/(2^f - 1)} and {@code B} buckets
+   * Cuckoo filter, exact: a foreign key {@code x} passes exactly when some stored key {@code y} has
+   * the same fingerprint and the same bucket pair (a fingerprint in {@code x}'s buckets belongs to
+   * a key whose pair shares a bucket with {@code x}'s, and the pair is a function of one bucket and
+   * the fingerprint). Where {@code y} sits does not matter, and the {@code n} stored keys hash
+   * independently, so with {@code eps = 1/(2^f - 1)} and {@code B} buckets
    *
    * <pre>
    *   P(y matches x) = eps * (2/B - 1/B^2)      (y's primary bucket is one of x's two; they
@@ -125,8 +124,8 @@ public final class FprModels {
   }
 
   /**
-   * Probability that {@code k} positions drawn uniformly with replacement from a block of {@code
-   * B} bits are all set after {@code t} uniform bit draws (with replacement) into that block: the
+   * Probability that {@code k} positions drawn uniformly with replacement from a block of {@code B}
+   * bits are all set after {@code t} uniform bit draws (with replacement) into that block: the
    * exact occupancy form, by the number {@code j} of distinct query positions and
    * inclusion-exclusion over which of them stayed clear.
    *

@@ -111,7 +111,9 @@ public final class Murmur3 {
     return (long) LONG_LE.get(keys, offset + 8 * index);
   }
 
-  /** Writes {@code value} little-endian as word {@code index} (0..3) of the key at {@code offset}. */
+  /**
+   * Writes {@code value} little-endian as word {@code index} (0..3) of the key at {@code offset}.
+   */
   static void putKeyWord(byte[] keys, int offset, int index, long value) {
     LONG_LE.set(keys, offset + 8 * index, value);
   }

@@ -24,9 +24,8 @@ import java.util.Objects;
  * supplies seven 9-bit fields, {@code (h2 >>> 9i) & 511} for {@code i = 0..6}, each a bit position
  * in the block. The OMBF paper takes all positions from the bits of one hash value long enough for
  * them; 128 bits cover {@code k <= 7}. For larger {@code k} the bit stream continues with a second
- * evaluation (seed {@code seed + 1}), seven more fields from each of its lanes, so {@code k <=
- * 21}. Positions are drawn with replacement (two fields may name the same bit), as the model
- * assumes.
+ * evaluation (seed {@code seed + 1}), seven more fields from each of its lanes, so {@code k <= 21}.
+ * Positions are drawn with replacement (two fields may name the same bit), as the model assumes.
  *
  * <p><b>Model</b> ({@link FprModels#blockedBloom}): with {@code n} keys the load {@code Z} of the
  * queried block is Binomial(n, 1/r); a query passes when its {@code k} positions are all set after
@@ -84,7 +83,9 @@ public final class OneMemoryAccessBloomFilter implements MembershipFilter {
     return new OneMemoryAccessBloomFilter(blocks, optimalK(expectedKeys, blocks), 0);
   }
 
-  /** The {@code k} in {@code [1, MAX_K]} that minimises the blocked model for n keys in r blocks. */
+  /**
+   * The {@code k} in {@code [1, MAX_K]} that minimises the blocked model for n keys in r blocks.
+   */
   public static int optimalK(long n, long blocks) {
     return FprModels.bestK(MAX_K, k -> FprModels.blockedBloom(n, blocks, BLOCK_BITS, k));
   }
@@ -103,9 +104,9 @@ public final class OneMemoryAccessBloomFilter implements MembershipFilter {
 
   /**
    * Visits the key's {@code k} positions in its block, setting them ({@code insert}) or testing
-   * them (returning {@code false} at the first clear one). One loop for both, so the bits a
-   * lookup tests are by construction the bits an insert set; each caller passes a constant, which
-   * the JIT folds after inlining.
+   * them (returning {@code false} at the first clear one). One loop for both, so the bits a lookup
+   * tests are by construction the bits an insert set; each caller passes a constant, which the JIT
+   * folds after inlining.
    */
   private boolean walk(byte[] keys, int offset, boolean insert) {
     Objects.checkFromIndexSize(offset, KEY_BYTES, keys.length);

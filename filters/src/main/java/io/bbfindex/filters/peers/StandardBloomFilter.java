@@ -13,8 +13,8 @@ import java.util.Objects;
  * MurmurHash3 x64_128 of the 32-byte key with seed {@code seed + i}; its first 64-bit lane is
  * mapped onto {@code [0, m)} by {@code (h * m) >>> 64} (no modulo bias, any {@code m}). That is
  * {@code k} full Murmur3 evaluations per key: the cost the BBF paper's Table 1 charges to BF, and
- * the reason this class exists next to the BBF. Cheaper schemes (double hashing {@code h1 + i
- * h2}, "less hashing") are deliberately not used here.
+ * the reason this class exists next to the BBF. Cheaper schemes (double hashing {@code h1 + i h2},
+ * "less hashing") are deliberately not used here.
  *
  * <p><b>Memory.</b> A key touches up to {@code k} different cache lines of a {@code long[]}.
  *

@@ -25,9 +25,9 @@ import java.util.concurrent.atomic.LongAdder;
  *   mask = (1 << b1) | (1 << b2)
  * </pre>
  *
- * The index uses the top bits and the positions the bottom ten, so they are disjoint for any
- * {@code W <= 2^54}. Probe {@code i} uses lane {@code i % 2} of Murmur3 x64_128 with seed {@code
- * seed + i / 2}: one evaluation for Floe's {@code k = 1} and for {@code k = 2}.
+ * The index uses the top bits and the positions the bottom ten, so they are disjoint for any {@code
+ * W <= 2^54}. Probe {@code i} uses lane {@code i % 2} of Murmur3 x64_128 with seed {@code seed + i
+ * / 2}: one evaluation for Floe's {@code k = 1} and for {@code k = 2}.
  *
  * <p><b>Concurrency.</b> {@link #add} ORs the mask in with {@link VarHandle#getAndBitwiseOr} (one
  * {@code lock or} on x86), skipping it when the bits are already set; OR commutes, so the table
@@ -35,8 +35,8 @@ import java.util.concurrent.atomic.LongAdder;
  * #mightContain} reads plainly: it sees every key whose {@code add} happened-before it (for example
  * after {@link Thread#join}); a key added concurrently may or may not be seen yet.
  *
- * <p><b>Models.</b> From the key count, {@link FprModels#twoBitBloom}: the probed word holds
- * {@code J ~ Binomial(kn, 1/W)} earlier probes, i.e. {@code 2J} bit draws, and
+ * <p><b>Models.</b> From the key count, {@link FprModels#twoBitBloom}: the probed word holds {@code
+ * J ~ Binomial(kn, 1/W)} earlier probes, i.e. {@code 2J} bit draws, and
  *
  * <pre>
  *   p1  = E[ (1/32)(1 - (31/32)^(2J)) + (31/32)(1 - 2 (31/32)^(2J) + (30/32)^(2J)) ]

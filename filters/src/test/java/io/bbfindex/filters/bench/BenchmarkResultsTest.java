@@ -36,13 +36,16 @@ class BenchmarkResultsTest {
     byte[] members = BenchKeys.keys(BenchKeys.MEMBER_SEED, 0, N);
     assertArrayEquals(members, BenchKeys.keys(BenchKeys.MEMBER_SEED, 0, N), "same seed, same keys");
     byte[] tail = BenchKeys.keys(BenchKeys.MEMBER_SEED, 1000, 10);
-    assertArrayEquals(java.util.Arrays.copyOfRange(members, 1000 * 32, 1010 * 32), tail,
+    assertArrayEquals(
+        java.util.Arrays.copyOfRange(members, 1000 * 32, 1010 * 32),
+        tail,
         "key i depends only on (seed, i)");
     Set<ByteBuffer> memberSet = set(members);
     assertEquals(N, memberSet.size(), "member keys are distinct");
-    for (byte[] other : new byte[][] {
-      BenchKeys.keys(BenchKeys.FOREIGN_SEED, 0, N), BenchKeys.keys(BenchKeys.EXTRA_SEED, 0, N)
-    }) {
+    for (byte[] other :
+        new byte[][] {
+          BenchKeys.keys(BenchKeys.FOREIGN_SEED, 0, N), BenchKeys.keys(BenchKeys.EXTRA_SEED, 0, N)
+        }) {
       for (ByteBuffer k : set(other)) {
         assertFalse(memberSet.contains(k), "a foreign or extra key is a member");
       }
@@ -88,7 +91,9 @@ class BenchmarkResultsTest {
       for (int b = 0; b < ProbeState.BATCHES; b++) {
         batchFalsePositives += bench.negativeBatch(s, h);
       }
-      assertEquals(falsePositives, batchFalsePositives,
+      assertEquals(
+          falsePositives,
+          batchFalsePositives,
           type + ": the batch path must give the single-key answers on the same keys");
 
       long before = s.filter.count();
@@ -101,7 +106,8 @@ class BenchmarkResultsTest {
       } else {
         assertEquals(before + 100, s.filter.count());
         for (int i = 0; i < 100; i++) {
-          assertTrue(s.filter.mightContain(s.extras, (firstExtra + i) * 32),
+          assertTrue(
+              s.filter.mightContain(s.extras, (firstExtra + i) * 32),
               type + ": inserted key absent");
         }
       }
@@ -150,9 +156,11 @@ class BenchmarkResultsTest {
     try {
       LineReadBenchmark bench = new LineReadBenchmark();
       long first = bench.lineRead(s);
-      long expected = s.lines.get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED
-              .withOrder(java.nio.ByteOrder.LITTLE_ENDIAN),
-          (BenchKeys.lane2(s.negatives, 0) & (s.bytes / 64 - 1)) * 64);
+      long expected =
+          s.lines.get(
+              java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED.withOrder(
+                  java.nio.ByteOrder.LITTLE_ENDIAN),
+              (BenchKeys.lane2(s.negatives, 0) & (s.bytes / 64 - 1)) * 64);
       assertEquals(expected, first, "line of key 0");
       long xor = 0;
       byte[] batch0 = s.negativeBatches[1]; // the cursor has moved on once: batch index 1
@@ -184,7 +192,8 @@ class BenchmarkResultsTest {
         int calls = 20; // 20 x 1,024 lookups
         int probes = calls * ProbeState.BATCH;
         for (int i = 0; i < calls; i++) {
-          assertEquals(ProbeState.BATCH, bench.positive(s, h), type + " k=" + k + ": a call's hits");
+          assertEquals(
+              ProbeState.BATCH, bench.positive(s, h), type + " k=" + k + ": a call's hits");
         }
         assertEquals(probes, h.hits, type + " k=" + k + ": members reported absent");
         assertEquals(probes, h.probes);
@@ -194,7 +203,8 @@ class BenchmarkResultsTest {
         }
         assertEquals(probes, h.probes);
         // F = 0.1: the worst of these shapes (BBF k = 2 or 16) stays under 5 %.
-        assertTrue(h.hits < probes / 20,
+        assertTrue(
+            h.hits < probes / 20,
             type + " k=" + k + ": " + h.hits + " of " + probes + " foreign keys hit");
       } finally {
         s.tearDown();
@@ -210,18 +220,31 @@ class BenchmarkResultsTest {
     assertEquals(e.paperFpr(), e.modelFprPaperSetting(), 0.0005, "p_BBF at the paper's setting");
     // Same load per group as the paper's setting: the measured figure is within a few points.
     assertEquals(e.modelPct(), e.measuredPct(), 3.0, "measured extra bits vs model");
-    assertEquals(e.measuredFpr(), e.bloomMeasuredFpr(), 0.25 * e.measuredFpr(),
+    assertEquals(
+        e.measuredFpr(),
+        e.bloomMeasuredFpr(),
+        0.25 * e.measuredFpr(),
         "the BF of the computed size reaches the BBF's measured rate");
   }
 
   @Test
   void chartWritesAReadablePng(@TempDir Path dir) throws Exception {
     Path png = dir.resolve("c.png");
-    Chart c = new Chart("t", "x", "y", true)
-        .add(new Chart.Series("a", Chart.BLUE, false, true, new double[] {1, 2}, new double[] {1e-3, 1e-2}))
-        .add(new Chart.Series("b", Chart.RED, true, false, new double[] {1, 2}, new double[] {2e-3, Double.NaN}))
-        .xTicks(new double[] {1, 2}, new String[] {"1", "2"})
-        .marker(1.5, "L1");
+    Chart c =
+        new Chart("t", "x", "y", true)
+            .add(
+                new Chart.Series(
+                    "a", Chart.BLUE, false, true, new double[] {1, 2}, new double[] {1e-3, 1e-2}))
+            .add(
+                new Chart.Series(
+                    "b",
+                    Chart.RED,
+                    true,
+                    false,
+                    new double[] {1, 2},
+                    new double[] {2e-3, Double.NaN}))
+            .xTicks(new double[] {1, 2}, new String[] {"1", "2"})
+            .marker(1.5, "L1");
     Chart.write(png, 300, 200, c, c);
     BufferedImage image = ImageIO.read(png.toFile());
     assertEquals(600, image.getWidth());
@@ -230,7 +253,8 @@ class BenchmarkResultsTest {
 
   private static void assumeVectorIfNeeded(String type) {
     if (type.startsWith("BBF_SIMD")) {
-      assumeTrue(BlockedBloomFilter.isKernelAvailable(BlockedBloomFilter.Kernel.VECTOR),
+      assumeTrue(
+          BlockedBloomFilter.isKernelAvailable(BlockedBloomFilter.Kernel.VECTOR),
           "the Vector API is not available in this run (the scalar surefire execution)");
     }
   }

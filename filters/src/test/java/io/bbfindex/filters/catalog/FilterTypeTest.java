@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.bbfindex.filters.BlockedBloomFilter;
 import io.bbfindex.filters.MembershipFilter;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
@@ -33,7 +32,9 @@ class FilterTypeTest {
     // Whole blocks/words are exact here; a power-of-two cuckoo table rounds its fingerprint width;
     // a BBF has a power-of-two group count, the nearest in log scale: within a factor sqrt(2).
     if (isBbf(type)) {
-      assertTrue(bitsPerKey >= 10 / Math.sqrt(2) && bitsPerKey <= 10 * Math.sqrt(2), type + ": " + bitsPerKey);
+      assertTrue(
+          bitsPerKey >= 10 / Math.sqrt(2) && bitsPerKey <= 10 * Math.sqrt(2),
+          type + ": " + bitsPerKey);
     } else {
       assertEquals(10, bitsPerKey, type == FilterType.CUCKOO ? 1.5 : 0.01, type.name());
     }

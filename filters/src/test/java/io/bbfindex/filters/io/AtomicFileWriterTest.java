@@ -96,7 +96,8 @@ class AtomicFileWriterTest {
   @Test
   void aMissingDirectoryIsAnError() {
     assertThrows(
-        IOException.class, () -> AtomicFileWriter.write(dir.resolve("no-such-dir").resolve("f"), OLD));
+        IOException.class,
+        () -> AtomicFileWriter.write(dir.resolve("no-such-dir").resolve("f"), OLD));
   }
 
   /** Writers of one target each use their own temporary file: the result is one whole content. */
@@ -113,16 +114,20 @@ class AtomicFileWriterTest {
       for (int round = 0; round < 5; round++) {
         List<Future<?>> done = new ArrayList<>();
         for (byte[] c : contents) {
-          done.add(pool.submit(() -> {
-            AtomicFileWriter.write(file, c);
-            return null;
-          }));
+          done.add(
+              pool.submit(
+                  () -> {
+                    AtomicFileWriter.write(file, c);
+                    return null;
+                  }));
         }
         for (Future<?> f : done) {
           f.get();
         }
         byte[] now = Files.readAllBytes(file);
-        assertEquals(1, contents.stream().filter(c -> java.util.Arrays.equals(c, now)).count(),
+        assertEquals(
+            1,
+            contents.stream().filter(c -> java.util.Arrays.equals(c, now)).count(),
             "the file is exactly one writer's content");
       }
     }

@@ -23,9 +23,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Fuzz target for {@link FilterFile#load}: seeded random mutations of valid files (bit flips,
- * byte and field overwrites with boundary values, splices between files, truncations,
- * extensions), half of them with both checksums repaired so that the field checks are reached.
+ * Fuzz target for {@link FilterFile#load}: seeded random mutations of valid files (bit flips, byte
+ * and field overwrites with boundary values, splices between files, truncations, extensions), half
+ * of them with both checksums repaired so that the field checks are reached.
  *
  * <p>Property: loading either throws {@link FilterFileException} or yields a filter that answers
  * queries (single and batch agreeing) without any other exception. Runs for {@code
@@ -34,7 +34,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class FilterFileLoaderFuzzTest {
 
-  private static final double SECONDS = Double.parseDouble(System.getProperty("bbf.fuzz.seconds", "10"));
+  private static final double SECONDS =
+      Double.parseDouble(System.getProperty("bbf.fuzz.seconds", "10"));
   private static final long SEED = Long.getLong("bbf.fuzz.seed", 0xBBF_F022L);
 
   /** Header field offsets and widths, for structure-aware overwrites. */
@@ -44,9 +45,30 @@ class FilterFileLoaderFuzzTest {
   };
 
   private static final long[] INTERESTING = {
-    0, 1, 2, 3, 4, 8, 16, 32, 64, 127, 128, 129, 192, -1, -2, Integer.MAX_VALUE,
-    Integer.MIN_VALUE, 0xFFFFFFFFL, 1L << 32, (1L << 32) + 1, 1L << 33, Long.MAX_VALUE,
-    Long.MIN_VALUE, 1L << 62
+    0,
+    1,
+    2,
+    3,
+    4,
+    8,
+    16,
+    32,
+    64,
+    127,
+    128,
+    129,
+    192,
+    -1,
+    -2,
+    Integer.MAX_VALUE,
+    Integer.MIN_VALUE,
+    0xFFFFFFFFL,
+    1L << 32,
+    (1L << 32) + 1,
+    1L << 33,
+    Long.MAX_VALUE,
+    Long.MIN_VALUE,
+    1L << 62
   };
 
   @TempDir Path dir;
@@ -116,8 +138,13 @@ class FilterFileLoaderFuzzTest {
       Files.createDirectories(out);
       Path saved = out.resolve("seed-" + SEED + "-iteration-" + iteration + ".bbf");
       Files.write(saved, input);
-      return "fuzz failure at -Dbbf.fuzz.seed=" + SEED + " iteration " + iteration + " (saved "
-          + saved.toAbsolutePath() + ")";
+      return "fuzz failure at -Dbbf.fuzz.seed="
+          + SEED
+          + " iteration "
+          + iteration
+          + " (saved "
+          + saved.toAbsolutePath()
+          + ")";
     } catch (IOException e) {
       return "fuzz failure at -Dbbf.fuzz.seed=" + SEED + " iteration " + iteration;
     }

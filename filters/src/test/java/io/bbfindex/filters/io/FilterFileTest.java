@@ -28,7 +28,8 @@ class FilterFileTest {
 
   private FilterFileException rejected(Path file, byte[] bytes) throws IOException {
     Files.write(file, bytes);
-    FilterFileException e = assertThrows(FilterFileException.class, () -> FilterFile.load(file).close());
+    FilterFileException e =
+        assertThrows(FilterFileException.class, () -> FilterFile.load(file).close());
     assertTrue(e.getMessage().startsWith(file.toString() + ": "), e.getMessage());
     assertEquals(file, e.file());
     return e;
@@ -120,9 +121,9 @@ class FilterFileTest {
   }
 
   /**
-   * The header CRC a store records is the one in bytes 124..127 (FORMAT.md), computed here from
-   * the spec, and the same whether read alone or at load; a file another write replaced has
-   * another one.
+   * The header CRC a store records is the one in bytes 124..127 (FORMAT.md), computed here from the
+   * spec, and the same whether read alone or at load; a file another write replaced has another
+   * one.
    */
   @Test
   void headerCrcIsTheStoredChecksumOfBytes0To123() throws IOException {
@@ -140,7 +141,8 @@ class FilterFileTest {
     assertTrue(FilterFile.headerCrc(file) != expected, "another file, another header CRC");
     Path shortFile = dir.resolve("short.bbf");
     Files.write(shortFile, Arrays.copyOf(bytes, 100));
-    FilterFileException e = assertThrows(FilterFileException.class, () -> FilterFile.headerCrc(shortFile));
+    FilterFileException e =
+        assertThrows(FilterFileException.class, () -> FilterFile.headerCrc(shortFile));
     assertEquals(shortFile, e.file());
     assertThrows(FilterFileException.class, () -> FilterFile.headerCrc(dir.resolve("missing.bbf")));
   }
@@ -155,7 +157,8 @@ class FilterFileTest {
       assertEquals(k, FilterKind.fromCode(k.code()));
       assertEquals(k, FilterKind.fromLabel(k.label()));
       Path file = dir.resolve("kind-" + k.code() + ".bbf");
-      FilterFiles.write(file, new BbfGeometry(2, 2, 32), 0, TestKeys.random(23, 2), FilterMetadata.of(k));
+      FilterFiles.write(
+          file, new BbfGeometry(2, 2, 32), 0, TestKeys.random(23, 2), FilterMetadata.of(k));
       try (LoadedFilter loaded = FilterFile.load(file)) {
         assertEquals(k, loaded.metadata().kind());
       }
@@ -167,7 +170,8 @@ class FilterFileTest {
   @Test
   void everySingleBitFlipIsRejected() throws IOException {
     for (BbfGeometry g : new BbfGeometry[] {new BbfGeometry(2, 2, 32), new BbfGeometry(2, 4, 64)}) {
-      byte[] good = FilterFiles.write(dir.resolve("good.bbf"), g, 0, TestKeys.random(8, 3), FilterFiles.META);
+      byte[] good =
+          FilterFiles.write(dir.resolve("good.bbf"), g, 0, TestKeys.random(8, 3), FilterFiles.META);
       Path bad = dir.resolve("flipped.bbf");
       Files.write(bad, good);
       // Flip in place through one open channel: rewriting the whole file each time costs more
@@ -177,7 +181,8 @@ class FilterFileTest {
           int at = bit >>> 3;
           ch.write(ByteBuffer.wrap(new byte[] {(byte) (good[at] ^ (1 << (bit & 7)))}), at);
           FilterFileException e =
-              assertThrows(FilterFileException.class, () -> FilterFile.load(bad).close(), "bit " + bit);
+              assertThrows(
+                  FilterFileException.class, () -> FilterFile.load(bad).close(), "bit " + bit);
           assertTrue(e.getMessage().startsWith(bad + ": "), e.getMessage());
           ch.write(ByteBuffer.wrap(new byte[] {good[at]}), at);
         }
@@ -191,8 +196,13 @@ class FilterFileTest {
   /** Every truncation, and any trailing byte, is detected. */
   @Test
   void everyTruncationAndAnyTrailingDataIsRejected() throws IOException {
-    byte[] good = FilterFiles.write(
-        dir.resolve("good.bbf"), new BbfGeometry(4, 4, 64), 5, TestKeys.random(9, 3), FilterFiles.META);
+    byte[] good =
+        FilterFiles.write(
+            dir.resolve("good.bbf"),
+            new BbfGeometry(4, 4, 64),
+            5,
+            TestKeys.random(9, 3),
+            FilterFiles.META);
     Path bad = dir.resolve("cut.bbf");
     for (int length = 0; length < good.length; length++) {
       rejected(bad, Arrays.copyOf(good, length));
@@ -204,7 +214,9 @@ class FilterFileTest {
 
   @Test
   void foreignFilesAreRejectedByName() throws IOException {
-    assertRejected("hello, I am not a filter\n".repeat(10).getBytes(java.nio.charset.StandardCharsets.UTF_8), "not a BBF filter file");
+    assertRejected(
+        "hello, I am not a filter\n".repeat(10).getBytes(java.nio.charset.StandardCharsets.UTF_8),
+        "not a BBF filter file");
     assertRejected(new byte[0], "not a BBF filter file");
     assertRejected(new byte[] {'B', 'B', 'F'}, "not a BBF filter file");
     byte[] png = {(byte) 0x89, 'P', 'N', 'G', 13, 10, 26, 10, 0, 0, 0, 13};
@@ -213,13 +225,19 @@ class FilterFileTest {
 
   @Test
   void newerAndInvalidVersionsAreRejected() throws IOException {
-    byte[] good = FilterFiles.write(
-        dir.resolve("good.bbf"), new BbfGeometry(4, 4, 64), 0, TestKeys.random(10, 3), FilterFiles.META);
+    byte[] good =
+        FilterFiles.write(
+            dir.resolve("good.bbf"),
+            new BbfGeometry(4, 4, 64),
+            0,
+            TestKeys.random(10, 3),
+            FilterFiles.META);
     assertRejected(FilterFiles.edited(good, b -> b.putInt(8, 2)), "format version 2 is newer");
     byte[] unchecked = good.clone();
     unchecked[8] = 7;
     assertRejected(unchecked, "format version 7 is newer");
-    assertRejected(FilterFiles.edited(good, b -> b.putInt(8, -1)), "format version 4294967295 is newer");
+    assertRejected(
+        FilterFiles.edited(good, b -> b.putInt(8, -1)), "format version 4294967295 is newer");
     assertRejected(FilterFiles.edited(good, b -> b.putInt(8, 0)), "invalid format version 0");
   }
 
@@ -234,8 +252,13 @@ class FilterFileTest {
   /** Each field out of bounds, with valid checksums, so that only the field check can catch it. */
   @Test
   void everyFieldIsValidated() throws IOException {
-    byte[] good = FilterFiles.write(
-        dir.resolve("good.bbf"), new BbfGeometry(4, 4, 64), 0, TestKeys.random(11, 3), FilterFiles.META);
+    byte[] good =
+        FilterFiles.write(
+            dir.resolve("good.bbf"),
+            new BbfGeometry(4, 4, 64),
+            0,
+            TestKeys.random(11, 3),
+            FilterFiles.META);
     check(good, b -> b.putInt(12, 256), "header length 256");
     check(good, b -> b.putLong(16, 192), "dataOffset must be 128");
     check(good, b -> b.putLong(32, 3), "groups (r) must be a power of two");
@@ -274,8 +297,13 @@ class FilterFileTest {
   /** Fuzzer regression: a huge key count loads, and its modelled FPR comes back at once. */
   @Test
   void hugeKeyCountIsAllowedAndCheapToModel() throws IOException {
-    byte[] good = FilterFiles.write(
-        dir.resolve("good.bbf"), new BbfGeometry(8, 2, 32), 0, TestKeys.random(13, 3), FilterFiles.META);
+    byte[] good =
+        FilterFiles.write(
+            dir.resolve("good.bbf"),
+            new BbfGeometry(8, 2, 32),
+            0,
+            TestKeys.random(13, 3),
+            FilterFiles.META);
     Path file = dir.resolve("huge-count.bbf");
     Files.write(file, FilterFiles.edited(good, b -> b.putLong(48, Long.MAX_VALUE)));
     try (LoadedFilter loaded = FilterFile.load(file)) {
@@ -290,8 +318,13 @@ class FilterFileTest {
 
   @Test
   void checksumsAreVerified() throws IOException {
-    byte[] good = FilterFiles.write(
-        dir.resolve("good.bbf"), new BbfGeometry(4, 4, 64), 0, TestKeys.random(12, 3), FilterFiles.META);
+    byte[] good =
+        FilterFiles.write(
+            dir.resolve("good.bbf"),
+            new BbfGeometry(4, 4, 64),
+            0,
+            TestKeys.random(12, 3),
+            FilterFiles.META);
     byte[] data = good.clone();
     data[200] ^= 1;
     assertRejected(data, "data checksum mismatch");
@@ -305,8 +338,10 @@ class FilterFileTest {
     assertThrows(IllegalArgumentException.class, () -> FilterKind.fromCode(5));
     assertThrows(NullPointerException.class, () -> new FilterMetadata(null, 0, 0, new byte[32], 0));
     FilterKind tx = FilterKind.TX_BLOCK_FILE;
-    assertThrows(IllegalArgumentException.class, () -> new FilterMetadata(tx, 0, 0, new byte[31], 0));
-    assertThrows(IllegalArgumentException.class, () -> new FilterMetadata(tx, -3, 0, new byte[32], 0));
+    assertThrows(
+        IllegalArgumentException.class, () -> new FilterMetadata(tx, 0, 0, new byte[31], 0));
+    assertThrows(
+        IllegalArgumentException.class, () -> new FilterMetadata(tx, -3, 0, new byte[32], 0));
     byte[] tip = new byte[32];
     FilterMetadata m = new FilterMetadata(tx, 0, 0, tip, 0);
     tip[0] = 1;

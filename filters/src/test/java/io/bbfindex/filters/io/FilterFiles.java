@@ -48,8 +48,8 @@ final class FilterFiles {
   }
 
   /**
-   * Recomputes the data checksum (over bytes 128 .. end) and the header checksum, so that only
-   * the semantic checks can reject the file.
+   * Recomputes the data checksum (over bytes 128 .. end) and the header checksum, so that only the
+   * semantic checks can reject the file.
    */
   static void fixChecksums(byte[] file) {
     if (file.length < FilterFileHeader.HEADER_BYTES) {

@@ -15,12 +15,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Golden files pin format version 1 and both bit derivations byte for byte: the files in
- * {@code src/test/resources/testdata} were written once by this code; today's code must load them,
- * find every key, and write the very same bytes from the same keys. If this fails, the format or
- * the derivation changed, and every filter already on disk would silently give false negatives:
- * bump the format version or the derivation id instead. (To regenerate deliberately, run
- * {@link #main} with the testdata directory as argument.)
+ * Golden files pin format version 1 and both bit derivations byte for byte: the files in {@code
+ * src/test/resources/testdata} were written once by this code; today's code must load them, find
+ * every key, and write the very same bytes from the same keys. If this fails, the format or the
+ * derivation changed, and every filter already on disk would silently give false negatives: bump
+ * the format version or the derivation id instead. (To regenerate deliberately, run {@link #main}
+ * with the testdata directory as argument.)
  */
 class GoldenFileTest {
 
@@ -34,7 +34,10 @@ class GoldenFileTest {
 
   static final FilterMetadata META =
       new FilterMetadata(
-          FilterKind.TX_BLOCK_FILE, 7, 1_048_576, TestKeys.sha256d("golden-tip", 1),
+          FilterKind.TX_BLOCK_FILE,
+          7,
+          1_048_576,
+          TestKeys.sha256d("golden-tip", 1),
           1_700_000_000_000L);
 
   static byte[] keys() {
@@ -48,7 +51,8 @@ class GoldenFileTest {
     byte[] keys = keys();
     for (Golden golden : GOLDEN) {
       byte[] expected;
-      try (InputStream in = GoldenFileTest.class.getResourceAsStream("/testdata/" + golden.name())) {
+      try (InputStream in =
+          GoldenFileTest.class.getResourceAsStream("/testdata/" + golden.name())) {
         assertTrue(in != null, "missing golden file " + golden.name());
         expected = in.readAllBytes();
       }
@@ -64,7 +68,8 @@ class GoldenFileTest {
         }
       }
       byte[] rebuilt =
-          FilterFiles.write(dir.resolve("rebuilt.bbf"), golden.geometry(), golden.salt(), keys, META);
+          FilterFiles.write(
+              dir.resolve("rebuilt.bbf"), golden.geometry(), golden.salt(), keys, META);
       assertArrayEquals(expected, rebuilt, golden.name() + " is no longer reproduced");
     }
   }

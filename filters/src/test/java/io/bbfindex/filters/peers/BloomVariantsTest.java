@@ -13,7 +13,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 /** Layout and sizing of the three Bloom variants: where a key's bits go, and how k is chosen. */
 class BloomVariantsTest {
 
-  /** OMBF's promise: every bit of a key lies in one 64-byte block, for every k (both lanes, both hashes). */
+  /**
+   * OMBF's promise: every bit of a key lies in one 64-byte block, for every k (both lanes, both
+   * hashes).
+   */
   @ParameterizedTest(name = "k={0}")
   @ValueSource(ints = {1, 4, 7, 8, 14, 15, 21})
   void ombfPutsAllBitsOfAKeyInOneBlock(int k) {
@@ -82,7 +85,9 @@ class BloomVariantsTest {
     assertTrue(set >= 1 && set <= 11, "set bits " + set);
   }
 
-  /** Fill ratios follow the occupancy expectation (a check of hashing uniformity over the table). */
+  /**
+   * Fill ratios follow the occupancy expectation (a check of hashing uniformity over the table).
+   */
   @Test
   void fillRatiosMatchTheirExpectation() {
     int n = 100_000;
@@ -114,14 +119,17 @@ class BloomVariantsTest {
   @Test
   void badArgumentsAreRefusedWithTheirName() {
     assertMessage("k must be in [1, 64]: 0", () -> new StandardBloomFilter(100, 0, 0));
-    assertMessage("bitCount must be in [1, 137438952896]: 0", () -> new StandardBloomFilter(0, 3, 0));
+    assertMessage(
+        "bitCount must be in [1, 137438952896]: 0", () -> new StandardBloomFilter(0, 3, 0));
     assertMessage("k must be in [1, 21]: 22", () -> new OneMemoryAccessBloomFilter(10, 22, 0));
     assertMessage("blocks must be positive: 0", () -> new OneMemoryAccessBloomFilter(0, 2, 0));
     assertMessage("k must be in [1, 16]: 17", () -> new TwoBitBloomFilter(10, 17, 0));
     assertMessage("wordCount must be in [1, 2147483639]: 0", () -> new TwoBitBloomFilter(0, 1, 0));
     byte[] shortArray = new byte[40];
-    assertThrows(IndexOutOfBoundsException.class, () -> new TwoBitBloomFilter(8, 1, 0).add(shortArray, 9));
-    assertThrows(IndexOutOfBoundsException.class,
+    assertThrows(
+        IndexOutOfBoundsException.class, () -> new TwoBitBloomFilter(8, 1, 0).add(shortArray, 9));
+    assertThrows(
+        IndexOutOfBoundsException.class,
         () -> new StandardBloomFilter(64, 1, 0).mightContain(shortArray, -1));
   }
 

@@ -17,7 +17,9 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 class CuckooFilterTest {
 
-  /** Identity of what the filter stores for a key: its fingerprint and its (unordered) bucket pair. */
+  /**
+   * Identity of what the filter stores for a key: its fingerprint and its (unordered) bucket pair.
+   */
   private record Signature(long fingerprint, int lowBucket, int highBucket) {
     static Signature of(CuckooFilter filter, byte[] keys, int offset) {
       long fp = filter.fingerprint(keys, offset);
@@ -51,7 +53,8 @@ class CuckooFilterTest {
     List<Integer> kept = new ArrayList<>();
     for (int i : accepted) {
       if (random.nextBoolean()) {
-        assertTrue(filter.remove(keys, i * 32), "remove of an added key" + PeerTestKeys.seedNote(seed));
+        assertTrue(
+            filter.remove(keys, i * 32), "remove of an added key" + PeerTestKeys.seedNote(seed));
         deleted.add(i);
       } else {
         kept.add(i);
@@ -67,13 +70,23 @@ class CuckooFilterTest {
     int stillPresent = 0;
     for (int i : deleted) {
       boolean shared = keptPerSignature.containsKey(Signature.of(filter, keys, i * 32));
-      assertEquals(shared, filter.mightContain(keys, i * 32),
-          "deleted key " + i + (shared ? " shares" : " shares no") + " fingerprint and buckets"
+      assertEquals(
+          shared,
+          filter.mightContain(keys, i * 32),
+          "deleted key "
+              + i
+              + (shared ? " shares" : " shares no")
+              + " fingerprint and buckets"
               + PeerTestKeys.seedNote(seed));
       stillPresent += shared ? 1 : 0;
     }
-    assertTrue(stillPresent > 0 && stillPresent < deleted.size(),
-        "both cases must occur: " + stillPresent + " of " + deleted.size() + PeerTestKeys.seedNote(seed));
+    assertTrue(
+        stillPresent > 0 && stillPresent < deleted.size(),
+        "both cases must occur: "
+            + stillPresent
+            + " of "
+            + deleted.size()
+            + PeerTestKeys.seedNote(seed));
   }
 
   /** A pair of keys built on purpose to collide: one deletion leaves the key "present". */
@@ -147,14 +160,17 @@ class CuckooFilterTest {
         if (refusals++ == 0) {
           loadAtFirstRefusal = filter.load();
         }
-        assertTrue(filter.sameSlots(before), "refused insert " + i + " changed the table" + PeerTestKeys.seedNote(seed));
+        assertTrue(
+            filter.sameSlots(before),
+            "refused insert " + i + " changed the table" + PeerTestKeys.seedNote(seed));
         assertEquals(countBefore, filter.count(), PeerTestKeys.seedNote(seed));
       }
     }
     assertTrue(refusals > 0, "the table never filled up" + PeerTestKeys.seedNote(seed));
-    System.out.printf("cuckoo filter B=%d f=%d maxKicks=%d: first refusal at load %.3f, %d refusals,"
-        + " final load %.3f%n", buckets, fingerprintBits, maxKicks, loadAtFirstRefusal, refusals,
-        filter.load());
+    System.out.printf(
+        "cuckoo filter B=%d f=%d maxKicks=%d: first refusal at load %.3f, %d refusals,"
+            + " final load %.3f%n",
+        buckets, fingerprintBits, maxKicks, loadAtFirstRefusal, refusals, filter.load());
     assertEquals(accepted.size(), filter.count());
     for (int i : accepted) {
       if (!filter.mightContain(keys, i * 32)) {
@@ -207,6 +223,7 @@ class CuckooFilterTest {
     assertEquals("fingerprintBits must be in [4, 32]: 3", e.getMessage());
     e = assertThrows(IllegalArgumentException.class, () -> new CuckooFilter(1024, 8, -1, 0));
     assertEquals("maxKicks must not be negative: -1", e.getMessage());
-    assertThrows(IndexOutOfBoundsException.class, () -> new CuckooFilter(16, 8).add(new byte[40], 9));
+    assertThrows(
+        IndexOutOfBoundsException.class, () -> new CuckooFilter(16, 8).add(new byte[40], 9));
   }
 }

@@ -21,8 +21,9 @@ import org.junit.jupiter.params.provider.CsvSource;
 @DisabledIfSystemProperty(
     named = "bbf.expectScalar",
     matches = "true",
-    disabledReason = "the peers never use the Vector API: the no-incubator re-run would repeat"
-        + " this heavy suite for nothing")
+    disabledReason =
+        "the peers never use the Vector API: the no-incubator re-run would repeat"
+            + " this heavy suite for nothing")
 class CuckooHashTableTest {
 
   private static OptionalLong optional(Long value) {
@@ -31,8 +32,8 @@ class CuckooHashTableTest {
 
   /**
    * Random put/get/remove sequences against {@link HashMap}: every answer must be the same, and at
-   * the end the table must hold exactly the reference's entries. Keys come from a small universe
-   * so that updates and removals of present keys are frequent; tables start tiny so they grow.
+   * the end the table must hold exactly the reference's entries. Keys come from a small universe so
+   * that updates and removals of present keys are frequent; tables start tiny so they grow.
    */
   @ParameterizedTest(name = "seed={0} universe={1} ops={2} initialCapacity={3}")
   @CsvSource({
@@ -67,12 +68,21 @@ class CuckooHashTableTest {
     Map<ByteBuffer, Long> expected = new HashMap<>();
     reference.forEach((k, v) -> expected.put(ByteBuffer.wrap(PeerTestKeys.key(keys, k)), v));
     Map<ByteBuffer, Long> actual = new HashMap<>();
-    table.forEach((key, value) -> assertTrue(
-        actual.put(ByteBuffer.wrap(key), value) == null, "a key stored twice" + PeerTestKeys.seedNote(seed)));
+    table.forEach(
+        (key, value) ->
+            assertTrue(
+                actual.put(ByteBuffer.wrap(key), value) == null,
+                "a key stored twice" + PeerTestKeys.seedNote(seed)));
     assertEquals(expected, actual, "final contents" + PeerTestKeys.seedNote(seed));
-    System.out.printf("cuckoo hash table seed %d: %d entries, %d buckets, load %.3f, %d grows,"
-        + " %d failed rehashes%n", seed, table.size(), table.bucketCount(), table.loadFactor(),
-        table.growCount(), table.failedRehashCount());
+    System.out.printf(
+        "cuckoo hash table seed %d: %d entries, %d buckets, load %.3f, %d grows,"
+            + " %d failed rehashes%n",
+        seed,
+        table.size(),
+        table.bucketCount(),
+        table.loadFactor(),
+        table.growCount(),
+        table.failedRehashCount());
   }
 
   /** Seed 004's trap: putting a present key again must update in place, never add or grow. */
@@ -87,15 +97,19 @@ class CuckooHashTableTest {
     }
     int buckets = table.bucketCount();
     int grows = table.growCount();
-    assertTimeoutPreemptively(Duration.ofSeconds(20), () -> {
-      for (int round = 1; round <= 1000; round++) {
-        for (int i = 0; i < keyCount; i++) {
-          long previous = round == 1 ? i : (round - 1) * 1000L + i;
-          assertEquals(OptionalLong.of(previous), table.put(keys, i * 32, round * 1000L + i),
-              "round " + round + " key " + i + PeerTestKeys.seedNote(seed));
-        }
-      }
-    });
+    assertTimeoutPreemptively(
+        Duration.ofSeconds(20),
+        () -> {
+          for (int round = 1; round <= 1000; round++) {
+            for (int i = 0; i < keyCount; i++) {
+              long previous = round == 1 ? i : (round - 1) * 1000L + i;
+              assertEquals(
+                  OptionalLong.of(previous),
+                  table.put(keys, i * 32, round * 1000L + i),
+                  "round " + round + " key " + i + PeerTestKeys.seedNote(seed));
+            }
+          }
+        });
     assertEquals(keyCount, table.size());
     assertEquals(buckets, table.bucketCount(), "no growth from duplicates");
     assertEquals(grows, table.growCount());
@@ -112,11 +126,13 @@ class CuckooHashTableTest {
     byte[] keys = PeerTestKeys.random(seed, keyCount);
     CuckooHashTable table = new CuckooHashTable(0, 5);
     assertEquals(1, table.bucketCount());
-    assertTimeoutPreemptively(Duration.ofSeconds(30), () -> {
-      for (int i = 0; i < keyCount; i++) {
-        assertEquals(OptionalLong.empty(), table.put(keys, i * 32, ~i));
-      }
-    });
+    assertTimeoutPreemptively(
+        Duration.ofSeconds(30),
+        () -> {
+          for (int i = 0; i < keyCount; i++) {
+            assertEquals(OptionalLong.empty(), table.put(keys, i * 32, ~i));
+          }
+        });
     assertEquals(keyCount, table.size());
     for (int i = 0; i < keyCount; i++) {
       if (table.getOrDefault(keys, i * 32, 0) != ~i) {
@@ -125,7 +141,8 @@ class CuckooHashTableTest {
     }
     // Growth doubles only when the path search fails, so the table ends well loaded.
     assertTrue(table.loadFactor() > 0.45, "load " + table.loadFactor());
-    System.out.printf("cuckoo hash table grew %d times to %d buckets, load %.3f%n",
+    System.out.printf(
+        "cuckoo hash table grew %d times to %d buckets, load %.3f%n",
         table.growCount(), table.bucketCount(), table.loadFactor());
   }
 
@@ -142,8 +159,10 @@ class CuckooHashTableTest {
     for (int i = 0; i < 8; i++) {
       table.put(keys, i * 32, i);
     }
-    IllegalStateException e = assertTimeoutPreemptively(Duration.ofSeconds(10),
-        () -> assertThrows(IllegalStateException.class, () -> table.put(keys, 8 * 32, 8)));
+    IllegalStateException e =
+        assertTimeoutPreemptively(
+            Duration.ofSeconds(10),
+            () -> assertThrows(IllegalStateException.class, () -> table.put(keys, 8 * 32, 8)));
     assertTrue(e.getMessage().contains("1024 buckets"), e.getMessage());
     assertEquals(8, table.size());
     assertEquals(2, table.bucketCount(), "failed growth must keep the old table");
@@ -160,8 +179,9 @@ class CuckooHashTableTest {
    */
   @Test
   void aSeedUnderWhichKeysCollideIsReplacedOnRehash() {
-    CuckooHashTable.KeyHasher badFirstSeed = (w0, w1, w2, w3, seed) ->
-        seed == 7 ? new Murmur3.Hash128(0, 1) : Murmur3.hashKey(w0, w1, w2, w3, seed);
+    CuckooHashTable.KeyHasher badFirstSeed =
+        (w0, w1, w2, w3, seed) ->
+            seed == 7 ? new Murmur3.Hash128(0, 1) : Murmur3.hashKey(w0, w1, w2, w3, seed);
     CuckooHashTable table = new CuckooHashTable(8, 7, badFirstSeed, 1 << 10);
     byte[] keys = PeerTestKeys.random(0xBAD_0002L, 1000);
     for (int i = 0; i < 1000; i++) {
@@ -191,7 +211,9 @@ class CuckooHashTableTest {
     IllegalArgumentException e =
         assertThrows(IllegalArgumentException.class, () -> new CuckooHashTable(-1, 0));
     assertEquals("initialCapacity must be in [0, 4 * maxBuckets]: -1", e.getMessage());
-    assertThrows(IndexOutOfBoundsException.class, () -> new CuckooHashTable().put(new byte[31], 0, 1));
-    assertThrows(IndexOutOfBoundsException.class, () -> new CuckooHashTable().get(new byte[64], 33));
+    assertThrows(
+        IndexOutOfBoundsException.class, () -> new CuckooHashTable().put(new byte[31], 0, 1));
+    assertThrows(
+        IndexOutOfBoundsException.class, () -> new CuckooHashTable().get(new byte[64], 33));
   }
 }

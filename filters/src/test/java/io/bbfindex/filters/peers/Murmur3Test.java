@@ -15,7 +15,10 @@ import org.junit.jupiter.api.Test;
 class Murmur3Test {
 
   private static byte[] bytesOf(Murmur3.Hash128 h) {
-    return ByteBuffer.allocate(16).order(ByteOrder.LITTLE_ENDIAN).putLong(h.h1()).putLong(h.h2())
+    return ByteBuffer.allocate(16)
+        .order(ByteOrder.LITTLE_ENDIAN)
+        .putLong(h.h1())
+        .putLong(h.h2())
         .array();
   }
 
@@ -35,8 +38,14 @@ class Murmur3Test {
       assertArrayEquals(
           expected.asBytes(),
           bytesOf(actual),
-          () -> "round " + r + " length " + length + " hashSeed " + hashSeed
-              + PeerTestKeys.seedNote(seed));
+          () ->
+              "round "
+                  + r
+                  + " length "
+                  + length
+                  + " hashSeed "
+                  + hashSeed
+                  + PeerTestKeys.seedNote(seed));
       assertEquals(expected.asLong(), actual.h1(), "h1 is Guava's asLong()");
     }
   }

@@ -3,8 +3,8 @@ package io.bbfindex.filters.peers;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.bbfindex.filters.catalog.FilterType;
 import io.bbfindex.filters.MembershipFilter;
+import io.bbfindex.filters.catalog.FilterType;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
@@ -18,17 +18,17 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Measured false-positive rates against each structure's own model ({@code modelledFpr()}), at 4,
- * 8, 10 and 16 bits a key, printed as a table. The count of false positives among {@code Q}
- * foreign keys is Binomial(Q, p) when the model p is right, so the test allows {@value #Z}
- * standard deviations {@code sqrt(Q p (1-p))} either way: a wrong model, a biased hash or a
- * position bug moves the rate by far more at these sample sizes (the z column shows how far each
- * row is).
+ * 8, 10 and 16 bits a key, printed as a table. The count of false positives among {@code Q} foreign
+ * keys is Binomial(Q, p) when the model p is right, so the test allows {@value #Z} standard
+ * deviations {@code sqrt(Q p (1-p))} either way: a wrong model, a biased hash or a position bug
+ * moves the rate by far more at these sample sizes (the z column shows how far each row is).
  */
 @DisabledIfSystemProperty(
     named = "bbf.expectScalar",
     matches = "true",
-    disabledReason = "the peers never use the Vector API: the no-incubator re-run would repeat"
-        + " this heavy suite for nothing")
+    disabledReason =
+        "the peers never use the Vector API: the no-incubator re-run would repeat"
+            + " this heavy suite for nothing")
 class PeerFalsePositiveRateTest {
 
   private static final double Z = 4.5;
@@ -47,10 +47,22 @@ class PeerFalsePositiveRateTest {
   @AfterAll
   static void printTable() {
     System.out.println();
-    System.out.println("False-positive rates: n keys inserted, Q foreign keys queried, bound "
-        + Z + " sd of Binomial(Q, model)");
-    System.out.printf("%-34s %7s %7s %8s %9s %9s %10s %10s %7s %10s%n", "structure", "bpk req",
-        "bpk", "k/f", "n", "Q", "measured", "model", "z", "second model (TWO_BIT: from fill ratio)");
+    System.out.println(
+        "False-positive rates: n keys inserted, Q foreign keys queried, bound "
+            + Z
+            + " sd of Binomial(Q, model)");
+    System.out.printf(
+        "%-34s %7s %7s %8s %9s %9s %10s %10s %7s %10s%n",
+        "structure",
+        "bpk req",
+        "bpk",
+        "k/f",
+        "n",
+        "Q",
+        "measured",
+        "model",
+        "z",
+        "second model (TWO_BIT: from fill ratio)");
     rows.forEach(System.out::println);
     System.out.println();
   }
@@ -72,7 +84,8 @@ class PeerFalsePositiveRateTest {
     MembershipFilter filter = type.create(KEYS, bitsPerKey);
     byte[] keys = PeerTestKeys.random(seed, KEYS);
     for (int i = 0; i < KEYS; i++) {
-      assertTrue(filter.add(keys, i * 32), () -> type + " refused a key" + PeerTestKeys.seedNote(seed));
+      assertTrue(
+          filter.add(keys, i * 32), () -> type + " refused a key" + PeerTestKeys.seedNote(seed));
     }
     String fillModel = "";
     double fillFpr = Double.NaN;
@@ -95,23 +108,35 @@ class PeerFalsePositiveRateTest {
     CuckooFilter filter = new CuckooFilter(buckets, fingerprintBits);
     byte[] members = PeerTestKeys.random(seed, keys);
     for (int i = 0; i < keys; i++) {
-      assertTrue(filter.add(members, i * 32), () -> "refused below 90 % load" + PeerTestKeys.seedNote(seed));
+      assertTrue(
+          filter.add(members, i * 32),
+          () -> "refused below 90 % load" + PeerTestKeys.seedNote(seed));
     }
-    checkRow("CuckooFilter load " + load, Double.NaN, "f=" + fingerprintBits, filter, seed,
-        slotBoundColumn(filter), Double.NaN);
+    checkRow(
+        "CuckooFilter load " + load,
+        Double.NaN,
+        "f=" + fingerprintBits,
+        filter,
+        seed,
+        slotBoundColumn(filter),
+        Double.NaN);
   }
 
   /** The textbook per-slot form is an upper bound: the measured rate must not exceed it. */
   private static String slotBoundColumn(CuckooFilter filter) {
     double bound =
-        FprModels.cuckooSlotBound(filter.load(), CuckooFilter.SLOTS_PER_BUCKET, filter.fingerprintBits());
+        FprModels.cuckooSlotBound(
+            filter.load(), CuckooFilter.SLOTS_PER_BUCKET, filter.fingerprintBits());
     assertTrue(filter.modelledFpr() <= bound, "exact model above the slot bound");
     return String.format("%10.6f (slot bound)", bound);
   }
 
   static Stream<Arguments> cuckooCases() {
     return Stream.of(
-        Arguments.of(8, 0.9), Arguments.of(12, 0.9), Arguments.of(16, 0.9), Arguments.of(8, 0.5),
+        Arguments.of(8, 0.9),
+        Arguments.of(12, 0.9),
+        Arguments.of(16, 0.9),
+        Arguments.of(8, 0.5),
         Arguments.of(12, 0.5));
   }
 
@@ -131,8 +156,14 @@ class PeerFalsePositiveRateTest {
       twoBit.add(members, i * 32);
       oneBit.add(members, i * 32);
     }
-    checkRow("TWO_BIT Floe 256KiB k=1", 8, "k=1", twoBit, seed,
-        String.format("%10.6f", twoBit.fprFromFillRatio()), twoBit.fprFromFillRatio());
+    checkRow(
+        "TWO_BIT Floe 256KiB k=1",
+        8,
+        "k=1",
+        twoBit,
+        seed,
+        String.format("%10.6f", twoBit.fprFromFillRatio()),
+        twoBit.fprFromFillRatio());
     checkRow("BLOOM   Floe 256KiB k=1", 8, "k=1", oneBit, seed, "", Double.NaN);
     assertEquals(0.1175, oneBit.modelledFpr(), 0.001, "(1 - e^(-1/8))");
     assertTrue(twoBit.modelledFpr() < 0.6 * oneBit.modelledFpr(), "two bits must about halve it");
@@ -148,8 +179,14 @@ class PeerFalsePositiveRateTest {
     };
   }
 
-  private static void checkRow(String name, double bitsPerKeyAsked, String parameter,
-      MembershipFilter filter, long seed, String fillColumn, double fillFpr) {
+  private static void checkRow(
+      String name,
+      double bitsPerKeyAsked,
+      String parameter,
+      MembershipFilter filter,
+      long seed,
+      String fillColumn,
+      double fillFpr) {
     long falsePositives = 0;
     for (int i = 0; i < QUERIES; i++) {
       if (filter.mightContain(negatives, i * 32)) {
@@ -159,20 +196,41 @@ class PeerFalsePositiveRateTest {
     double model = filter.modelledFpr();
     double sd = Math.sqrt(QUERIES * model * (1 - model));
     double z = (falsePositives - QUERIES * model) / sd;
-    String row = String.format("%-34s %7s %7.2f %8s %9d %9d %10.6f %10.6f %7.2f %s", name,
-        Double.isNaN(bitsPerKeyAsked) ? "-" : String.format("%.0f", bitsPerKeyAsked),
-        (double) filter.bitSize() / filter.count(), parameter, filter.count(), QUERIES,
-        (double) falsePositives / QUERIES, model, z, fillColumn);
+    String row =
+        String.format(
+            "%-34s %7s %7.2f %8s %9d %9d %10.6f %10.6f %7.2f %s",
+            name,
+            Double.isNaN(bitsPerKeyAsked) ? "-" : String.format("%.0f", bitsPerKeyAsked),
+            (double) filter.bitSize() / filter.count(),
+            parameter,
+            filter.count(),
+            QUERIES,
+            (double) falsePositives / QUERIES,
+            model,
+            z,
+            fillColumn);
     synchronized (rows) {
       rows.add(row);
     }
-    assertTrue(Math.abs(z) <= Z, () -> "outside the bound: " + row + PeerTestKeys.seedNote(seed)
-        + " negatives" + PeerTestKeys.seedNote(NEGATIVE_SEED));
+    assertTrue(
+        Math.abs(z) <= Z,
+        () ->
+            "outside the bound: "
+                + row
+                + PeerTestKeys.seedNote(seed)
+                + " negatives"
+                + PeerTestKeys.seedNote(NEGATIVE_SEED));
     if (!Double.isNaN(fillFpr)) {
       double fillSd = Math.sqrt(QUERIES * fillFpr * (1 - fillFpr));
       double fillZ = (falsePositives - QUERIES * fillFpr) / fillSd;
-      assertTrue(Math.abs(fillZ) <= Z, () -> "fill-ratio model outside the bound (z=" + fillZ
-          + "): " + row + PeerTestKeys.seedNote(seed));
+      assertTrue(
+          Math.abs(fillZ) <= Z,
+          () ->
+              "fill-ratio model outside the bound (z="
+                  + fillZ
+                  + "): "
+                  + row
+                  + PeerTestKeys.seedNote(seed));
     }
   }
 }

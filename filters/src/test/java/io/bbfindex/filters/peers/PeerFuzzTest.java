@@ -12,8 +12,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 @DisabledIfSystemProperty(
     named = "bbf.expectScalar",
     matches = "true",
-    disabledReason = "the peers never use the Vector API: the no-incubator re-run would repeat"
-        + " this heavy suite for nothing")
+    disabledReason =
+        "the peers never use the Vector API: the no-incubator re-run would repeat"
+            + " this heavy suite for nothing")
 class PeerFuzzTest {
 
   static LongStream seeds() {

@@ -20,9 +20,9 @@ final class PeerFuzzer {
   private PeerFuzzer() {}
 
   /**
-   * Cuckoo filter against a multiset of (fingerprint, bucket pair) signatures, which decides
-   * {@code mightContain} exactly: a key is reported iff a stored signature equals its own.
-   * Refused inserts must leave the table bit-for-bit unchanged.
+   * Cuckoo filter against a multiset of (fingerprint, bucket pair) signatures, which decides {@code
+   * mightContain} exactly: a key is reported iff a stored signature equals its own. Refused inserts
+   * must leave the table bit-for-bit unchanged.
    */
   static void cuckooFilter(long seed) {
     SplittableRandom random = new SplittableRandom(seed);
@@ -31,8 +31,16 @@ final class PeerFuzzer {
     int maxKicks = new int[] {0, 1, 5, 50, 500}[random.nextInt(5)];
     int universe = random.nextInt(1, 8 * buckets + 2);
     int operations = 4000;
-    String context = "cuckoo filter B=" + buckets + " f=" + fingerprintBits + " maxKicks="
-        + maxKicks + " universe=" + universe + PeerTestKeys.seedNote(seed);
+    String context =
+        "cuckoo filter B="
+            + buckets
+            + " f="
+            + fingerprintBits
+            + " maxKicks="
+            + maxKicks
+            + " universe="
+            + universe
+            + PeerTestKeys.seedNote(seed);
     CuckooFilter filter = new CuckooFilter(buckets, fingerprintBits, maxKicks, (int) seed);
     byte[] keys = PeerTestKeys.random(seed ^ 0x5A5A_5A5AL, universe);
     Map<List<Long>, Integer> stored = new HashMap<>();
@@ -55,8 +63,10 @@ final class PeerFuzzer {
         stored.merge(signature(filter, keys, k), -1, (a, b) -> a + b == 0 ? null : a + b);
       } else {
         int k = random.nextInt(universe);
-        assertEquals(stored.containsKey(signature(filter, keys, k)),
-            filter.mightContain(keys, k * 32), "mightContain" + where);
+        assertEquals(
+            stored.containsKey(signature(filter, keys, k)),
+            filter.mightContain(keys, k * 32),
+            "mightContain" + where);
       }
       assertEquals(added.size(), filter.count(), "count" + where);
     }
@@ -72,14 +82,20 @@ final class PeerFuzzer {
     return List.of(fp, (long) Math.min(i1, i2), (long) Math.max(i1, i2));
   }
 
-  /** Cuckoo hash table against {@link HashMap}, from tiny tables up, with a degenerate-ish universe. */
+  /**
+   * Cuckoo hash table against {@link HashMap}, from tiny tables up, with a degenerate-ish universe.
+   */
   static void cuckooHashTable(long seed) {
     SplittableRandom random = new SplittableRandom(seed);
     int universe = random.nextInt(1, 3000);
     int initialCapacity = random.nextInt(0, 64);
     int operations = 6000;
-    String context = "cuckoo hash table universe=" + universe + " initialCapacity="
-        + initialCapacity + PeerTestKeys.seedNote(seed);
+    String context =
+        "cuckoo hash table universe="
+            + universe
+            + " initialCapacity="
+            + initialCapacity
+            + PeerTestKeys.seedNote(seed);
     CuckooHashTable table = new CuckooHashTable(initialCapacity, (int) seed);
     byte[] keys = PeerTestKeys.random(seed ^ 0xA5A5_A5A5L, universe);
     Map<Integer, Long> reference = new HashMap<>();
@@ -89,7 +105,8 @@ final class PeerFuzzer {
       int choice = random.nextInt(10);
       if (choice < 6) {
         long value = random.nextLong();
-        assertEquals(optional(reference.put(k, value)), table.put(keys, k * 32, value), "put" + where);
+        assertEquals(
+            optional(reference.put(k, value)), table.put(keys, k * 32, value), "put" + where);
       } else if (choice < 8) {
         assertEquals(optional(reference.remove(k)), table.remove(keys, k * 32), "remove" + where);
       } else {

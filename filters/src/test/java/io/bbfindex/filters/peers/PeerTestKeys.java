@@ -9,7 +9,10 @@ final class PeerTestKeys {
 
   private PeerTestKeys() {}
 
-  /** {@code count} random keys from {@code seed}; distinct seeds give disjoint sets (w.p. 1 - 2^-200). */
+  /**
+   * {@code count} random keys from {@code seed}; distinct seeds give disjoint sets (w.p. 1 -
+   * 2^-200).
+   */
   static byte[] random(long seed, int count) {
     byte[] keys = new byte[KEY * count];
     new SplittableRandom(seed).nextBytes(keys);

@@ -47,18 +47,21 @@ class TwoBitConcurrencyTest {
     Throwable[] failure = new Throwable[1];
     for (int t = 0; t < THREADS; t++) {
       byte[] mine = keys[t];
-      Thread thread = new Thread(() -> {
-        try {
-          start.await();
-          for (int i = 0; i < keysPerThread; i++) {
-            shared.add(mine, i * 32);
-          }
-        } catch (Throwable e) {
-          synchronized (failure) {
-            failure[0] = e;
-          }
-        }
-      }, "two-bit-writer-" + t);
+      Thread thread =
+          new Thread(
+              () -> {
+                try {
+                  start.await();
+                  for (int i = 0; i < keysPerThread; i++) {
+                    shared.add(mine, i * 32);
+                  }
+                } catch (Throwable e) {
+                  synchronized (failure) {
+                    failure[0] = e;
+                  }
+                }
+              },
+              "two-bit-writer-" + t);
       threads.add(thread);
       thread.start();
     }
@@ -76,7 +79,9 @@ class TwoBitConcurrencyTest {
         }
       }
     }
-    assertArrayEquals(sequential.copyOfWords(), shared.copyOfWords(),
+    assertArrayEquals(
+        sequential.copyOfWords(),
+        shared.copyOfWords(),
         "concurrent table differs from the sequential one" + PeerTestKeys.seedNote(seed));
   }
 }

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.bbfindex.filters.catalog.FilterType;
 import io.bbfindex.filters.MembershipFilter;
+import io.bbfindex.filters.catalog.FilterType;
 import org.junit.jupiter.api.condition.DisabledIfSystemProperty;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -18,8 +18,9 @@ import org.junit.jupiter.params.provider.EnumSource;
 @DisabledIfSystemProperty(
     named = "bbf.expectScalar",
     matches = "true",
-    disabledReason = "the peers never use the Vector API: the no-incubator re-run would repeat"
-        + " this heavy suite for nothing")
+    disabledReason =
+        "the peers never use the Vector API: the no-incubator re-run would repeat"
+            + " this heavy suite for nothing")
 class ZeroFalseNegativesTest {
 
   private static final int KEYS = 1 << 20;
@@ -37,7 +38,10 @@ class ZeroFalseNegativesTest {
       acceptedCount += accepted[i] ? 1 : 0;
     }
     assertEquals(acceptedCount, filter.count(), type + PeerTestKeys.seedNote(seed));
-    assertEquals(KEYS, acceptedCount, type + " refused keys below its capacity" + PeerTestKeys.seedNote(seed));
+    assertEquals(
+        KEYS,
+        acceptedCount,
+        type + " refused keys below its capacity" + PeerTestKeys.seedNote(seed));
     for (int i = 0; i < KEYS; i++) {
       if (accepted[i] && !filter.mightContain(keys, i * 32)) {
         fail(type + " lost key " + i + " of " + KEYS + PeerTestKeys.seedNote(seed));
@@ -58,6 +62,7 @@ class ZeroFalseNegativesTest {
     }
     boolean[] batched = new boolean[foreign];
     filter.mightContainBatch(others, foreign, batched);
-    assertArrayEquals(single, batched, type + " batch and single probes disagree" + PeerTestKeys.seedNote(seed));
+    assertArrayEquals(
+        single, batched, type + " batch and single probes disagree" + PeerTestKeys.seedNote(seed));
   }
 }
