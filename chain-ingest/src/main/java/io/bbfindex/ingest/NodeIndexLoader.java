@@ -13,6 +13,7 @@ import io.bbfindex.ingest.leveldb.LevelDbReadException;
 import io.bbfindex.ingest.leveldb.LevelDbSnapshot;
 import io.bbfindex.ingest.leveldb.NodeLockProbe;
 import io.bbfindex.ingest.leveldb.Obfuscation;
+import io.bbfindex.ingest.records.BlockInfo;
 import io.bbfindex.ingest.records.BlockLocator;
 import io.bbfindex.ingest.records.DbKeys;
 import io.bbfindex.ingest.records.DiskBlockIndex;

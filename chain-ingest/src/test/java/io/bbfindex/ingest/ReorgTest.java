@@ -8,8 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bbfindex.ingest.chain.ChainWork;
 import io.bbfindex.ingest.encoding.CoreVarInt;
+import io.bbfindex.ingest.records.BlockInfo;
 import io.bbfindex.ingest.records.BlockStatus;
 import io.bbfindex.ingest.records.DbKeys;
+import io.bbfindex.ingest.records.TxLocation;
 import io.bbfindex.ingest.testing.CoreLevelDbWriter;
 import io.bbfindex.ingest.testing.Fixtures;
 import io.bbfindex.ingest.testing.Fixtures.Archive;

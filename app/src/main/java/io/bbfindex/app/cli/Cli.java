@@ -28,8 +28,9 @@ public final class Cli {
       answering most negatives from SIMD blocked Bloom filters without touching disk.
 
       commands:
-        serve    serve lookups over HTTP (no options: the embedded mainnet 0-599 demo on 127.0.0.1:8080)
-        ingest   build the filters of a Bitcoin Core data directory
+        serve    serve lookups over HTTP (no options: the embedded mainnet 0-599 demo on 127.0.0.1:8080;
+                 --eth-rpc URL: Ethereum transaction lookups, alone or beside --datadir)
+        ingest   build the filters of a Bitcoin Core data directory (or, with --eth-rpc, of an Ethereum node)
         bench    (launcher only) benchmarks: bench store|scale|http|ingest|filters|paper
         test     (launcher only) build and run every test
 
@@ -60,7 +61,10 @@ public final class Cli {
     try {
       switch (command) {
         case "serve" -> {
-          ServeCommand.Started started = ServeCommand.start(rest, out, err, access, home);
+          ServeCommand.Started started =
+              EthCommands.wanted(rest)
+                  ? EthCommands.serve(rest, out, err, access, home)
+                  : ServeCommand.start(rest, out, err, access, home);
           if (started == null) {
             return OK;
           }
@@ -69,7 +73,13 @@ public final class Cli {
           started.service().awaitClose();
           return SERVING;
         }
-        case "ingest" -> IngestCommand.run(rest, out, err, access);
+        case "ingest" -> {
+          if (EthCommands.wanted(rest)) {
+            EthCommands.ingest(rest, out, err);
+          } else {
+            IngestCommand.run(rest, out, err, access);
+          }
+        }
         case "bench" ->
             throw new UsageException(
                 "the benchmarks are not part of the product: run ./bbf-index bench"

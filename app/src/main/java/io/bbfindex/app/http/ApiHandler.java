@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.bbfindex.app.eth.EthApi;
 import io.bbfindex.app.lookup.BlockAnswer;
 import io.bbfindex.app.lookup.ChainBackend;
 import io.bbfindex.app.lookup.LookupService;
@@ -85,10 +86,22 @@ public final class ApiHandler extends ChannelInboundHandlerAdapter {
   private final Supplier<String> metricsText;
   private final Map<Route, Timer> timers = new EnumMap<>(Route.class);
 
+  /** The Ethereum routes, or null when the server has no Ethereum source. */
+  private final EthApi eth;
+
   /**
    * @param metricsText renders the Prometheus exposition text for {@code GET /metrics}
    */
   public ApiHandler(LookupService lookups, Metrics metrics, Supplier<String> metricsText) {
+    this(lookups, metrics, metricsText, null);
+  }
+
+  /**
+   * @param eth the Ethereum routes ({@code /v1/eth/...}), or null for a Bitcoin-only server
+   */
+  public ApiHandler(
+      LookupService lookups, Metrics metrics, Supplier<String> metricsText, EthApi eth) {
+    this.eth = eth;
     this.lookups = Objects.requireNonNull(lookups, "lookups");
     this.metricsText = Objects.requireNonNull(metricsText, "metricsText");
     for (Route r : Route.values()) {
@@ -188,6 +201,7 @@ public final class ApiHandler extends ChannelInboundHandlerAdapter {
               Unpooled.wrappedBuffer(metricsText.get().getBytes(StandardCharsets.UTF_8)));
       case LIVEZ -> response(HttpResponseStatus.OK, APPLICATION_JSON, Unpooled.wrappedBuffer(LIVE));
       case READYZ -> readyz();
+      case ETH_TX, ETH_TX_BATCH, ETH_STATUS -> eth(route, request, path);
       case OTHER -> throw new IllegalStateException("unreachable: " + route);
     };
   }
@@ -305,6 +319,27 @@ public final class ApiHandler extends ChannelInboundHandlerAdapter {
     return response(HttpResponseStatus.OK, APPLICATION_JSON, body);
   }
 
+  /** The {@code /v1/eth/...} routes, answered by {@link EthApi}. */
+  private FullHttpResponse eth(Route route, FullHttpRequest request, String path) {
+    if (eth == null) {
+      throw new ApiError.Exception(
+          new ApiError(
+              HttpResponseStatus.NOT_FOUND,
+              "no_eth_source",
+              "this server has no Ethereum source; start it with serve --eth-rpc URL"));
+    }
+    EthApi.Reply reply =
+        switch (route) {
+          case ETH_TX -> eth.tx(path);
+          case ETH_TX_BATCH -> eth.batch(new ByteBufInputStream(request.content().duplicate()));
+          default -> eth.status();
+        };
+    return response(
+        HttpResponseStatus.valueOf(reply.status()),
+        APPLICATION_JSON,
+        Unpooled.wrappedBuffer(reply.body()));
+  }
+
   private static ApiError.Exception notAnArray() {
     return new ApiError.Exception(
         ApiError.badRequest("malformed_body", "the body must be a JSON array of txid strings"));
@@ -337,6 +372,13 @@ public final class ApiHandler extends ChannelInboundHandlerAdapter {
       return error(
           new ApiError(
               HttpResponseStatus.SERVICE_UNAVAILABLE, "not_ready", "the index is not loaded"));
+    }
+    if (eth != null && !eth.index().caughtUp()) {
+      return error(
+          new ApiError(
+              HttpResponseStatus.SERVICE_UNAVAILABLE,
+              "not_ready",
+              "the Ethereum index is catching up with the node"));
     }
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("ready", true);

@@ -1,5 +1,6 @@
 package io.bbfindex.app.http;
 
+import io.bbfindex.app.eth.EthApi;
 import io.netty.handler.codec.http.HttpMethod;
 
 /**
@@ -15,6 +16,9 @@ enum Route {
   METRICS("metrics", HttpMethod.GET),
   LIVEZ("livez", HttpMethod.GET),
   READYZ("readyz", HttpMethod.GET),
+  ETH_TX("eth_tx", HttpMethod.GET),
+  ETH_TX_BATCH("eth_tx_batch", HttpMethod.POST),
+  ETH_STATUS("eth_status", HttpMethod.GET),
   /** Any path no route matches, and requests the codec could not decode. */
   OTHER("other", null);
 
@@ -46,6 +50,9 @@ enum Route {
    * gets a 400 naming the problem rather than a 404.
    */
   static Route of(String path) {
+    if (path.startsWith(EthApi.TX_PREFIX)) {
+      return path.equals(EthApi.TX_BATCH_PATH) ? ETH_TX_BATCH : ETH_TX;
+    }
     if (path.startsWith(TX_PREFIX)) {
       return path.equals(TX_BATCH_PATH) ? TX_BATCH : TX;
     }
@@ -58,6 +65,7 @@ enum Route {
       case "/metrics" -> METRICS;
       case "/livez" -> LIVEZ;
       case "/readyz" -> READYZ;
+      case EthApi.STATUS_PATH -> ETH_STATUS;
       default -> OTHER;
     };
   }

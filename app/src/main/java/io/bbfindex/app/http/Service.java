@@ -1,8 +1,11 @@
 package io.bbfindex.app.http;
 
+import io.bbfindex.app.eth.EthApi;
+import io.bbfindex.app.eth.EthMetrics;
 import io.bbfindex.app.lookup.ChainBackend;
 import io.bbfindex.app.lookup.LookupService;
 import io.bbfindex.app.metrics.Metrics;
+import io.bbfindex.eth.EthIndex;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
@@ -19,8 +22,16 @@ public final class Service implements AutoCloseable {
   private final Metrics metrics;
   private final HttpServer server;
 
+  /** The Ethereum source, or null. */
+  private final EthIndex eth;
+
   private Service(
-      ChainBackend backend, PrometheusMeterRegistry registry, Metrics metrics, HttpServer server) {
+      ChainBackend backend,
+      PrometheusMeterRegistry registry,
+      Metrics metrics,
+      HttpServer server,
+      EthIndex eth) {
+    this.eth = eth;
     this.backend = backend;
     this.registry = registry;
     this.metrics = metrics;
@@ -33,18 +44,43 @@ public final class Service implements AutoCloseable {
    */
   public static Service start(ChainBackend backend, InetSocketAddress address, int maxBodyBytes)
       throws IOException {
+    return start(backend, null, address, maxBodyBytes);
+  }
+
+  /**
+   * As {@link #start(ChainBackend, InetSocketAddress, int)}, plus the Ethereum source {@code eth}
+   * (or null): its routes and meters are added, and it follows the node's head until the service
+   * closes it.
+   */
+  public static Service start(
+      ChainBackend backend, EthIndex eth, InetSocketAddress address, int maxBodyBytes)
+      throws IOException {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     try {
       Metrics metrics = new Metrics(registry, version());
       metrics.bindBackend(backend);
+      EthApi ethApi = null;
+      if (eth != null) {
+        EthMetrics.bind(registry, eth);
+        ethApi = new EthApi(eth, registry);
+      }
       ApiHandler handler =
-          new ApiHandler(new LookupService(backend, metrics), metrics, registry::scrape);
+          new ApiHandler(new LookupService(backend, metrics), metrics, registry::scrape, ethApi);
       HttpServer server = HttpServer.start(address, new HttpInitializer(handler, maxBodyBytes));
       metrics.bindEventLoops(server.eventLoops());
-      return new Service(backend, registry, metrics, server);
+      if (eth != null) {
+        eth.startFollowing();
+      }
+      return new Service(backend, registry, metrics, server, eth);
     } catch (IOException | RuntimeException e) {
       registry.close();
-      backend.close();
+      try {
+        backend.close();
+      } finally {
+        if (eth != null) {
+          eth.close();
+        }
+      }
       throw e;
     }
   }
@@ -67,6 +103,11 @@ public final class Service implements AutoCloseable {
     return backend;
   }
 
+  /** The Ethereum source, or null. */
+  public EthIndex eth() {
+    return eth;
+  }
+
   /** Blocks until the server stops. */
   public void awaitClose() throws InterruptedException {
     server.awaitClose();
@@ -80,7 +121,13 @@ public final class Service implements AutoCloseable {
       try {
         backend.close();
       } finally {
-        registry.close();
+        try {
+          if (eth != null) {
+            eth.close();
+          }
+        } finally {
+          registry.close();
+        }
       }
     }
   }

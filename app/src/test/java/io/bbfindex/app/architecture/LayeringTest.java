@@ -37,6 +37,7 @@ class LayeringTest {
   private static final String FILTERS = "io.bbfindex.filters..";
   private static final String INGEST = "io.bbfindex.ingest..";
   private static final String APP = "io.bbfindex.app..";
+  private static final String ETH = "io.bbfindex.eth..";
 
   private static JavaClasses product;
   private static JavaClasses everything;
@@ -77,6 +78,20 @@ class LayeringTest {
         .dependOnClassesThat()
         .resideInAnyPackage(APP, "io.netty..", "io.micrometer..", "com.fasterxml.jackson..")
         .because("chain-ingest reads Bitcoin Core's data and builds filters; serving is the app's")
+        .check(product);
+  }
+
+  @Test
+  void ethIngestKnowsNothingOfBitcoinNorOfTheApp() {
+    noClasses()
+        .that()
+        .resideInAPackage(ETH)
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(APP, INGEST, "org.bitcoinj..", "io.netty..", "io.micrometer..")
+        .because(
+            "eth-ingest reads an Ethereum node over JSON-RPC and builds filters; serving is the"
+                + " app's")
         .check(product);
   }
 

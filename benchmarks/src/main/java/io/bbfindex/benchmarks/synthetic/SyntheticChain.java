@@ -2,9 +2,9 @@ package io.bbfindex.benchmarks.synthetic;
 
 import static org.fusesource.leveldbjni.JniDBFactory.factory;
 
-import io.bbfindex.ingest.BlockInfo;
 import io.bbfindex.ingest.blockfile.BlocksXorKey;
 import io.bbfindex.ingest.encoding.CoreVarInt;
+import io.bbfindex.ingest.records.BlockInfo;
 import io.bbfindex.ingest.records.BlockStatus;
 import io.bbfindex.ingest.records.DbKeys;
 import io.bbfindex.ingest.records.TxRecordConsumer;

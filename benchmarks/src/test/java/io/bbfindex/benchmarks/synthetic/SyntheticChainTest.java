@@ -5,13 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.bbfindex.ingest.BlockInfo;
-import io.bbfindex.ingest.TxLocation;
 import io.bbfindex.ingest.blockfile.BlockFileReader;
 import io.bbfindex.ingest.blockfile.BlocksXorKey;
 import io.bbfindex.ingest.leveldb.LevelDbSnapshot;
+import io.bbfindex.ingest.records.BlockInfo;
 import io.bbfindex.ingest.records.DbKeys;
 import io.bbfindex.ingest.records.DiskBlockIndex;
+import io.bbfindex.ingest.records.TxLocation;
 import io.bbfindex.ingest.txindex.HashedKeys;
 import io.bbfindex.ingest.txindex.HashedTxLookup;
 import java.nio.ByteBuffer;

@@ -1,8 +1,8 @@
 package io.bbfindex.ingest.build;
 
 import io.bbfindex.ingest.BlockFileInfo;
-import io.bbfindex.ingest.BlockInfo;
 import io.bbfindex.ingest.NodeIndex;
+import io.bbfindex.ingest.records.BlockInfo;
 import io.bbfindex.ingest.txindex.BlockDataTxSource;
 import java.nio.file.Path;
 import java.util.Collection;

@@ -26,7 +26,8 @@ import java.util.Objects;
  * billion txids by file (tens of GB), every per-file filter is sized <em>before</em> the scan from
  * the block index (the sum of nTx of the blocks stored in the file, an upper bound of its rows) and
  * each row is inserted directly into its file's filter and the summary ({@link TxFilterPass}).
- * Memory is the filters themselves (about 1.2 bytes per txid at 1 %); when the per-file filters to
+ * Memory is the filters themselves (per-file filters 2.1 bytes a txid at 1 % with today's
+ * power-of-two geometries, `./bbf-index bench scale`; docs/benchmarks.md); when the filters to
  * rebuild exceed {@link BuildOptions#memoryBudgetBytes()}, the rest are built in further scans. A
  * file whose rows exceed its planned capacity (a block index that undercounts) is rebuilt at its
  * real count in another scan, so no filter ever runs above its target FPR.
@@ -69,11 +70,12 @@ import java.util.Objects;
  * <h2>Parallelism</h2>
  *
  * Decoding dominates a scan (LevelDB iteration through JNI, Core VARINTs: about 1 M rows per
- * core-second, against tens of millions of inserts per second into cache-resident per-file
- * filters), so with {@link BuildOptions#parallelism()} p > 1 the scan is split by the txid's first
- * byte over p - 1 decoder threads with their own iterators, feeding one inserter thread ({@link
- * ParallelTxScan}; one writer per filter, as BBF inserts are not atomic). Verifying the existing
- * filter files (CRC32C of every byte) and writing the new ones also run on p threads.
+ * core-second in `./bbf-index bench ingest`, where a filter insert costs a few ns: see
+ * FilterBenchmark.insert in `./bbf-index bench filters`), so with {@link
+ * BuildOptions#parallelism()} p > 1 the scan is split by the txid's first byte over p - 1 decoder
+ * threads with their own iterators, feeding one inserter thread ({@link ParallelTxScan}; one writer
+ * per filter, as BBF inserts are not atomic). Verifying the existing filter files (CRC32C of every
+ * byte) and writing the new ones also run on p threads.
  */
 public final class FilterBuilder {
 
@@ -99,7 +101,7 @@ public final class FilterBuilder {
    * @throws FilterBuildException if another build holds the directory, or the block index is
    *     unusable for sizing
    * @throws IOException if writing fails (the old manifest then still stands)
-   * @throws io.bbfindex.ingest.IndexReadException if a txindex row is corrupt
+   * @throws io.bbfindex.ingest.records.IndexReadException if a txindex row is corrupt
    */
   public static BuildReport build(
       NodeIndex index, Path outDir, BuildOptions opts, ProgressListener progress)

@@ -147,7 +147,7 @@ final class FilterScan {
    * Scans as often as needed (not at all when the plan needs no scan).
    *
    * @throws IOException if writing a filter fails
-   * @throws io.bbfindex.ingest.IndexReadException if a txindex row is corrupt
+   * @throws io.bbfindex.ingest.records.IndexReadException if a txindex row is corrupt
    */
   Outcome run() throws IOException {
     boolean[] summaryTakes = new boolean[source.fileSlots()];
@@ -340,7 +340,8 @@ final class FilterScan {
   /**
    * Decoder threads for a scan with {@code parallelism} cores: none below 3 cores. With two, one
    * decoder and one inserter only overlap the inserts (a small share of a row's cost) and pay a
-   * hand-off per batch; measured on a shared 2-core machine it was slower than the inline scan.
+   * hand-off per batch; on a shared 2-core machine it was slower than the inline scan (`./bbf-index
+   * bench ingest --decoders 1` against the default; docs/benchmarks.md, "Ingest").
    */
   static int decoders(int parallelism) {
     return parallelism >= 3 ? parallelism - 1 : 0;

@@ -1,7 +1,7 @@
 package io.bbfindex.ingest.build;
 
 import io.bbfindex.ingest.BlockFileInfo;
-import io.bbfindex.ingest.BlockInfo;
+import io.bbfindex.ingest.records.BlockInfo;
 import io.bbfindex.ingest.records.BlockStatus;
 import java.nio.file.Path;
 import java.security.MessageDigest;

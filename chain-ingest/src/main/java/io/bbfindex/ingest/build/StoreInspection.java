@@ -1,7 +1,7 @@
 package io.bbfindex.ingest.build;
 
 import io.bbfindex.filters.io.LoadedFilter;
-import io.bbfindex.ingest.store.FilterFiles;
+import io.bbfindex.ingest.store.ExpectedFilterFile;
 import io.bbfindex.ingest.store.FilterStoreException;
 import io.bbfindex.ingest.store.Manifest;
 import io.bbfindex.ingest.store.Manifest.FileEntry;
@@ -64,7 +64,7 @@ final class StoreInspection implements AutoCloseable {
     }
     String badBlockHashes = null;
     try {
-      FilterFiles.loadExpected(outDir.resolve(m.blocks().name()), m.blocks().headerCrc()).close();
+      ExpectedFilterFile.load(outDir.resolve(m.blocks().name()), m.blocks().headerCrc()).close();
     } catch (FilterStoreException e) {
       badBlockHashes = e.getMessage();
     }
@@ -72,7 +72,7 @@ final class StoreInspection implements AutoCloseable {
     String badSummary = null;
     try {
       summary =
-          FilterFiles.loadExpected(outDir.resolve(m.summary().name()), m.summary().headerCrc());
+          ExpectedFilterFile.load(outDir.resolve(m.summary().name()), m.summary().headerCrc());
     } catch (FilterStoreException e) {
       badSummary = e.getMessage();
     }
@@ -82,7 +82,7 @@ final class StoreInspection implements AutoCloseable {
 
   /** Why the filter file of {@code e} is unusable, or null when it verifies. */
   private static String fileFilterProblem(Path outDir, FileEntry e) {
-    try (LoadedFilter l = FilterFiles.loadExpected(outDir.resolve(e.name()), e.headerCrc())) {
+    try (LoadedFilter l = ExpectedFilterFile.load(outDir.resolve(e.name()), e.headerCrc())) {
       if (l.metadata().blockFile() != e.file() || l.filter().count() != e.keys()) {
         return "filter file does not describe block file "
             + e.file()

@@ -133,7 +133,7 @@ public final class FilterStore implements AutoCloseable {
   private record Check(String name, int headerCrc, FilterKind kind, int blockFile, long keys) {
     LoadedFilter load(Path dir, long salt) throws FilterStoreException {
       Path file = dir.resolve(name);
-      LoadedFilter l = FilterFiles.loadExpected(file, headerCrc);
+      LoadedFilter l = ExpectedFilterFile.load(file, headerCrc);
       String problem = null;
       FilterMetadata meta = l.metadata();
       if (meta.kind() != kind) {
@@ -167,7 +167,8 @@ public final class FilterStore implements AutoCloseable {
   /**
    * Whether {@code keys[offset .. offset+32)} (a txid, internal order) may be on chain: one cache
    * line, through the filter's own kernel (the SIMD one measured 2.5-3x faster than the scalar one
-   * for single keys in this store's k = 8, lw = 64 shape; the README's "HTTP" section).
+   * for single keys in this store's k = 8, lw = 64 shape: FilterBenchmark.positive/negative with -p
+   * type=BBF_SIMD_LW64 vs BBF_SCALAR in `./bbf-index bench filters`; docs/benchmarks.md).
    */
   public boolean mightContainTx(byte[] keys, int offset) {
     return summary.filter().mightContain(keys, offset);

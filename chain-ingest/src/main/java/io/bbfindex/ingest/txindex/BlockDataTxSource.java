@@ -1,11 +1,11 @@
 package io.bbfindex.ingest.txindex;
 
-import io.bbfindex.ingest.BlockInfo;
-import io.bbfindex.ingest.IndexReadException;
 import io.bbfindex.ingest.blockfile.BlockFileReader;
 import io.bbfindex.ingest.blockfile.BlocksXorKey;
 import io.bbfindex.ingest.encoding.CorruptRecordException;
+import io.bbfindex.ingest.records.BlockInfo;
 import io.bbfindex.ingest.records.BlockStatus;
+import io.bbfindex.ingest.records.IndexReadException;
 import io.bbfindex.ingest.records.TxRecordConsumer;
 import java.io.IOException;
 import java.io.InterruptedIOException;

@@ -2,11 +2,11 @@ package io.bbfindex.ingest.txindex;
 
 import static io.bbfindex.ingest.encoding.HashKeys.toDisplayHex;
 
-import io.bbfindex.ingest.BlockInfo;
-import io.bbfindex.ingest.TxLocation;
 import io.bbfindex.ingest.blockfile.BlockFileReader;
 import io.bbfindex.ingest.encoding.CorruptRecordException;
 import io.bbfindex.ingest.leveldb.LevelDbSnapshot;
+import io.bbfindex.ingest.records.BlockInfo;
+import io.bbfindex.ingest.records.TxLocation;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bbfindex.ingest.BlockFileInfo;
-import io.bbfindex.ingest.BlockInfo;
 import io.bbfindex.ingest.NodeIndex;
+import io.bbfindex.ingest.records.BlockInfo;
 import io.bbfindex.ingest.records.TxRecordConsumer;
 import io.bbfindex.ingest.store.FilterInfo;
 import io.bbfindex.ingest.store.FilterStore;

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.bbfindex.filters.BbfSizing;
 import io.bbfindex.filters.BlockedBloomFilter;
-import io.bbfindex.ingest.IndexReadException;
+import io.bbfindex.ingest.records.IndexReadException;
 import io.bbfindex.ingest.testing.SyntheticTxIndex;
 import io.bbfindex.ingest.testing.TxIndexOnly;
 import java.io.IOException;

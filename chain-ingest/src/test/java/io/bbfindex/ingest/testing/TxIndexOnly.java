@@ -1,13 +1,13 @@
 package io.bbfindex.ingest.testing;
 
 import io.bbfindex.ingest.DataDirException;
-import io.bbfindex.ingest.IndexReadException;
 import io.bbfindex.ingest.leveldb.LevelDbOpenException;
 import io.bbfindex.ingest.leveldb.LevelDbSnapshot;
 import io.bbfindex.ingest.leveldb.Obfuscation;
 import io.bbfindex.ingest.records.BlockLocator;
 import io.bbfindex.ingest.records.DbKeys;
 import io.bbfindex.ingest.records.DiskTxPos;
+import io.bbfindex.ingest.records.IndexReadException;
 import io.bbfindex.ingest.records.TxIndexScan;
 import io.bbfindex.ingest.records.TxRecordConsumer;
 import java.io.IOException;

@@ -3,10 +3,10 @@ package io.bbfindex.ingest.txindex;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import io.bbfindex.ingest.BlockInfo;
 import io.bbfindex.ingest.NodeIndex;
 import io.bbfindex.ingest.encoding.CorruptRecordException;
 import io.bbfindex.ingest.encoding.HashKeys;
+import io.bbfindex.ingest.records.BlockInfo;
 import io.bbfindex.ingest.testing.Fixtures;
 import io.bbfindex.ingest.testing.HashedFixtures;
 import java.io.IOException;

@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.bbfindex.ingest.BlockInfo;
 import io.bbfindex.ingest.NodeIndex;
-import io.bbfindex.ingest.TxLocation;
+import io.bbfindex.ingest.records.BlockInfo;
+import io.bbfindex.ingest.records.TxLocation;
 import io.bbfindex.ingest.testing.Fixtures;
 import io.bbfindex.ingest.testing.HashedFixtures;
 import io.bbfindex.ingest.testing.HashedFixtures.Archive;

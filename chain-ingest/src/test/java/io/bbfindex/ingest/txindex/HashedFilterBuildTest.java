@@ -4,12 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bbfindex.filters.BlockedBloomFilter;
-import io.bbfindex.ingest.BlockInfo;
 import io.bbfindex.ingest.NodeIndex;
 import io.bbfindex.ingest.build.BuildOptions;
 import io.bbfindex.ingest.build.BuildReport;
 import io.bbfindex.ingest.build.FilterBuilder;
 import io.bbfindex.ingest.build.ProgressListener;
+import io.bbfindex.ingest.records.BlockInfo;
 import io.bbfindex.ingest.records.BlockStatus;
 import io.bbfindex.ingest.store.FilterStore;
 import io.bbfindex.ingest.testing.Fixtures;

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bbfindex.ingest.DataDirException;
-import io.bbfindex.ingest.IndexReadException;
 import io.bbfindex.ingest.NodeIndex;
+import io.bbfindex.ingest.records.IndexReadException;
 import io.bbfindex.ingest.testing.CoreLevelDbWriter;
 import io.bbfindex.ingest.testing.Fixtures;
 import io.bbfindex.ingest.testing.HashedFixtures;

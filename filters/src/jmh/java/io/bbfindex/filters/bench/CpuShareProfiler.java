@@ -17,8 +17,8 @@ import org.openjdk.jmh.results.ScalarResult;
  * Reports {@code cpu.share}: the CPU time the benchmark threads got during an iteration divided by
  * the iteration's wall time. On a quiet machine it is 1.0; on a 2-core machine shared with other
  * builds it falls (0.3 was seen, as {@code cpu_share_min} of {@code bench filters}), and a time per
- * operation measured by the wall clock is inflated by 1 / share. {@link BenchMain} multiplies the
- * score by it ("CPU-time ns") so ratios taken minutes apart stay comparable; it removes time
+ * operation measured by the wall clock is inflated by 1 / share. {@link FilterBenchMain} multiplies
+ * the score by it ("CPU-time ns") so ratios taken minutes apart stay comparable; it removes time
  * slicing, not cache interference.
  */
 public final class CpuShareProfiler implements InternalProfiler {

@@ -22,7 +22,7 @@ public enum FilterKind {
   /** Block hashes. */
   BLOCK_HASHES(3, "block-hashes"),
 
-  /** Txids of a range of block files. */
+  /** Transaction hashes of a range of blocks (Ethereum) or block files. */
   TX_RANGE(4, "tx-range");
 
   private static final FilterKind[] BY_CODE = values();

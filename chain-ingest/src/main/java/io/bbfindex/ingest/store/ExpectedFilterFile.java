@@ -13,9 +13,9 @@ import java.util.Locale;
  * its CRC identifies one exact file without reading the data twice ({@link FilterFile#load} already
  * checks the data against it).
  */
-public final class FilterFiles {
+public final class ExpectedFilterFile {
 
-  private FilterFiles() {}
+  private ExpectedFilterFile() {}
 
   /**
    * Loads {@code file} (full validation by {@link FilterFile#load}) and checks that it is the file
@@ -23,8 +23,7 @@ public final class FilterFiles {
    *
    * @throws FilterStoreException naming the file if it is missing, corrupt or not the manifest's
    */
-  public static LoadedFilter loadExpected(Path file, int expectedHeaderCrc)
-      throws FilterStoreException {
+  public static LoadedFilter load(Path file, int expectedHeaderCrc) throws FilterStoreException {
     if (!Files.exists(file)) {
       throw new FilterStoreException(file, "filter file is missing");
     }

@@ -38,7 +38,7 @@ import org.openjdk.jmh.runner.options.VerboseMode;
  * speed targets. {@code paper}: the paper's Fig. 5 and extra bits ({@link FprExperiment}, by
  * counting), Fig. 6 and Fig. 7 ({@link PaperBenchmark}), with PNG plots in {@code docs/img/}.
  */
-public final class BenchMain {
+public final class FilterBenchMain {
 
   /** JVM flags of every fork: the Vector API, a heap for n = 10^8 key sets, no AWT display. */
   static final String[] FORK_JVM_ARGS = {
@@ -107,7 +107,7 @@ public final class BenchMain {
   private final List<Row> rows = new ArrayList<>();
   private final Map<String, String> summary = new LinkedHashMap<>();
 
-  BenchMain(Settings settings, Path home) {
+  FilterBenchMain(Settings settings, Path home) {
     this.settings = settings;
     this.home = home;
   }
@@ -127,7 +127,7 @@ public final class BenchMain {
       usage("name a suite");
     }
     Path home = Path.of(System.getProperty("bbf.home", ".")).toAbsolutePath().normalize();
-    BenchMain main = new BenchMain(Settings.of(quick), home);
+    FilterBenchMain main = new FilterBenchMain(Settings.of(quick), home);
     Instant start = Instant.now();
     if (suite.equals("filters")) {
       main.filters();
@@ -425,7 +425,7 @@ public final class BenchMain {
     put("line_read_batch_ns_16mib", line);
 
     out.println();
-    out.println("Targets (filters issue), ratios of times from this run:");
+    out.println("Targets, ratios of times from this run:");
     out.printf("%-46s %-12s %10s  %s%n", "ratio", "target", "measured", "verdict");
     out.println(
         "  single-key calls in a loop: throughput, the paper's metric (searches/s = 1e9 / ns):");
@@ -808,7 +808,7 @@ public final class BenchMain {
 
     @Override
     public String toString() {
-      return name + " " + BenchMain.bytes(bytes);
+      return name + " " + FilterBenchMain.bytes(bytes);
     }
   }
 

@@ -1,4 +1,4 @@
-package io.bbfindex.ingest;
+package io.bbfindex.ingest.records;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

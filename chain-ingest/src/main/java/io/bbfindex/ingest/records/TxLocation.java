@@ -1,4 +1,4 @@
-package io.bbfindex.ingest;
+package io.bbfindex.ingest.records;
 
 import io.bbfindex.ingest.encoding.HashKeys;
 import java.util.Arrays;

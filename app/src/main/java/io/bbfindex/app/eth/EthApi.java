@@ -1,0 +1,216 @@
+package io.bbfindex.app.eth;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.bbfindex.eth.EthAnswer;
+import io.bbfindex.eth.EthIndex;
+import io.bbfindex.eth.EthStatus;
+import io.bbfindex.eth.TxHash;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The Ethereum routes, independent of the HTTP server: {@code GET /v1/eth/tx/{hash}}, {@code POST
+ * /v1/eth/tx/lookup} (a JSON array of hashes, answered in order) and {@code GET /v1/eth/status}.
+ * Each returns an {@link Reply} (status and JSON body) that the server writes.
+ *
+ * <p>Answers: 200 {@code {"hash","present":true,"status":"confirmed","blockNumber","blockHash",
+ * "transactionIndex","confirmations"}} or {@code "status":"pending"}; 404 {@code
+ * {"hash","present":false}}; 400 with a reason for anything but {@code 0x} + 64 hex digits; 503
+ * {@code catching_up} for a hash the index does not hold while it is still being built.
+ */
+public final class EthApi {
+  /** Path prefix of the single lookup. */
+  public static final String TX_PREFIX = "/v1/eth/tx/";
+
+  /** Path of the batch lookup. */
+  public static final String TX_BATCH_PATH = "/v1/eth/tx/lookup";
+
+  /** Path of the status document. */
+  public static final String STATUS_PATH = "/v1/eth/status";
+
+  /** Largest batch, as for Bitcoin's {@code POST /v1/tx/lookup}. */
+  public static final int MAX_BATCH = 10_000;
+
+  private static final ObjectMapper MAPPER = new ObjectMapper();
+  private static final JsonFactory JSON_FACTORY = MAPPER.getFactory();
+
+  private final EthIndex index;
+  private final Counter confirmed;
+  private final Counter pending;
+  private final Counter absent;
+
+  /** An HTTP status and a JSON body. */
+  public record Reply(int status, byte[] body) {}
+
+  public EthApi(EthIndex index, MeterRegistry registry) {
+    this.index = index;
+    this.confirmed = lookups(registry, "confirmed");
+    this.pending = lookups(registry, "pending");
+    this.absent = lookups(registry, "absent");
+  }
+
+  private static Counter lookups(MeterRegistry registry, String outcome) {
+    return Counter.builder("bbf.eth.lookups")
+        .description("Ethereum transaction lookups by outcome")
+        .tag("outcome", outcome)
+        .register(registry);
+  }
+
+  public EthIndex index() {
+    return index;
+  }
+
+  /** {@code GET /v1/eth/tx/{hash}} for {@code path}. */
+  public Reply tx(String path) {
+    String text = path.substring(TX_PREFIX.length());
+    String problem = TxHash.problem(text);
+    if (problem != null) {
+      return error(
+          400,
+          "malformed_hash",
+          "transaction hash must be 0x followed by 64 hex digits: " + problem);
+    }
+    byte[] key = TxHash.parse(text).toBytes();
+    try {
+      Optional<EthAnswer> a = index.lookup(key, 0);
+      StringBuilder out = new StringBuilder(256);
+      write(out, text.toLowerCase(java.util.Locale.ROOT), a);
+      return new Reply(
+          a.isPresent() ? 200 : 404, out.toString().getBytes(StandardCharsets.US_ASCII));
+    } catch (EthIndex.CatchingUpException e) {
+      return catchingUp(e);
+    }
+  }
+
+  /** {@code POST /v1/eth/tx/lookup} with {@code body}, a JSON array of hash strings. */
+  public Reply batch(InputStream body) {
+    List<String> hashes = new ArrayList<>();
+    try (JsonParser parser = JSON_FACTORY.createParser(body)) {
+      if (parser.nextToken() != JsonToken.START_ARRAY) {
+        return error(
+            400, "malformed_body", "the body must be a JSON array of transaction hash strings");
+      }
+      for (JsonToken t = parser.nextToken(); t != JsonToken.END_ARRAY; t = parser.nextToken()) {
+        if (t != JsonToken.VALUE_STRING) {
+          return error(400, "malformed_hash", "hashes[" + hashes.size() + "] is not a string");
+        }
+        if (hashes.size() == MAX_BATCH) {
+          return error(
+              413,
+              "too_many_hashes",
+              "at most " + MAX_BATCH + " hashes per request; split the batch");
+        }
+        String text = parser.getText();
+        String problem = TxHash.problem(text);
+        if (problem != null) {
+          return error(
+              400,
+              "malformed_hash",
+              "hashes[" + hashes.size() + "] must be 0x followed by 64 hex digits: " + problem);
+        }
+        hashes.add(text);
+      }
+      if (parser.nextToken() != null) {
+        return error(400, "malformed_body", "unexpected content after the JSON array");
+      }
+    } catch (JsonProcessingException e) {
+      return error(400, "malformed_body", "body is not valid JSON: " + e.getOriginalMessage());
+    } catch (IOException e) {
+      return error(400, "malformed_body", "body could not be read: " + e.getMessage());
+    }
+    StringBuilder out = new StringBuilder(2 + hashes.size() * 200);
+    out.append('[');
+    byte[] key = new byte[TxHash.BYTES];
+    try {
+      for (int i = 0; i < hashes.size(); i++) {
+        if (i > 0) {
+          out.append(',');
+        }
+        String text = hashes.get(i);
+        TxHash.parse(text).copyTo(key, 0);
+        write(out, text.toLowerCase(java.util.Locale.ROOT), index.lookup(key, 0));
+      }
+    } catch (EthIndex.CatchingUpException e) {
+      return catchingUp(e);
+    }
+    out.append(']');
+    return new Reply(200, out.toString().getBytes(StandardCharsets.US_ASCII));
+  }
+
+  /** {@code GET /v1/eth/status}. */
+  public Reply status() {
+    EthStatus s = index.status();
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("rpc", index.nodeUrl());
+    body.put("head", s.head());
+    body.put("finalized", s.finalized());
+    body.put("servedTip", s.servedTip());
+    body.put("rangeBlocks", 1L << s.rangeBits());
+    body.put("ranges", s.ranges());
+    body.put("historyTxs", s.historyTxs());
+    body.put("tipBlocks", s.tipBlocks());
+    body.put("tipTxs", s.tipTxs());
+    body.put("pending", s.pending());
+    body.put("reorgs", s.reorgs());
+    body.put("caughtUp", s.caughtUp());
+    body.put("lastError", index.lastError());
+    body.put("rpcCalls", s.rpcCalls());
+    return json(200, body);
+  }
+
+  private void write(StringBuilder out, String hash, Optional<EthAnswer> answer) {
+    out.append("{\"hash\":\"").append(hash).append("\",\"present\":");
+    if (answer.isEmpty()) {
+      absent.increment();
+      out.append("false}");
+      return;
+    }
+    EthAnswer a = answer.get();
+    out.append("true,\"status\":\"").append(a.status().label()).append('"');
+    if (a.status() == EthAnswer.Status.CONFIRMED) {
+      confirmed.increment();
+      out.append(",\"blockNumber\":")
+          .append(a.location().blockNumber())
+          .append(",\"blockHash\":\"")
+          .append(a.location().blockHash().hex())
+          .append("\",\"transactionIndex\":")
+          .append(a.location().transactionIndex())
+          .append(",\"confirmations\":")
+          .append(a.confirmations());
+    } else {
+      pending.increment();
+    }
+    out.append('}');
+  }
+
+  private static Reply catchingUp(EthIndex.CatchingUpException e) {
+    return error(503, "catching_up", e.getMessage());
+  }
+
+  private static Reply error(int status, String error, String detail) {
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("error", error);
+    body.put("detail", detail);
+    return json(status, body);
+  }
+
+  private static Reply json(int status, Object body) {
+    try {
+      return new Reply(status, MAPPER.writeValueAsBytes(body));
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("cannot serialise the answer", e);
+    }
+  }
+}

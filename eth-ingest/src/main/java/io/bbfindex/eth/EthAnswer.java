@@ -1,0 +1,21 @@
+package io.bbfindex.eth;
+
+/**
+ * What the index says about a transaction hash that it knows: {@code location} and {@code
+ * confirmations} are set when {@code status} is {@link Status#CONFIRMED}, null and 0 when pending.
+ */
+public record EthAnswer(Status status, EthTxLocation location, long confirmations) {
+  public enum Status {
+    CONFIRMED,
+    PENDING;
+
+    /** The lower-case name the API writes. */
+    public String label() {
+      return name().toLowerCase(java.util.Locale.ROOT);
+    }
+  }
+
+  static EthAnswer pending() {
+    return new EthAnswer(Status.PENDING, null, 0);
+  }
+}

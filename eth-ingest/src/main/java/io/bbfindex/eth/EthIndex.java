@@ -1,0 +1,457 @@
+package io.bbfindex.eth;
+
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.math.BigInteger;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import org.web3j.protocol.core.methods.response.Transaction;
+
+/**
+ * Ethereum transaction lookups from a node: the finalized chain in {@link History} ranges, newer
+ * blocks in the {@link Tip}, pending transactions from the node's pending-transaction filter.
+ *
+ * <p>{@link #lookup} never calls the node: the history's record and the tip's map are exact, so a
+ * filter "no" and a "maybe" alike are answered in process. Before {@link #caughtUp()} (a store
+ * still being built) a hash the index does not hold is refused with {@link CatchingUpException}
+ * rather than called absent.
+ *
+ * <p>Consistency for concurrent lookups: the follower publishes a range to the history before
+ * dropping its blocks from the tip, and adds a mined block to the tip before dropping its
+ * transactions from the pending set; lookups read pending, then tip, then history, so a transaction
+ * moving along never falls between two of them.
+ */
+public final class EthIndex implements AutoCloseable {
+  private static final System.Logger LOG = System.getLogger(EthIndex.class.getName());
+  private static final long CHECKPOINT_NANOS = 30_000_000_000L;
+
+  /**
+   * A pending transaction not mined after this long is asked of the node again (dropped or
+   * replaced?).
+   */
+  private static final long PENDING_RECHECK_MILLIS = 120_000;
+
+  /** Rechecks per poll, so a flood of stale entries cannot slow the follower down much. */
+  private static final int PENDING_RECHECKS_PER_POLL = 20;
+
+  private final EthConfig config;
+  private final EthRpc rpc;
+  private final History history;
+  private final Tip tip = new Tip();
+  private final Map<TxHash, Long> pending = new ConcurrentHashMap<>();
+  private final AtomicLong reorgs = new AtomicLong();
+  private volatile long head = -1;
+  private volatile long finalized = -1;
+  private volatile boolean caughtUp;
+
+  /** When the last poll succeeded (System.nanoTime()), or 0. */
+  private volatile long lastGoodPoll;
+
+  /**
+   * After this long without a good poll, "absent" is no longer claimed: a new block may hold the
+   * hash.
+   */
+  static final long STALE_AFTER_NANOS = 30_000_000_000L;
+
+  private volatile String lastError;
+  private BigInteger pendingFilter;
+  private boolean pendingUnsupported;
+  private Thread follower;
+  private volatile boolean closing;
+
+  /**
+   * Held by whoever changes the index (ingest, a poll): one writer at a time; lookups never take
+   * it.
+   */
+  private final Object writer = new Object();
+
+  private EthIndex(EthConfig config, EthRpc rpc, History history) {
+    this.config = config;
+    this.rpc = rpc;
+    this.history = history;
+  }
+
+  /**
+   * Connects to the node and opens (or creates) the store.
+   *
+   * @throws IOException if the node cannot be reached or the store is damaged or of another chain
+   */
+  public static EthIndex open(EthConfig config) throws IOException {
+    EthRpc rpc = EthRpc.connect(config.rpcUrl(), config.rpcTimeout());
+    try {
+      TxHash genesis = rpc.block(0).hash();
+      return new EthIndex(
+          config, rpc, History.open(config.store(), config.rangeBits(), config.fpr(), genesis));
+    } catch (IOException | RuntimeException e) {
+      rpc.close();
+      throw e;
+    }
+  }
+
+  public EthConfig config() {
+    return config;
+  }
+
+  /** The node's URL without anything that may be a secret (user info, path, query). */
+  public String nodeUrl() {
+    return rpc.redactedUrl();
+  }
+
+  /** JSON-RPC calls sent so far, by method. */
+  public RpcCalls rpcCalls() {
+    return rpc.calls();
+  }
+
+  /**
+   * Where the transaction is, or empty when it is neither confirmed nor pending. Never calls the
+   * node.
+   *
+   * @param key the 32 hash bytes at {@code key[offset .. offset + 32)}
+   * @throws CatchingUpException when the index does not hold the hash but is not complete (the
+   *     store is still being built, the tip has not reached the head once, or no poll has succeeded
+   *     for 30 s), so "absent" would not be known
+   */
+  public Optional<EthAnswer> lookup(byte[] key, int offset) throws CatchingUpException {
+    if (!pending.isEmpty() && pending.containsKey(TxHash.of(key, offset))) {
+      return Optional.of(EthAnswer.pending());
+    }
+    Optional<EthTxLocation> at = tip.find(key, offset);
+    if (at.isEmpty()) {
+      at = history.find(key, offset);
+    }
+    if (at.isPresent()) {
+      return Optional.of(confirmed(at.get(), servedTip()));
+    }
+    if (!caughtUp) {
+      throw new CatchingUpException(
+          "the index is catching up with the node ("
+              + history.rangeCount()
+              + " ranges stored, block "
+              + servedTip()
+              + " of "
+              + head
+              + "); only hashes it already holds are answered");
+    }
+    if (System.nanoTime() - lastGoodPoll > STALE_AFTER_NANOS) {
+      throw new CatchingUpException(
+          "the node has not been reached for over "
+              + STALE_AFTER_NANOS / 1_000_000_000L
+              + " s (last error: "
+              + lastError
+              + "); only hashes the index holds are answered");
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * A hash the index does not hold, asked before the index is complete. WHY not ask the node
+   * instead: lookups run on the server's event loops, which must not wait on a remote call; and the
+   * node's {@code null} is not "absent" below its lookup window anyway.
+   */
+  public static final class CatchingUpException extends Exception {
+    CatchingUpException(String message) {
+      super(message);
+    }
+  }
+
+  private static EthAnswer confirmed(EthTxLocation at, long tipNumber) {
+    return new EthAnswer(
+        EthAnswer.Status.CONFIRMED, at, Math.max(1, tipNumber - at.blockNumber() + 1));
+  }
+
+  /** Tests: as if the last good poll had been at {@code nanoTime}. */
+  void pretendLastGoodPollWas(long nanoTime) {
+    lastGoodPoll = nanoTime;
+  }
+
+  /** The newest block answered from: the tip's, or the history's last. */
+  public long servedTip() {
+    return tip.last().map(BlockTxs::number).orElse(history.nextBlock() - 1);
+  }
+
+  /**
+   * Whether the history holds every final range and the tip reached the head at least once (a node
+   * out of reach later does not clear it; lookups then refuse "absent" after 30 s).
+   */
+  public boolean caughtUp() {
+    return caughtUp;
+  }
+
+  /** The last follower error, or null after a clean poll. */
+  public String lastError() {
+    return lastError;
+  }
+
+  public EthStatus status() {
+    History.Snapshot s = history.snapshot();
+    return new EthStatus(
+        head,
+        finalized,
+        servedTip(),
+        config.rangeBits(),
+        s.ranges().size(),
+        s.txs(),
+        tip.blockCount(),
+        tip.txCount(),
+        pending.size(),
+        reorgs.get(),
+        caughtUp,
+        rpc.calls().snapshot());
+  }
+
+  /**
+   * Reads the head and the block taken as final: the node's {@code finalized}, or the head less the
+   * configured depth.
+   */
+  private void refreshHead() throws EthRpcException {
+    long h = rpc.headNumber();
+    long f;
+    if (config.finalityDepth() >= 0) {
+      f = h - config.finalityDepth();
+    } else {
+      f = rpc.finalizedNumber().orElse(h - EthConfig.DEFAULT_DEPTH);
+    }
+    head = h;
+    finalized = Math.max(-1, Math.min(f, h));
+  }
+
+  /**
+   * Adds every final range the history lacks (what {@code bbf-index ingest} does), then makes it
+   * durable.
+   *
+   * @param progress receives a line every few seconds
+   * @return ranges added
+   * @throws IOException if the node or the disk fails; the ranges made durable so far stay
+   */
+  public int ingestFinalRanges(Consumer<String> progress) throws IOException {
+    synchronized (writer) {
+      refreshHead();
+      return addFinalRanges(progress);
+    }
+  }
+
+  private int addFinalRanges(Consumer<String> progress) throws IOException {
+    int bits = config.rangeBits();
+    long target = (finalized + 1) >> bits;
+    int added = 0;
+    long started = System.nanoTime();
+    long lastCheckpoint = started;
+    long lastReport = started;
+    long txs = 0;
+    while (history.rangeCount() < target && !closing) {
+      long first = history.nextBlock();
+      long last = first + (1L << bits) - 1;
+      List<BlockTxs> blocks = tip.blocksFrom(first);
+      if (blocks.size() < 1 << bits) {
+        blocks = rpc.blocks(first, last);
+      } else {
+        blocks = blocks.subList(0, 1 << bits);
+      }
+      history.append(blocks);
+      tip.removeBelow(history.nextBlock());
+      added++;
+      txs += blocks.stream().mapToInt(b -> b.txs().size()).sum();
+      long now = System.nanoTime();
+      if (now - lastCheckpoint > CHECKPOINT_NANOS) {
+        history.checkpoint();
+        lastCheckpoint = now;
+      }
+      if (now - lastReport > 5_000_000_000L) {
+        double secs = (now - started) / 1e9;
+        progress.accept(
+            "eth: range %d of %d (blocks to %d), %.0f blocks/s, %.0f txs/s"
+                .formatted(
+                    history.rangeCount(),
+                    target,
+                    history.nextBlock() - 1,
+                    ((long) added << bits) / secs,
+                    txs / secs));
+        lastReport = now;
+      }
+    }
+    history.checkpoint();
+    return added;
+  }
+
+  /**
+   * One follow step: new head and final block, final ranges moved to the history, pending
+   * transactions, then the tip brought to the head through any reorg.
+   *
+   * @throws IOException if the node or the disk fails (the next poll retries)
+   */
+  public void poll() throws IOException {
+    synchronized (writer) {
+      refreshHead();
+      addFinalRanges(line -> LOG.log(Level.INFO, line));
+      pollPending();
+      followTip();
+      caughtUp = history.rangeCount() >= (finalized + 1) >> config.rangeBits();
+      lastError = null;
+      lastGoodPoll = System.nanoTime();
+    }
+  }
+
+  private void pollPending() throws EthRpcException {
+    if (pendingUnsupported) {
+      return;
+    }
+    List<TxHash> seen;
+    try {
+      if (pendingFilter == null) {
+        pendingFilter = rpc.newPendingTransactionFilter();
+      }
+      seen = rpc.pendingSince(pendingFilter);
+    } catch (EthRpc.ErrorAnswerException e) {
+      if (pendingFilter == null) {
+        LOG.log(
+            Level.WARNING,
+            "the node has no pending-transaction filter; pending transactions are not reported: "
+                + e.getMessage());
+        pendingUnsupported = true;
+      }
+      pendingFilter = null; // expired: a new one next poll
+      return;
+    }
+    long now = System.currentTimeMillis();
+    byte[] key = new byte[TxHash.BYTES];
+    for (TxHash tx : seen) {
+      tx.copyTo(key, 0);
+      if (!tip.contains(tx) && history.find(key, 0).isEmpty()) {
+        pending.put(tx, now);
+      }
+    }
+    dropStalePending(now);
+  }
+
+  /**
+   * Asks the node about pending entries older than {@link #PENDING_RECHECK_MILLIS}: one it no
+   * longer knows (dropped, replaced, or reorged out and not re-added) is removed, one it still
+   * holds waits another period.
+   */
+  private void dropStalePending(long now) throws EthRpcException {
+    int checked = 0;
+    for (Map.Entry<TxHash, Long> e : pending.entrySet()) {
+      if (checked == PENDING_RECHECKS_PER_POLL) {
+        return;
+      }
+      if (now - e.getValue() < PENDING_RECHECK_MILLIS) {
+        continue;
+      }
+      checked++;
+      Optional<Transaction> tx = rpc.transactionByHash(e.getKey());
+      if (tx.isEmpty()) {
+        pending.remove(e.getKey());
+      } else if (tx.get().getBlockHash() == null) {
+        pending.put(e.getKey(), now);
+      }
+    }
+  }
+
+  private void followTip() throws IOException {
+    long base = history.nextBlock();
+    tip.removeBelow(base);
+    while (!closing) {
+      Optional<BlockTxs> last = tip.last();
+      long lastNumber = last.map(BlockTxs::number).orElse(base - 1);
+      TxHash lastHash = last.map(BlockTxs::hash).orElse(history.lastBlockHash().orElse(null));
+      if (head < lastNumber) {
+        // The node's chain is shorter than ours (a rollback): its blocks above the head are gone.
+        tip.removeLast();
+        reorgs.incrementAndGet();
+        continue;
+      }
+      List<BlockTxs> fetched = rpc.blocks(Math.max(0, lastNumber), head);
+      if (lastNumber >= 0) {
+        BlockTxs anchor = fetched.getFirst();
+        if (!anchor.hash().equals(lastHash)) {
+          if (last.isEmpty()) {
+            throw new EthRpcException(
+                "the node's block "
+                    + lastNumber
+                    + " is not the one the history ends with: a reorg deeper than the finality"
+                    + " depth");
+          }
+          tip.removeLast();
+          reorgs.incrementAndGet();
+          continue;
+        }
+        fetched = fetched.subList(1, fetched.size());
+      }
+      boolean linked = true;
+      for (BlockTxs b : fetched) {
+        BlockTxs newest = tip.last().orElse(null);
+        TxHash parent = newest != null ? newest.hash() : history.lastBlockHash().orElse(null);
+        if (parent != null && !b.parentHash().equals(parent)) {
+          linked = false; // the chain changed while we read it: start over from the tip
+          break;
+        }
+        tip.append(b);
+        for (TxHash tx : b.txs()) {
+          pending.remove(tx);
+        }
+      }
+      if (linked) {
+        return;
+      }
+    }
+  }
+
+  /** Starts a daemon thread that polls every {@link EthConfig#poll()} until {@link #close()}. */
+  public synchronized void startFollowing() {
+    if (follower != null) {
+      return;
+    }
+    follower =
+        Thread.ofPlatform()
+            .daemon()
+            .name("eth-follower")
+            .start(
+                () -> {
+                  while (!closing) {
+                    try {
+                      poll();
+                    } catch (IOException | RuntimeException e) {
+                      if (closing) {
+                        return;
+                      }
+                      lastError = e.getMessage();
+                      LOG.log(Level.WARNING, "eth follower: " + e.getMessage());
+                    }
+                    try {
+                      Thread.sleep(config.poll());
+                    } catch (InterruptedException e) {
+                      return;
+                    }
+                  }
+                });
+  }
+
+  @Override
+  public void close() {
+    closing = true;
+    Thread t;
+    synchronized (this) {
+      t = follower;
+    }
+    if (t != null) {
+      t.interrupt();
+      try {
+        t.join(10_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    try {
+      rpc.close();
+    } finally {
+      // After any ingest or poll still running has stopped at its next range or block.
+      synchronized (writer) {
+        history.close();
+      }
+    }
+  }
+}
