@@ -2,6 +2,7 @@ package io.bbfindex.benchmarks.ingest;
 
 import io.bbfindex.benchmarks.BenchMain;
 import io.bbfindex.benchmarks.BenchReport;
+import io.bbfindex.benchmarks.BenchTempDir;
 import io.bbfindex.benchmarks.CountConverter;
 import io.bbfindex.filters.BbfSizing;
 import io.bbfindex.filters.BlockedBloomFilter;
@@ -41,13 +42,17 @@ import picocli.CommandLine.Spec;
  * The generated index is kept in {@code --dir} and reused by later runs with the same record count
  * and seed. Prints one human line per scan, then {@code summary: ingest_records_per_second N} (the
  * median one-thread scan). {@code --decoders N} adds one wall-clock scan split over N decoder
- * threads feeding one inserter (the builder's parallel path).
+ * threads feeding one inserter (the builder's parallel path). Then, unless {@code --blk-mib 0}, the
+ * ingest from block data ({@link BlkIngestBench}): {@code summary: blk_ingest_mb_per_second},
+ * {@code sha256_mb_per_second} and {@code blk_ingest_over_sha256_limit} (target >= 0.5).
  */
 @Command(
     name = "ingest",
     description = {
-      "'t' records per CPU-second one thread decodes and inserts into the "
-          + "filters (the builder's scan), on a synthetic txindex in Core's format."
+      "'t' records per CPU-second one thread decodes and inserts into the filters (the builder's"
+          + " scan), on a synthetic txindex in Core's format; then MB/s of generated blk data"
+          + " turned into filters (hashed/mixed txindex) next to SHA-256's own MB/s over the same"
+          + " bytes."
     })
 public final class IngestThroughputBench implements Callable<Integer> {
 
@@ -90,6 +95,21 @@ public final class IngestThroughputBench implements Callable<Integer> {
   int decoders;
 
   @Option(
+      names = "--blk-mib",
+      paramLabel = "N",
+      description =
+          "MiB of generated blk data for the block-data "
+              + "ingest (default 768, --quick 192; 0: skip it)")
+  Long blkMib;
+
+  @Option(
+      names = "--threads",
+      paramLabel = "N",
+      description =
+          "hashing threads of the block-data ingest and of " + "the SHA-256 reference (default 2)")
+  int threads = 2;
+
+  @Option(
       names = {"-h", "--help"},
       usageHelp = true,
       description = "this help")
@@ -99,9 +119,10 @@ public final class IngestThroughputBench implements Callable<Integer> {
 
   @Override
   public Integer call() throws IOException {
-    if (scans < 1 || seed < 0 || decoders < 0) {
+    if (scans < 1 || seed < 0 || decoders < 0 || threads < 1 || (blkMib != null && blkMib < 0)) {
       throw new ParameterException(
-          spec.commandLine(), "--scans must be >= 1, --seed and --decoders >= 0");
+          spec.commandLine(),
+          "--scans and --threads must be >= 1, --seed, --decoders and " + "--blk-mib >= 0");
     }
     long n = records != null ? records : quick ? 2_000_000 : 10_000_000;
     BenchReport report = new BenchReport(quick ? "ingest-quick" : "ingest", System.out);
@@ -110,6 +131,33 @@ public final class IngestThroughputBench implements Callable<Integer> {
     report.environment();
     long median = measure(dir, n, seed, scans, decoders, line -> report.line(line));
     report.summary("ingest_records_per_second", Long.toString(median));
+    long mib = blkMib != null ? blkMib : quick ? 192 : 768;
+    if (mib > 0) {
+      report.line("");
+      report.line(
+          "ingest from block data (hashed or mixed txindex: no txids in the index): the product's"
+              + " BlockDataTxSource on %d threads vs JDK SHA-256 over the same blk bytes on %d"
+              + " threads",
+          threads, threads);
+      try (BenchTempDir tmp = BenchTempDir.create("bbf-bench-blk-")) {
+        long fileBytes = Math.min(mib << 20, (quick ? 48L : 128L) << 20);
+        // a quarter file short of the total: blocks that do not fit start a new file, so the last
+        // one would be a stub
+        BlkIngestBench.Result blk =
+            BlkIngestBench.measure(
+                tmp.path(),
+                (mib << 20) - fileBytes / 4,
+                fileBytes,
+                threads,
+                quick ? 7 : 9,
+                seed,
+                line -> report.line("  " + line));
+        report.summary("blk_ingest_mb_per_second", blk.ingestMbPerSecond());
+        report.summary("sha256_mb_per_second", blk.sha256MbPerSecond());
+        report.summary("blk_ingest_over_sha256_limit", blk.ratio());
+        report.summary("blk_ingest_over_sha256_per_cpu_second", blk.cpuRatio());
+      }
+    }
     report.finish(BenchMain.home());
     return 0;
   }

@@ -49,7 +49,8 @@ import picocli.CommandLine.Option;
  * Negatives are random 32-byte txids (absent); positives are txids sampled evenly from the index
  * and shuffled. Also measured, by the builder's own {@link IngestThroughputBench} on the same
  * txindex: the ingest pass ({@code 't'} rows decoded and inserted into their block file's filter
- * and the summary per CPU-second of one thread), which is the scan of the filter builder.
+ * and the summary per CPU-second of one thread), which is the scan of the filter builder. Then the
+ * same comparison on a HASHED txindex (Core v32) with its blk files: {@link HashedStoreBench}.
  */
 @Command(
     name = "store",
@@ -71,6 +72,15 @@ public final class StoreBench implements Callable<Integer> {
       converter = CountConverter.class,
       description = "'t' records in the generated txindex")
   Long records;
+
+  @Option(
+      names = "--hashed-records",
+      paramLabel = "N",
+      converter = CountConverter.class,
+      description =
+          "transactions of the generated chain with a HASHED (Core v32) txindex (default"
+              + " 10,000,000, --quick 1,000,000; 0: skip)")
+  Long hashedRecords;
 
   @Option(
       names = {"-h", "--help"},
@@ -124,6 +134,10 @@ public final class StoreBench implements Callable<Integer> {
     BenchReport report = new BenchReport(c.quick() ? "store-quick" : "store", System.out);
     try (BenchTempDir tmp = BenchTempDir.create("bbf-bench-store-")) {
       run(c, report, tmp.path(), new ConsoleProgress());
+      long hashed = hashedRecords != null ? hashedRecords : c.quick() ? 1_000_000 : 10_000_000;
+      if (hashed > 0) {
+        HashedStoreBench.run(c, hashed, report, tmp.path());
+      }
     }
     report.finish(BenchMain.home());
     return 0;

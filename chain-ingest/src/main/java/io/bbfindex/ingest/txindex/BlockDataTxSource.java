@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -50,6 +51,15 @@ public final class BlockDataTxSource {
   private final BlockFileReader reader;
   private final BlocksXorKey xor;
   private final int threads;
+
+  /**
+   * File buffers, at most one per hashing worker, reused from file to file and from call to call
+   * while this source lives (a blk file is up to 128 MiB: allocating and zeroing one per file cost
+   * as much as hashing it).
+   */
+  private final ConcurrentLinkedQueue<byte[]> buffers = new ConcurrentLinkedQueue<>();
+
+  private static final int READ_CHUNK = 1 << 20;
 
   /** Blocks with data, by file, in position order. */
   private final Map<Integer, List<BlockInfo>> blocksByFile = new TreeMap<>();
@@ -159,8 +169,9 @@ public final class BlockDataTxSource {
   /** Reads blk{file}.dat whole and hashes every transaction of its indexed blocks. */
   FileTxids hashFile(int file) {
     List<BlockInfo> blocks = blocksByFile.get(file);
+    Plain plain = null;
     try {
-      byte[] data = readPlain(file, blocks.getLast());
+      plain = readPlain(file, blocks.getLast(), buffers.poll());
       long total = blocks.stream().mapToLong(b -> Integer.toUnsignedLong(b.txCount())).sum();
       byte[] txids = new byte[Math.toIntExact(total * 32)];
       long[] positions = new long[(int) total];
@@ -168,18 +179,26 @@ public final class BlockDataTxSource {
       int n = 0;
       TxidHasher hasher = new TxidHasher();
       for (BlockInfo b : blocks) {
-        n = hashBlock(hasher, file, data, b, txids, positions, offsets, n);
+        n = hashBlock(hasher, file, plain.data(), plain.length(), b, txids, positions, offsets, n);
       }
       return new FileTxids(file, txids, positions, offsets);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    } finally {
+      if (plain != null) {
+        buffers.add(plain.data());
+      }
     }
   }
+
+  /** A blk file's bytes, XOR removed: {@code data[0 .. length)} (the buffer may be longer). */
+  private record Plain(byte[] data, int length) {}
 
   private int hashBlock(
       TxidHasher hasher,
       int file,
       byte[] data,
+      int length,
       BlockInfo b,
       byte[] txids,
       long[] positions,
@@ -188,9 +207,9 @@ public final class BlockDataTxSource {
       throws CorruptRecordException {
     String where = reader.blockFile(file) + " block at " + b.dataPos();
     if (b.dataPos() < BlockFileReader.PREFIX_BYTES
-        || b.dataPos() > data.length - BlockFileReader.HEADER_BYTES) {
+        || b.dataPos() > length - BlockFileReader.HEADER_BYTES) {
       throw new CorruptRecordException(
-          where + ": position outside the file's " + data.length + " bytes read");
+          where + ": position outside the file's " + length + " bytes read");
     }
     int pos = (int) b.dataPos();
     byte[] magic = reader.magic();
@@ -205,7 +224,7 @@ public final class BlockDataTxSource {
     long size = io.bbfindex.ingest.encoding.LittleEndian.uint32(data, pos - 4);
     if (size < BlockFileReader.HEADER_BYTES + 1
         || size > BlockFileReader.MAX_BLOCK_RECORD
-        || pos + size > data.length) {
+        || pos + size > length) {
       throw new CorruptRecordException(where + ": block record size " + size + " is out of bounds");
     }
     if (!Arrays.equals(Sha256Hash.hashTwice(data, pos, BlockFileReader.HEADER_BYTES), b.hash())) {
@@ -240,8 +259,16 @@ public final class BlockDataTxSource {
     return n;
   }
 
-  /** The file up to the end of its last indexed block, XOR removed. */
-  private byte[] readPlain(int file, BlockInfo last) throws IOException {
+  /**
+   * Reads the file up to the end of its last indexed block into {@code buffer} (or a larger new
+   * one), XOR removed. Read in {@link #READ_CHUNK} slices: a read into a heap array goes through a
+   * temporary direct buffer of the read's size, which for a whole file is a fresh 128 MiB
+   * allocation every time (the workers are new threads each call); a mapping instead costs a page
+   * fault every 4 KiB.
+   *
+   * @param buffer a pooled buffer to read into, used if large enough (may be null)
+   */
+  private Plain readPlain(int file, BlockInfo last, byte[] buffer) throws IOException {
     try (FileChannel ch = FileChannel.open(reader.blockFile(file), StandardOpenOption.READ)) {
       long end = Math.min(ch.size(), last.dataPos() + BlockFileReader.MAX_BLOCK_RECORD);
       byte[] prefix = new byte[8];
@@ -254,18 +281,18 @@ public final class BlockDataTxSource {
                 ch.size(),
                 last.dataPos() + io.bbfindex.ingest.encoding.LittleEndian.uint32(prefix, 4));
       }
-      byte[] data = new byte[Math.toIntExact(end)];
-      ByteBuffer bb = ByteBuffer.wrap(data);
-      long p = 0;
-      while (bb.hasRemaining()) {
-        int r = ch.read(bb, p);
+      int length = Math.toIntExact(end);
+      byte[] data = buffer != null && buffer.length >= length ? buffer : new byte[length];
+      for (int p = 0; p < length; ) {
+        int r = ch.read(ByteBuffer.wrap(data, p, Math.min(READ_CHUNK, length - p)), p);
         if (r < 0) {
-          break;
+          throw new CorruptRecordException(
+              reader.blockFile(file) + " ended at " + p + " bytes while read, expected " + length);
         }
         p += r;
       }
-      xor.apply(data, 0, data.length, 0);
-      return data;
+      xor.apply(data, 0, length, 0);
+      return new Plain(data, length);
     }
   }
 }

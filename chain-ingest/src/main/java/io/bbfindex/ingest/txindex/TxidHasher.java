@@ -88,9 +88,13 @@ public final class TxidHasher {
     int lockTime = p;
     p = need(p, 4);
     try {
-      sha256.update(data, start, 4);
-      sha256.update(data, bodyStart, bodyEnd - bodyStart);
-      sha256.update(data, lockTime, 4);
+      if (bodyStart == start + 4 && lockTime == bodyEnd) {
+        sha256.update(data, start, p - start); // no witness: the serialization is one slice
+      } else {
+        sha256.update(data, start, 4);
+        sha256.update(data, bodyStart, bodyEnd - bodyStart);
+        sha256.update(data, lockTime, 4);
+      }
       sha256.digest(first, 0, 32);
       sha256.update(first, 0, 32);
       sha256.digest(out, outOffset, 32);

@@ -1,0 +1,268 @@
+package io.bbfindex.benchmarks.ingest;
+
+import io.bbfindex.benchmarks.BenchReport;
+import io.bbfindex.benchmarks.synthetic.SyntheticChain;
+import io.bbfindex.filters.BbfSizing;
+import io.bbfindex.filters.BlockedBloomFilter;
+import io.bbfindex.ingest.blockfile.BlockFileReader;
+import io.bbfindex.ingest.build.ProgressListener;
+import io.bbfindex.ingest.build.TxFilterPass;
+import io.bbfindex.ingest.txindex.BlockDataTxSource;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+
+/**
+ * Ingest from block data, as a hashed (Core >= 32) or mixed txindex needs it: MB/s of blk files
+ * turned into filters by the product's {@link BlockDataTxSource} (read, XOR of {@code xor.dat}
+ * removed, every txid computed, inserted by {@link TxFilterPass} into its file's BBF and the
+ * summary), on {@code threads} hashing threads, next to the machine's own SHA-256 throughput over
+ * the same bytes (JDK {@link MessageDigest} SHA-256 over the blk files' bytes, in memory, on the
+ * same number of threads) measured in the same run. Rounds alternate between the two so a shared
+ * machine's load hits both alike; the ratio is the median of the per-round ratios. Beside the
+ * wall-clock rates, MB per CPU-second of the whole process (GC and JIT included) for both, which
+ * the other processes of a shared machine do not skew.
+ *
+ * <p>The ratio's ceiling is below 1: a txid is SHA-256 twice (the second over 32 bytes), each
+ * transaction is padded to whole 64-byte blocks, and witness bytes (skipped, not hashed) still
+ * count as blk bytes read.
+ */
+public final class BlkIngestBench {
+
+  /** What was measured (MB = 10^6 bytes; medians over rounds). */
+  public record Result(
+      long blkBytes,
+      long transactions,
+      int files,
+      double ingestMbPerSecond,
+      double sha256MbPerSecond,
+      double ratio,
+      double ingestMbPerCpuSecond,
+      double sha256MbPerCpuSecond) {
+
+    /**
+     * The ratio of MB per CPU-second of the whole process: what a shared machine's load does not
+     * skew.
+     */
+    public double cpuRatio() {
+      return ingestMbPerCpuSecond / sha256MbPerCpuSecond;
+    }
+  }
+
+  private BlkIngestBench() {}
+
+  /**
+   * Generates a chain of about {@code blkBytes} in blk files of {@code fileBytes} under {@code dir}
+   * (which must be new or empty), then measures {@code rounds} alternating rounds after one warm-up
+   * round of each.
+   *
+   * @throws IOException if generating or reading the blk files fails
+   */
+  public static Result measure(
+      Path dir,
+      long blkBytes,
+      long fileBytes,
+      int threads,
+      int rounds,
+      long seed,
+      Consumer<String> out)
+      throws IOException {
+    long t0 = System.nanoTime();
+    SyntheticChain.Result chain =
+        SyntheticChain.generate(
+            dir,
+            new SyntheticChain.Params(Long.MAX_VALUE, blkBytes, 3_000, fileBytes, seed, false),
+            null);
+    int files = chain.txPerFile().length;
+    out.accept(
+        String.format(
+            Locale.ROOT,
+            "generated %,d transactions in %,d blocks, %,d blk files of up to %d MiB (%.1f MB, XOR"
+                + " key in blocks/xor.dat, mainnet-shaped transactions: %.0f bytes mean) in %.1f s",
+            chain.transactions(),
+            chain.blocks().size(),
+            files,
+            fileBytes >> 20,
+            chain.blkBytes() / 1e6,
+            (double) chain.blkBytes() / chain.transactions(),
+            (System.nanoTime() - t0) / 1e9));
+
+    byte[][] raw = new byte[files][];
+    for (int f = 0; f < files; f++) {
+      raw[f] = Files.readAllBytes(blockFile(chain, f));
+    }
+    MessageDigest[] digests = new MessageDigest[threads];
+    for (int i = 0; i < threads; i++) {
+      digests[i] = sha256();
+    }
+    double[] ingest = new double[rounds];
+    double[] sha = new double[rounds];
+    double[] ratio = new double[rounds];
+    double[] ingestCpu = new double[rounds];
+    double[] shaCpu = new double[rounds];
+    try (BlockFileReader reader =
+        new BlockFileReader(chain.blocksDir(), chain.xor(), SyntheticChain.MAINNET_MAGIC)) {
+      // one source for every round, as one build holds one: its file buffers are reused from round
+      // to round
+      // as they are from file to file of mainnet's thousands
+      BlockDataTxSource source =
+          new BlockDataTxSource(chain.blocks(), reader, chain.xor(), threads);
+      for (int r = -1; r < rounds; r++) { // round -1 warms up the JIT and the page cache
+        long c0 = processCpuNanos();
+        double in = chain.blkBytes() / 1e6 / ingestOnce(chain, source);
+        long c1 = processCpuNanos();
+        double sh = chain.blkBytes() / 1e6 / sha256Once(raw, digests);
+        long c2 = processCpuNanos();
+        if (r >= 0) {
+          ingest[r] = in;
+          sha[r] = sh;
+          ratio[r] = in / sh;
+          ingestCpu[r] = chain.blkBytes() * 1e3 / Math.max(1, c1 - c0);
+          shaCpu[r] = chain.blkBytes() * 1e3 / Math.max(1, c2 - c1);
+          out.accept(
+              String.format(
+                  Locale.ROOT,
+                  "round %d: blk ingest %.1f MB/s, SHA-256 %.1f MB/s on %d threads: "
+                      + "ratio %.3f (per CPU-second of the process: %.1f vs %.1f MB, ratio %.3f)",
+                  r + 1,
+                  in,
+                  sh,
+                  threads,
+                  in / sh,
+                  ingestCpu[r],
+                  shaCpu[r],
+                  ingestCpu[r] / shaCpu[r]));
+        }
+      }
+    }
+    Result res =
+        new Result(
+            chain.blkBytes(),
+            chain.transactions(),
+            files,
+            BenchReport.median(ingest),
+            BenchReport.median(sha),
+            BenchReport.median(ratio),
+            BenchReport.median(ingestCpu),
+            BenchReport.median(shaCpu));
+    out.accept(
+        String.format(
+            Locale.ROOT,
+            "blk ingest: median %.1f MB/s of blk data into filters, SHA-256 %.1f MB/s over the same"
+                + " bytes, ratio %.3f (target >= 0.5); per CPU-second of the process %.1f vs %.1f"
+                + " MB, ratio %.3f; load average %.1f on %d cores",
+            res.ingestMbPerSecond(),
+            res.sha256MbPerSecond(),
+            res.ratio(),
+            res.ingestMbPerCpuSecond(),
+            res.sha256MbPerCpuSecond(),
+            res.cpuRatio(),
+            ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(),
+            Runtime.getRuntime().availableProcessors()));
+    return res;
+  }
+
+  /** One build pass over every blk file with fresh filters; wall seconds. */
+  private static double ingestOnce(SyntheticChain.Result chain, BlockDataTxSource source) {
+    long[] perFile = chain.txPerFile();
+    BlockedBloomFilter[] byFile = new BlockedBloomFilter[perFile.length];
+    for (int f = 0; f < perFile.length; f++) {
+      byFile[f] = BlockedBloomFilter.create(BbfSizing.forTarget(Math.max(1, perFile[f]), 0.01), 0);
+    }
+    try (BlockedBloomFilter summary =
+        BlockedBloomFilter.create(
+            BbfSizing.forTarget((long) Math.ceil(chain.transactions() * 1.25), 0.01), 0)) {
+      TxFilterPass pass =
+          new TxFilterPass(
+              byFile, summary, null, ProgressListener.NONE, "bench", chain.transactions());
+      long t0 = System.nanoTime();
+      source.forEachTx(0, 256, pass);
+      double s = (System.nanoTime() - t0) / 1e9;
+      for (int f = 0; f < perFile.length; f++) {
+        if (pass.count(f) != perFile[f]) {
+          throw new IllegalStateException(
+              "blk" + f + ": " + pass.count(f) + " txids, generated " + perFile[f]);
+        }
+      }
+      return s;
+    } finally {
+      for (BlockedBloomFilter f : byFile) {
+        f.close();
+      }
+    }
+  }
+
+  /**
+   * SHA-256 over every byte of {@code files} by {@code digests.length} threads taking 4 MiB chunks
+   * in turn (so the threads finish together); wall seconds.
+   */
+  static double sha256Once(byte[][] files, MessageDigest[] digests) {
+    int chunk = 4 << 20;
+    List<int[]> chunks = new ArrayList<>();
+    for (int f = 0; f < files.length; f++) {
+      for (int off = 0; off < files[f].length; off += chunk) {
+        chunks.add(new int[] {f, off, Math.min(chunk, files[f].length - off)});
+      }
+    }
+    AtomicInteger next = new AtomicInteger();
+    byte[][] sinks = new byte[digests.length][];
+    Thread[] workers = new Thread[digests.length];
+    long t0 = System.nanoTime();
+    for (int t = 0; t < workers.length; t++) {
+      int id = t;
+      workers[t] =
+          Thread.ofPlatform()
+              .name("sha256-" + t)
+              .start(
+                  () -> {
+                    MessageDigest md = digests[id];
+                    for (int i; (i = next.getAndIncrement()) < chunks.size(); ) {
+                      int[] c = chunks.get(i);
+                      md.update(files[c[0]], c[1], c[2]);
+                    }
+                    sinks[id] = md.digest();
+                  });
+    }
+    for (Thread w : workers) {
+      try {
+        w.join();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted", e);
+      }
+    }
+    double s = (System.nanoTime() - t0) / 1e9;
+    for (byte[] d : sinks) {
+      if (d == null || d.length != 32) {
+        throw new IllegalStateException("a SHA-256 worker failed");
+      }
+    }
+    return s;
+  }
+
+  /** CPU time of every thread of this JVM (the consumer, the workers, GC and JIT alike). */
+  private static long processCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
+  }
+
+  private static Path blockFile(SyntheticChain.Result chain, int f) {
+    return chain.blocksDir().resolve(String.format(Locale.ROOT, "blk%05d.dat", f));
+  }
+
+  private static MessageDigest sha256() {
+    try {
+      return MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
+      throw new AssertionError("every JDK has SHA-256", e);
+    }
+  }
+}
