@@ -4,8 +4,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
- * Counters of the follower (issue 12, section 8), read by the app's metrics. Monotonic counters
- * only; the gauges (lag, sizes, loads) are read from {@link Follower} itself.
+ * Counters of the follower, read by the app's metrics. Monotonic counters only; the gauges (lag,
+ * sizes, loads) are read from {@link Follower} itself.
  */
 public final class FollowStats {
   /** Upper bounds of the reorg-depth histogram buckets; the last bucket takes everything deeper. */

@@ -241,7 +241,7 @@ public final class FollowingBackend implements ChainBackend, MeterBinder {
     return t;
   }
 
-  /** The follower's metrics (issue 12, section 8). */
+  /** The follower's metrics (names in app/METRICS.md). */
   @Override
   public void bindTo(MeterRegistry registry) {
     // One FollowStats across refreshes (FollowServe passes it to every follower): counters never go
