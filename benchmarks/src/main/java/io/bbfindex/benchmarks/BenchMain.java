@@ -1,5 +1,6 @@
 package io.bbfindex.benchmarks;
 
+import io.bbfindex.benchmarks.eth.EthBench;
 import io.bbfindex.benchmarks.follow.FollowBench;
 import io.bbfindex.benchmarks.http.HttpBench;
 import io.bbfindex.benchmarks.ingest.IngestThroughputBench;
@@ -14,11 +15,12 @@ import picocli.CommandLine.Spec;
 
 /**
  * The one entry point of the cross-module benchmarks ({@code benchmarks/target/bbf-bench.jar}, run
- * by {@code ./bbf-index bench store|scale|http|ingest}). Options are parsed strictly by picocli: an
- * unknown option or a malformed value is an error (exit 2, with the usage), never a silent full
- * run. Each suite prints its tables, then {@code summary: NAME VALUE} lines, and writes both to
- * {@code bench-results/} under the project root ({@code -Dbbf.home}, set by the launcher). The JMH
- * suites of one module (filters, paper) are not here: they live in that module's {@code src/jmh}.
+ * by {@code ./bbf-index bench store|scale|http|ingest|follow|eth}). Options are parsed strictly by
+ * picocli: an unknown option or a malformed value is an error (exit 2, with the usage), never a
+ * silent full run. Each suite prints its tables, then {@code summary: NAME VALUE} lines, and writes
+ * both to {@code bench-results/} under the project root ({@code -Dbbf.home}, set by the launcher).
+ * The JMH suites of one module (filters, paper) are not here: they live in that module's {@code
+ * src/jmh}.
  */
 @Command(
     name = "bbf-index bench",
@@ -32,7 +34,8 @@ import picocli.CommandLine.Spec;
       ScaleBench.class,
       HttpBench.class,
       IngestThroughputBench.class,
-      FollowBench.Suite.class
+      FollowBench.Suite.class,
+      EthBench.Suite.class
     })
 public final class BenchMain implements Runnable {
 
@@ -43,7 +46,7 @@ public final class BenchMain implements Runnable {
   @Override
   public void run() {
     throw new ParameterException(
-        spec.commandLine(), "name a suite: store, scale, http, ingest or follow");
+        spec.commandLine(), "name a suite: store, scale, http, ingest, follow or eth");
   }
 
   public static void main(String[] args) {

@@ -33,7 +33,7 @@ class BenchMainTest {
 
   @Test
   void everySuiteRefusesUnknownOptions() {
-    for (String suite : new String[] {"store", "scale", "http", "ingest"}) {
+    for (String suite : new String[] {"store", "scale", "http", "ingest", "eth"}) {
       assertEquals(2, run(suite, "--no-such-option")[0], suite);
     }
   }

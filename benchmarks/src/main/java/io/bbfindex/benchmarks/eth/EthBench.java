@@ -1,0 +1,643 @@
+package io.bbfindex.benchmarks.eth;
+
+import io.bbfindex.app.eth.NoBitcoinBackend;
+import io.bbfindex.app.http.HttpInitializer;
+import io.bbfindex.app.http.Service;
+import io.bbfindex.benchmarks.BenchMain;
+import io.bbfindex.benchmarks.BenchReport;
+import io.bbfindex.benchmarks.BenchTempDir;
+import io.bbfindex.eth.EthConfig;
+import io.bbfindex.eth.EthIndex;
+import io.bbfindex.eth.testing.AnvilNode;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Optional;
+import java.util.SplittableRandom;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code bbf-index bench eth [--quick]}: the Ethereum source against a real anvil on 127.0.0.1, all
+ * in one run so the figures share the machine's load.
+ *
+ * <ul>
+ *   <li>ingest: {@link EthIndex#ingestFinalRanges} of a chain filled with plain transfers, blocks/s
+ *       and txs/s (into a fresh store each round; the median);
+ *   <li>negative lookups per second: in process ({@link EthIndex#lookup} of random absent hashes,
+ *       one thread) and over HTTP ({@code GET /v1/eth/tx/{hash}} and {@code POST /v1/eth/tx/lookup}
+ *       of 100 hashes against a real server on 127.0.0.1);
+ *   <li>the node's own miss rate: anvil's {@code eth_getTransactionByHash} of random hashes, one
+ *       call per request and 100 per batch, with the same HTTP client and concurrency as the
+ *       server's figures.
+ * </ul>
+ *
+ * {@code summary: eth_neg_speedup_over_node} is the in-process rate over the node's single-call
+ * rate (a client asking the node per hash, what the index saves; target at least 1,000), the node's
+ * best rate from either client; the batched and HTTP ratios (server and node through the same
+ * client: wrk when installed, else the JDK's) are printed next to it. Each measurement is bounded
+ * in time and in count; the JDK client checks every answer, wrk their status codes.
+ */
+public final class EthBench {
+
+  /** Measurements stop after this many operations even if the time window is not over. */
+  static final long MAX_OPS = 100_000_000L;
+
+  /** Hashes per batched request, the same for the node and the server. */
+  static final int BATCH = 100;
+
+  private static final HexFormat HEX = HexFormat.of();
+  private static final String NODE_METHOD = "eth_getTransactionByHash";
+
+  /**
+   * How much chain to generate and how long to measure.
+   *
+   * @param blocks blocks mined, each holding {@code txsPerBlock} transfers
+   * @param rangeBits the index's range size ({@code 2^rangeBits} blocks)
+   * @param ingestRounds ingests into fresh stores (the median is reported)
+   * @param window how long each rate is measured (after a warm-up of a third of it)
+   * @param clients concurrent HTTP clients, for the node and the server alike
+   */
+  record Plan(
+      int blocks, int txsPerBlock, int rangeBits, int ingestRounds, Duration window, int clients) {
+    static final Plan QUICK = new Plan(128, 100, 4, 3, Duration.ofSeconds(3), 2);
+    static final Plan FULL = new Plan(640, 100, 4, 3, Duration.ofSeconds(10), 2);
+  }
+
+  private EthBench() {}
+
+  /** {@code bench eth}: options parsed strictly by the benchmarks' entry point. */
+  @Command(
+      name = "eth",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Ethereum: ingest blocks/s and txs/s from a real anvil, negative lookups/s in process and"
+            + " over HTTP next to anvil's own eth_getTransactionByHash misses/s."
+      })
+  public static final class Suite implements Callable<Integer> {
+    @Option(names = "--quick", description = "a smaller chain and shorter windows (~1 minute)")
+    boolean quick;
+
+    @Override
+    public Integer call() throws Exception {
+      Path home = BenchMain.home();
+      Optional<Path> anvil = anvilBinary(home);
+      if (anvil.isEmpty()) {
+        System.err.println(
+            "bench eth: anvil is not installed; install it as the build does: npm install --prefix"
+                + " eth-ingest/target/anvil @foundry-rs/anvil-linux-amd64@1.7.1 (or set"
+                + " -Dbbf.anvil=PATH)");
+        return 1;
+      }
+      // AnvilNode (the tests' harness) finds the binary through this property.
+      System.setProperty("bbf.anvil", anvil.get().toString());
+      BenchReport report = new BenchReport("eth", System.out);
+      report.line("bench eth%s: anvil %s", quick ? " --quick" : "", anvil.get());
+      report.environment();
+      try (BenchTempDir tmp = BenchTempDir.create("bbf-bench-eth");
+          AnvilNode node = AnvilNode.start("--no-mining")) {
+        run(quick ? Plan.QUICK : Plan.FULL, node, tmp.path(), report);
+      }
+      report.finish(home);
+      return 0;
+    }
+  }
+
+  /** {@code -Dbbf.anvil}, else the binary eth-ingest's build installs under the project root. */
+  static Optional<Path> anvilBinary(Path home) {
+    String configured = System.getProperty("bbf.anvil");
+    Path bin =
+        configured != null
+            ? Path.of(configured)
+            : home == null
+                ? null
+                : home.resolve(
+                    "eth-ingest/target/anvil/node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil");
+    return bin != null && Files.isExecutable(bin) ? Optional.of(bin) : Optional.empty();
+  }
+
+  /**
+   * Fills {@code node} (started with {@code --no-mining}), then measures and reports everything;
+   * the figures end up in {@code report}'s summary.
+   *
+   * @throws IOException if the node, the store or the server fails
+   * @throws IllegalStateException if an answer is wrong (a random hash found, a known one missed,
+   *     an RPC call made for a negative)
+   */
+  static void run(Plan plan, AnvilNode node, Path dir, BenchReport report)
+      throws IOException, InterruptedException {
+    List<String> sent = fill(plan, node, report);
+    Path store = ingest(plan, node, dir, report);
+    String[] absent = randomHashes(65_536, 7);
+
+    HttpClient http =
+        HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5))
+            .build();
+    try (http) {
+      Rates nodeRates = nodeMisses(http, URI.create(node.url()), absent, plan);
+      Optional<WrkLoad> wrk = WrkLoad.find(dir, plan.clients(), 4 * plan.clients());
+      Optional<Rates> nodeWrk = Optional.empty();
+      if (wrk.isPresent()) {
+        nodeWrk = Optional.of(nodeMissesWrk(wrk.get(), node.url(), absent, dir, plan));
+      }
+
+      EthConfig config =
+          EthConfig.of(node.url(), store).withRangeBits(plan.rangeBits()).withFinalityDepth(0);
+      EthIndex index = EthIndex.open(config);
+      double inProcess;
+      double inProcessAll;
+      try {
+        index.poll(); // the newest blocks into the tip; "absent" is answered once caught up
+        checkKnown(index, sent);
+        long calls = index.rpcCalls().of(NODE_METHOD);
+        inProcess(index, absent, plan.window().dividedBy(3));
+        inProcess = inProcess(index, absent, plan.window());
+        inProcessAll = inProcessThreads(index, absent, plan.clients(), plan.window());
+        requireNoCalls(index, calls);
+      } catch (IOException | RuntimeException | EthIndex.CatchingUpException e) {
+        index.close();
+        throw new IllegalStateException("in-process lookups failed: " + e.getMessage(), e);
+      } catch (InterruptedException e) {
+        index.close();
+        throw e;
+      }
+
+      Rates serverRates;
+      Optional<Rates> serverWrk = Optional.empty();
+      long negativeCalls;
+      // the service owns the index from here on and closes it
+      try (Service service =
+          Service.start(
+              new NoBitcoinBackend(),
+              index,
+              new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+              HttpInitializer.DEFAULT_MAX_BODY_BYTES)) {
+        long calls = index.rpcCalls().of(NODE_METHOD);
+        serverRates = serverNegatives(http, service.server().baseUrl(), absent, plan);
+        if (wrk.isPresent()) {
+          serverWrk =
+              Optional.of(
+                  serverNegativesWrk(wrk.get(), service.server().baseUrl(), absent, dir, plan));
+        }
+        requireNoCalls(index, calls);
+        negativeCalls = index.rpcCalls().of(NODE_METHOD);
+      }
+      String jdk = plan.clients() + " clients, JDK HttpClient, HTTP/1.1 keep-alive";
+      List<List<String>> rows = new ArrayList<>();
+      rows.add(List.of("bbf-index in process (1 thread)", BenchReport.format(inProcess), "", ""));
+      rows.add(
+          List.of(
+              "bbf-index in process (" + plan.clients() + " threads)",
+              BenchReport.format(inProcessAll),
+              "",
+              ""));
+      rows.add(rateRow("bbf-index over HTTP", serverRates, jdk));
+      rows.add(rateRow("anvil eth_getTransactionByHash", nodeRates, jdk));
+      if (wrk.isPresent()) {
+        rows.add(rateRow("bbf-index over HTTP", serverWrk.orElseThrow(), wrk.get().describe()));
+        rows.add(
+            rateRow("anvil eth_getTransactionByHash", nodeWrk.orElseThrow(), wrk.get().describe()));
+      } else {
+        report.line("(wrk is not installed: the HTTP figures are the JDK client's only)");
+      }
+      report.table(
+          "negative lookups of random hashes per second (answers checked; no RPC call made)",
+          List.of("", "one per request", BATCH + " per request", "client"),
+          rows);
+      // The node's best figure, whichever client got it, is what the index is compared with; the
+      // HTTP ratios compare the server and the node through the same client.
+      Rates httpServer = serverWrk.orElse(serverRates);
+      Rates httpNode = nodeWrk.orElse(nodeRates);
+      Rates nodeBest =
+          new Rates(
+              Math.max(nodeRates.single(), httpNode.single()),
+              Math.max(nodeRates.batched(), httpNode.batched()));
+      // Both sides on the whole machine: the index's best in-process rate (1 or N threads) over
+      // the node's best rate (the JDK client's or wrk's, 2 threads and 8 connections).
+      double inProcessBest = Math.max(inProcess, inProcessAll);
+      double speedup = inProcessBest / nodeBest.single();
+      report.line(
+          "in process %sx anvil's single-call misses (target >= 1000: %s)",
+          BenchReport.format(speedup), speedup >= 1000 ? "met" : "NOT met");
+      report.summary("eth_neg_lookups_per_s_in_process", inProcess);
+      report.summary(
+          "eth_neg_lookups_per_s_in_process_" + plan.clients() + "_threads", inProcessAll);
+      report.summary("eth_http_neg_per_s_get", httpServer.single());
+      report.summary("eth_http_neg_per_s_batched_" + BATCH, httpServer.batched());
+      report.summary("eth_node_miss_per_s", nodeBest.single());
+      report.summary("eth_node_miss_per_s_batched_" + BATCH, nodeBest.batched());
+      report.summary("eth_http_client", wrk.isPresent() ? "wrk" : "jdk");
+      report.summary("eth_neg_rpc_calls", negativeCalls);
+      report.summary("eth_neg_speedup_over_node", speedup);
+      report.summary("eth_neg_speedup_over_node_batched", inProcessBest / nodeBest.batched());
+      // A caller with one or two requests in flight (the JDK client) sees the node's latency:
+      // that comparison is printed too, but the headline is against the node's best throughput.
+      report.summary("eth_node_miss_per_s_jdk_client", nodeRates.single());
+      report.summary("eth_neg_speedup_over_node_jdk_client", inProcessBest / nodeRates.single());
+      report.summary("eth_http_neg_speedup_over_node", httpServer.single() / httpNode.single());
+      report.summary(
+          "eth_http_batched_speedup_over_node_batched", httpServer.batched() / httpNode.batched());
+    }
+  }
+
+  /** Mines {@code plan.blocks()} blocks of transfers; the hashes sent. */
+  private static List<String> fill(Plan plan, AnvilNode node, BenchReport report)
+      throws IOException {
+    long t0 = System.nanoTime();
+    List<String> sent = new ArrayList<>(plan.blocks() * plan.txsPerBlock());
+    for (int b = 0; b < plan.blocks(); b++) {
+      sent.addAll(node.sendTransfers(plan.txsPerBlock()));
+      node.mine(1);
+    }
+    double secs = (System.nanoTime() - t0) / 1e9;
+    report.line(
+        "anvil: %s transfers in %d blocks sent and mined in %.1f s (%s txs/s)",
+        BenchReport.count(sent.size()),
+        plan.blocks(),
+        secs,
+        BenchReport.format(sent.size() / secs));
+    report.summary("eth_txs", sent.size());
+    report.summary("eth_blocks", node.blockNumber() + 1);
+    return sent;
+  }
+
+  /**
+   * Ingests the final ranges into fresh stores, {@code plan.ingestRounds()} times; the first store.
+   */
+  private static Path ingest(Plan plan, AnvilNode node, Path dir, BenchReport report)
+      throws IOException {
+    double[] blocksPerS = new double[plan.ingestRounds()];
+    double[] txsPerS = new double[plan.ingestRounds()];
+    List<List<String>> rows = new ArrayList<>();
+    for (int r = 0; r < plan.ingestRounds(); r++) {
+      Path store = dir.resolve("eth-" + r);
+      EthConfig config =
+          EthConfig.of(node.url(), store).withRangeBits(plan.rangeBits()).withFinalityDepth(0);
+      try (EthIndex index = EthIndex.open(config)) {
+        long t0 = System.nanoTime();
+        int ranges = index.ingestFinalRanges(line -> {});
+        double secs = (System.nanoTime() - t0) / 1e9;
+        long blocks = (long) ranges << plan.rangeBits();
+        long txs = index.status().historyTxs();
+        blocksPerS[r] = blocks / secs;
+        txsPerS[r] = txs / secs;
+        rows.add(
+            List.of(
+                Integer.toString(r + 1),
+                Integer.toString(ranges),
+                BenchReport.count(blocks),
+                BenchReport.count(txs),
+                String.format(java.util.Locale.ROOT, "%.2f", secs),
+                BenchReport.format(blocksPerS[r]),
+                BenchReport.format(txsPerS[r])));
+      }
+    }
+    report.table(
+        "ingest of the final ranges (ranges of " + (1 << plan.rangeBits()) + " blocks, depth 0)",
+        List.of("round", "ranges", "blocks", "txs", "s", "blocks/s", "txs/s"),
+        rows);
+    report.summary("eth_ingest_blocks_per_s", BenchReport.median(blocksPerS));
+    report.summary("eth_ingest_txs_per_s", BenchReport.median(txsPerS));
+    return dir.resolve("eth-0");
+  }
+
+  /** Every sent transfer must be found: the rates below are those of a working index. */
+  private static void checkKnown(EthIndex index, List<String> sent)
+      throws EthIndex.CatchingUpException {
+    for (String hash : sent) {
+      if (index.lookup(HEX.parseHex(hash.substring(2)), 0).isEmpty()) {
+        throw new IllegalStateException("a sent transfer is not found: " + hash);
+      }
+    }
+  }
+
+  private static void requireNoCalls(EthIndex index, long before) {
+    long after = index.rpcCalls().of(NODE_METHOD);
+    if (after != before) {
+      throw new IllegalStateException(
+          (after - before) + " " + NODE_METHOD + " calls during negative lookups");
+    }
+  }
+
+  /** In-process lookups per second of the random {@code absent} hashes, one thread. */
+  private static double inProcess(EthIndex index, String[] absent, Duration window)
+      throws EthIndex.CatchingUpException {
+    return inProcess(index, keys(absent), 0, window);
+  }
+
+  /**
+   * In-process lookups per second from {@code threads} threads at once (the machine's cores, as the
+   * node gets them under wrk), their sum.
+   */
+  private static double inProcessThreads(
+      EthIndex index, String[] absent, int threads, Duration window) throws InterruptedException {
+    byte[] keys = keys(absent);
+    double[] rates = new double[threads];
+    AtomicReference<Exception> failure = new AtomicReference<>();
+    List<Thread> started = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      int k = t;
+      started.add(
+          Thread.ofPlatform()
+              .name("bench-eth-lookups-" + t)
+              .start(
+                  () -> {
+                    try {
+                      rates[k] = inProcess(index, keys, k * 7919L, window);
+                    } catch (EthIndex.CatchingUpException | RuntimeException e) {
+                      failure.compareAndSet(null, e);
+                    }
+                  }));
+    }
+    double sum = 0;
+    for (int t = 0; t < threads; t++) {
+      started.get(t).join();
+      sum += rates[t];
+    }
+    if (failure.get() != null) {
+      throw new IllegalStateException(failure.get().getMessage(), failure.get());
+    }
+    return sum;
+  }
+
+  private static byte[] keys(String[] hashes) {
+    byte[] keys = new byte[hashes.length * 32];
+    for (int i = 0; i < hashes.length; i++) {
+      System.arraycopy(HEX.parseHex(hashes[i].substring(2)), 0, keys, i * 32, 32);
+    }
+    return keys;
+  }
+
+  /** Lookups per second of the 32-byte {@code keys}, from the {@code first}-th on, one thread. */
+  private static double inProcess(EthIndex index, byte[] keys, long first, Duration window)
+      throws EthIndex.CatchingUpException {
+    int count = keys.length / 32;
+    long start = System.nanoTime();
+    long deadline = start + window.toNanos();
+    long done = 0;
+    while (System.nanoTime() < deadline && done < MAX_OPS) {
+      for (int i = 0; i < 1024; i++) {
+        int off = (int) ((first + done + i) % count) * 32;
+        if (index.lookup(keys, off).isPresent()) {
+          throw new IllegalStateException(
+              "a random hash was found: 0x" + HEX.formatHex(keys, off, off + 32));
+        }
+      }
+      done += 1024;
+    }
+    return done / ((System.nanoTime() - start) / 1e9);
+  }
+
+  /** Requests per second (one hash each) and hashes per second (batches of {@link #BATCH}). */
+  record Rates(double single, double batched) {}
+
+  private static Rates nodeMisses(HttpClient http, URI node, String[] absent, Plan plan)
+      throws IOException, InterruptedException {
+    Request single =
+        i -> {
+          String body = rpc(i, absent[i % absent.length]);
+          requireNulls(send(http, post(node, body), 200), 1);
+          return 1;
+        };
+    Request batched =
+        i -> {
+          StringBuilder body = new StringBuilder("[");
+          for (int k = 0; k < BATCH; k++) {
+            body.append(k == 0 ? "" : ",").append(rpc(k, absent[(i + k) % absent.length]));
+          }
+          requireNulls(send(http, post(node, body.append(']').toString()), 200), BATCH);
+          return BATCH;
+        };
+    return new Rates(rate(single, plan), rate(batched, plan));
+  }
+
+  private static Rates serverNegatives(HttpClient http, String baseUrl, String[] absent, Plan plan)
+      throws IOException, InterruptedException {
+    Request single =
+        i -> {
+          URI uri = URI.create(baseUrl + "/v1/eth/tx/" + absent[i % absent.length]);
+          send(
+              http, HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30)).GET().build(), 404);
+          return 1;
+        };
+    URI batchUri = URI.create(baseUrl + "/v1/eth/tx/lookup");
+    Request batched =
+        i -> {
+          StringBuilder body = new StringBuilder("[");
+          for (int k = 0; k < BATCH; k++) {
+            body.append(k == 0 ? "\"" : ",\"").append(absent[(i + k) % absent.length]).append('"');
+          }
+          String answer = send(http, post(batchUri, body.append(']').toString()), 200);
+          int absentCount = occurrences(answer, "\"present\":false");
+          if (absentCount != BATCH) {
+            throw new IllegalStateException(
+                absentCount + " of " + BATCH + " random hashes absent: " + answer);
+          }
+          return BATCH;
+        };
+    return new Rates(rate(single, plan), rate(batched, plan));
+  }
+
+  private static List<String> rateRow(String what, Rates rates, String client) {
+    return List.of(
+        what, BenchReport.format(rates.single()), BenchReport.format(rates.batched()), client);
+  }
+
+  private static Rates nodeMissesWrk(
+      WrkLoad wrk, String nodeUrl, String[] absent, Path dir, Plan plan)
+      throws IOException, InterruptedException {
+    List<String> single = new ArrayList<>();
+    List<String> batched = new ArrayList<>();
+    for (int i = 0; i < 4096; i++) {
+      single.add(rpc(i, absent[i]));
+    }
+    for (int i = 0; i < 256; i++) {
+      StringBuilder body = new StringBuilder("[");
+      for (int k = 0; k < BATCH; k++) {
+        body.append(k == 0 ? "" : ",").append(rpc(k, absent[(i * BATCH + k) % absent.length]));
+      }
+      batched.add(body.append(']').toString());
+    }
+    WrkLoad.Result one =
+        wrk.run(nodeUrl, Files.write(dir.resolve("node-single.txt"), single), "/", seconds(plan));
+    WrkLoad.Result many =
+        wrk.run(nodeUrl, Files.write(dir.resolve("node-batch.txt"), batched), "/", seconds(plan));
+    requireStatus(one, 0, "anvil, single calls");
+    requireStatus(many, 0, "anvil, batches");
+    return new Rates(one.perSecond(), many.perSecond() * BATCH);
+  }
+
+  private static Rates serverNegativesWrk(
+      WrkLoad wrk, String baseUrl, String[] absent, Path dir, Plan plan)
+      throws IOException, InterruptedException {
+    List<String> paths = new ArrayList<>();
+    List<String> batches = new ArrayList<>();
+    for (int i = 0; i < 4096; i++) {
+      paths.add("/v1/eth/tx/" + absent[i]);
+    }
+    for (int i = 0; i < 256; i++) {
+      StringBuilder body = new StringBuilder("[");
+      for (int k = 0; k < BATCH; k++) {
+        body.append(k == 0 ? "\"" : ",\"")
+            .append(absent[(i * BATCH + k) % absent.length])
+            .append('"');
+      }
+      batches.add(body.append(']').toString());
+    }
+    WrkLoad.Result one =
+        wrk.run(baseUrl, Files.write(dir.resolve("get.txt"), paths), null, seconds(plan));
+    WrkLoad.Result many =
+        wrk.run(
+            baseUrl,
+            Files.write(dir.resolve("batch.txt"), batches),
+            "/v1/eth/tx/lookup",
+            seconds(plan));
+    requireStatus(one, one.requests(), "bbf-index GET (every answer a 404)");
+    requireStatus(many, 0, "bbf-index batches");
+    return new Rates(one.perSecond(), many.perSecond() * BATCH);
+  }
+
+  /** wrk's run length: the plan's window in whole seconds, at least 1. */
+  private static int seconds(Plan plan) {
+    return (int) Math.max(1, plan.window().toSeconds());
+  }
+
+  private static void requireStatus(WrkLoad.Result r, long non2xx, String what) {
+    if (r.requests() == 0 || r.non2xx() != non2xx) {
+      throw new IllegalStateException(
+          what
+              + ": "
+              + r.non2xx()
+              + " of "
+              + r.requests()
+              + " answers outside 2xx, expected "
+              + non2xx);
+    }
+  }
+
+  /** One request of a measurement: {@code i} picks the hashes; returns how many it asked. */
+  private interface Request {
+    int send(int i) throws IOException, InterruptedException;
+  }
+
+  /**
+   * Hashes per second of {@code request} from {@code plan.clients()} threads over {@code
+   * plan.window()}, after a warm-up of a third of it.
+   */
+  private static double rate(Request request, Plan plan) throws IOException, InterruptedException {
+    measure(request, plan.clients(), plan.window().dividedBy(3));
+    return measure(request, plan.clients(), plan.window());
+  }
+
+  private static double measure(Request request, int clients, Duration window)
+      throws IOException, InterruptedException {
+    AtomicLong hashes = new AtomicLong();
+    AtomicLong next = new AtomicLong();
+    AtomicReference<Exception> failure = new AtomicReference<>();
+    long start = System.nanoTime();
+    long deadline = start + window.toNanos();
+    List<Thread> threads = new ArrayList<>();
+    for (int c = 0; c < clients; c++) {
+      threads.add(
+          Thread.ofPlatform()
+              .name("bench-eth-client-" + c)
+              .start(
+                  () -> {
+                    try {
+                      while (System.nanoTime() < deadline
+                          && hashes.get() < MAX_OPS
+                          && failure.get() == null) {
+                        int i = (int) (next.getAndAdd(BATCH) & Integer.MAX_VALUE);
+                        hashes.addAndGet(request.send(i));
+                      }
+                    } catch (IOException | InterruptedException | RuntimeException e) {
+                      failure.compareAndSet(null, e);
+                    }
+                  }));
+    }
+    for (Thread t : threads) {
+      t.join();
+    }
+    double secs = (System.nanoTime() - start) / 1e9;
+    Exception e = failure.get();
+    if (e instanceof IOException io) {
+      throw io;
+    }
+    if (e != null) {
+      throw new IllegalStateException(e.getMessage(), e);
+    }
+    return hashes.get() / secs;
+  }
+
+  private static HttpRequest post(URI uri, String body) {
+    return HttpRequest.newBuilder(uri)
+        .timeout(Duration.ofSeconds(30))
+        .header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString(body))
+        .build();
+  }
+
+  private static String send(HttpClient http, HttpRequest request, int expected)
+      throws IOException, InterruptedException {
+    HttpResponse<String> r = http.send(request, HttpResponse.BodyHandlers.ofString());
+    if (r.statusCode() != expected) {
+      throw new IllegalStateException(
+          request.uri() + ": HTTP " + r.statusCode() + " (expected " + expected + "): " + r.body());
+    }
+    return r.body();
+  }
+
+  private static String rpc(int id, String hash) {
+    return "{\"jsonrpc\":\"2.0\",\"id\":"
+        + id
+        + ",\"method\":\""
+        + NODE_METHOD
+        + "\",\"params\":[\""
+        + hash
+        + "\"]}";
+  }
+
+  /** The node must answer {@code null} (unknown) for every random hash. */
+  private static void requireNulls(String answer, int expected) {
+    int nulls = occurrences(answer, "\"result\":null");
+    if (nulls != expected) {
+      throw new IllegalStateException(
+          "anvil answered " + nulls + " of " + expected + " random hashes with null: " + answer);
+    }
+  }
+
+  private static int occurrences(String text, String what) {
+    int n = 0;
+    for (int at = text.indexOf(what); at >= 0; at = text.indexOf(what, at + what.length())) {
+      n++;
+    }
+    return n;
+  }
+
+  /** {@code count} random {@code 0x}-prefixed hashes (seeded: the same run to run). */
+  static String[] randomHashes(int count, long seed) {
+    SplittableRandom random = new SplittableRandom(seed);
+    String[] out = new String[count];
+    byte[] b = new byte[32];
+    for (int i = 0; i < count; i++) {
+      random.nextBytes(b);
+      out[i] = "0x" + HEX.formatHex(b);
+    }
+    return out;
+  }
+}
