@@ -151,6 +151,7 @@ public final class NodeIndex implements AutoCloseable {
       NodeIndexLoader.refuseRunningNode(layout);
     }
     NodeIndexLoader o = new NodeIndexLoader(layout);
+    o.liveSnapshot = allowRunningNode;
     try {
       Files.createDirectories(workDir);
       o.snapshotRoot = Files.createTempDirectory(workDir.toAbsolutePath(), "node-snapshot-");

@@ -68,6 +68,9 @@ final class NodeIndexLoader {
   BlockFileReader blockFileReader;
   BlocksXorKey xor;
 
+  /** The databases are a copy of a running node's (see {@link HashedTxLookup#open}). */
+  boolean liveSnapshot;
+
   NodeIndexLoader(DataDirLayout layout) {
     this.layout = layout;
   }
@@ -181,7 +184,7 @@ final class NodeIndexLoader {
 
   private HashedTxLookup openHashed() throws IOException {
     try {
-      return HashedTxLookup.open(txDb, h -> blocksByHash.get(ByteBuffer.wrap(h)));
+      return HashedTxLookup.open(txDb, h -> blocksByHash.get(ByteBuffer.wrap(h)), liveSnapshot);
     } catch (CorruptRecordException e) {
       throw new DataDirException(
           layout.txindexDir().get(),

@@ -28,7 +28,7 @@ class RunningNodeSnapshotTest {
 
   @Test
   void snapshotsTakenWhileTheNodeWritesOpenAndAnswerUpToTheirTip() throws Exception {
-    try (RegtestNode node = TestNodes.start(false, RegtestNode.LEGACY_TXINDEX)) {
+    try (RegtestNode node = TestNodes.start(false, RegtestNode.CURRENT)) {
       node.mine(105);
       // A node that never wrote its state has no block index on disk yet (nothing to snapshot).
       node.rpc().call("gettxoutsetinfo");

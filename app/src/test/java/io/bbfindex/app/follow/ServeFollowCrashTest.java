@@ -38,7 +38,7 @@ class ServeFollowCrashTest {
 
   @Test
   void killMinusNineAtRandomMomentsThenRestartAnswersAsTheNode() throws Exception {
-    try (RegtestNode node = TestNodes.start(true, RegtestNode.LEGACY_TXINDEX)) {
+    try (RegtestNode node = TestNodes.start(true, RegtestNode.CURRENT)) {
       node.mine(110);
       node.stop(); // Core writes its block index at shutdown: the history snapshot has 110 blocks
       node.restart();

@@ -42,9 +42,9 @@ class ServeFollowTest {
 
   @Test
   void answersHistoryTipMempoolAndStaleAsTheNodeDoesOverHttp() throws Exception {
-    // The legacy-txindex build: a snapshot of a running hashed-txindex node can hold 's' rows for
-    // blocks its block index has not flushed yet (chain-follow/README.md, "Not done yet").
-    try (RegtestNode node = TestNodes.start(true, RegtestNode.LEGACY_TXINDEX)) {
+    // The current build (hashed txindex): its snapshot holds 's' and 'x' rows of blocks the block
+    // index has not flushed yet, which the tip layer answers for.
+    try (RegtestNode node = TestNodes.start(true, RegtestNode.CURRENT)) {
       node.mine(110);
       Hash32 old = node.send("bech32", 1.0);
       node.mine(1);
@@ -144,7 +144,7 @@ class ServeFollowTest {
   @Test
   void theNodesDataDirectoryIsNeverWrittenBySnapshotAndFollowAndAStoppedNodeIsShown()
       throws Exception {
-    try (RegtestNode node = TestNodes.start(true, RegtestNode.LEGACY_TXINDEX)) {
+    try (RegtestNode node = TestNodes.start(true, RegtestNode.CURRENT)) {
       node.mine(105);
       node.send("legacy", 1.0);
       node.mine(1);
@@ -201,7 +201,7 @@ class ServeFollowTest {
 
   @Test
   void aRefreshSwapsInANewSnapshotWhileLookupsNeverMissOrDoubleATx() throws Exception {
-    try (RegtestNode node = TestNodes.start(true, RegtestNode.LEGACY_TXINDEX)) {
+    try (RegtestNode node = TestNodes.start(true, RegtestNode.CURRENT)) {
       node.mine(110);
       node.stop();
       node.restart();

@@ -39,10 +39,22 @@ public final class HashedTxLookup {
   private final SipHash13Uj hasher;
   private final Map<Long, BlockInfo> blocksBySeq;
 
-  private HashedTxLookup(LevelDbSnapshot db, SipHash13Uj hasher, Map<Long, BlockInfo> blocksBySeq) {
+  /**
+   * A snapshot of a running node: rows of blocks its on-disk block index does not hold yet (Core
+   * flushes the block index about hourly, the txindex as it goes) are beyond the snapshot, not
+   * corruption; the layer that follows the node answers for those blocks.
+   */
+  private final boolean liveSnapshot;
+
+  private HashedTxLookup(
+      LevelDbSnapshot db,
+      SipHash13Uj hasher,
+      Map<Long, BlockInfo> blocksBySeq,
+      boolean liveSnapshot) {
     this.db = db;
     this.hasher = hasher;
     this.blocksBySeq = blocksBySeq;
+    this.liveSnapshot = liveSnapshot;
   }
 
   /**
@@ -54,6 +66,17 @@ public final class HashedTxLookup {
    * @throws IOException if LevelDB fails
    */
   public static HashedTxLookup open(LevelDbSnapshot db, Function<byte[], BlockInfo> blockByHash)
+      throws IOException {
+    return open(db, blockByHash, false);
+  }
+
+  /**
+   * As {@link #open(LevelDbSnapshot, Function)}; with {@code liveSnapshot} (a copy of a running
+   * node's databases), {@code 's'} records and {@code 'x'} rows of blocks the block index does not
+   * hold yet are left out instead of refused.
+   */
+  public static HashedTxLookup open(
+      LevelDbSnapshot db, Function<byte[], BlockInfo> blockByHash, boolean liveSnapshot)
       throws IOException {
     byte[] salt = db.get(HashedKeys.SALT);
     if (salt == null) {
@@ -75,6 +98,9 @@ public final class HashedTxLookup {
                     + " bytes, expected a 32-byte block hash");
           }
           BlockInfo b = blockByHash.apply(v);
+          if (b == null && liveSnapshot) {
+            return; // connected after the block index was last flushed: beyond this snapshot
+          }
           if (b == null) {
             throw new CorruptRecordException(
                 "'s' record of block seq "
@@ -85,7 +111,7 @@ public final class HashedTxLookup {
           }
           bySeq.put(seq, b);
         });
-    return new HashedTxLookup(db, hasher, Map.copyOf(bySeq));
+    return new HashedTxLookup(db, hasher, Map.copyOf(bySeq), liveSnapshot);
   }
 
   /** The index's salt, as a hasher. */
@@ -124,6 +150,9 @@ public final class HashedTxLookup {
         (k, v) -> {
           HashedKeys.TxRow row = HashedKeys.decodeTxRow(k);
           BlockInfo b = blocksBySeq.get(row.blockSeq());
+          if (b == null && liveSnapshot) {
+            return; // a block beyond this snapshot (see liveSnapshot)
+          }
           if (b == null) {
             throw new CorruptRecordException(
                 "'x' row "

@@ -62,4 +62,35 @@ class HashedIndexErrorsTest {
       assertMentions(e, "block seq 7000", "no 's' record");
     }
   }
+
+  @Test
+  void aRunningNodesRowsOfBlocksItsBlockIndexHasNotFlushedAreBeyondItsSnapshot()
+      throws IOException {
+    // Core writes its txindex as it goes and its block index about hourly: in a copy of a running
+    // node, 's' records and 'x' rows can name blocks the block index does not hold yet.
+    Path dd = HashedFixtures.extract(HashedFixtures.Archive.MAINNET_HASHED, tmp.resolve("data"));
+    byte[] txid =
+        Fixtures.internal("f4184fc596403b9d638783cf57adfe4c75c605f6356fbc91338530e9831e9e16");
+    long prefix;
+    try (NodeIndex idx = NodeIndex.open(dd, tmp.resolve("work0"))) {
+      prefix = idx.hashedLookup().orElseThrow().hasher().prefix40(txid, 0);
+    }
+    byte[] unflushedBlock = new byte[32];
+    unflushedBlock[0] = 42;
+    CoreLevelDbWriter.putAll(
+        dd.resolve("indexes/txindex"),
+        Map.of(
+            HashedKeys.seqKey(5000),
+            unflushedBlock,
+            HashedKeys.txRowKey(prefix, 5000, 215),
+            new byte[0]));
+
+    assertThrows(DataDirException.class, () -> NodeIndex.open(dd, tmp.resolve("work1")));
+    try (NodeIndex live = NodeIndex.open(dd, tmp.resolve("work2"), true)) {
+      assertTrue(live.findTx(txid).isPresent(), "the flushed block's row still answers");
+      assertTrue(
+          live.hashedLookup().orElseThrow().blockOfSeq(5000).isEmpty(),
+          "the unflushed block is left to the layer that follows the node");
+    }
+  }
 }
