@@ -6,6 +6,7 @@ import io.bbfindex.app.http.Service;
 import io.bbfindex.benchmarks.BenchMain;
 import io.bbfindex.benchmarks.BenchReport;
 import io.bbfindex.benchmarks.BenchTempDir;
+import io.bbfindex.benchmarks.http.WrkRun;
 import io.bbfindex.eth.EthConfig;
 import io.bbfindex.eth.EthIndex;
 import io.bbfindex.eth.testing.AnvilNode;
@@ -473,13 +474,13 @@ public final class EthBench {
       }
       batched.add(body.append(']').toString());
     }
-    WrkLoad.Result one =
+    WrkRun one =
         wrk.run(nodeUrl, Files.write(dir.resolve("node-single.txt"), single), "/", seconds(plan));
-    WrkLoad.Result many =
+    WrkRun many =
         wrk.run(nodeUrl, Files.write(dir.resolve("node-batch.txt"), batched), "/", seconds(plan));
     requireStatus(one, 0, "anvil, single calls");
     requireStatus(many, 0, "anvil, batches");
-    return new Rates(one.perSecond(), many.perSecond() * BATCH);
+    return new Rates(one.requestsPerSecond(), many.requestsPerSecond() * BATCH);
   }
 
   private static Rates serverNegativesWrk(
@@ -499,9 +500,8 @@ public final class EthBench {
       }
       batches.add(body.append(']').toString());
     }
-    WrkLoad.Result one =
-        wrk.run(baseUrl, Files.write(dir.resolve("get.txt"), paths), null, seconds(plan));
-    WrkLoad.Result many =
+    WrkRun one = wrk.run(baseUrl, Files.write(dir.resolve("get.txt"), paths), null, seconds(plan));
+    WrkRun many =
         wrk.run(
             baseUrl,
             Files.write(dir.resolve("batch.txt"), batches),
@@ -509,7 +509,7 @@ public final class EthBench {
             seconds(plan));
     requireStatus(one, one.requests(), "bbf-index GET (every answer a 404)");
     requireStatus(many, 0, "bbf-index batches");
-    return new Rates(one.perSecond(), many.perSecond() * BATCH);
+    return new Rates(one.requestsPerSecond(), many.requestsPerSecond() * BATCH);
   }
 
   /** wrk's run length: the plan's window in whole seconds, at least 1. */
@@ -517,7 +517,7 @@ public final class EthBench {
     return (int) Math.max(1, plan.window().toSeconds());
   }
 
-  private static void requireStatus(WrkLoad.Result r, long non2xx, String what) {
+  private static void requireStatus(WrkRun r, long non2xx, String what) {
     if (r.requests() == 0 || r.non2xx() != non2xx) {
       throw new IllegalStateException(
           what

@@ -210,7 +210,7 @@ public final class HttpBench implements Callable<Integer> {
               script,
               server.baseUrl(),
               files.get(t),
-              t.startsWith("batch"),
+              postPath(t),
               c.threads(),
               c.connections(),
               c.warmupSeconds());
@@ -231,7 +231,7 @@ public final class HttpBench implements Callable<Integer> {
                         script,
                         server.baseUrl(),
                         files.get(t),
-                        t.startsWith("batch"),
+                        postPath(t),
                         c.threads(),
                         c.connections(),
                         c.seconds()));
@@ -397,5 +397,12 @@ public final class HttpBench implements Callable<Integer> {
    */
   static List<String> negatives(Set<String> exclude) throws IOException {
     return Fixtures.realTxidsAbsentFrom(exclude, Integer.MAX_VALUE);
+  }
+
+  /**
+   * Where a target's request lines go: batches are POSTed to the batch route, the rest are GETs.
+   */
+  private static String postPath(String target) {
+    return target.startsWith("batch") ? "/v1/tx/lookup" : null;
   }
 }

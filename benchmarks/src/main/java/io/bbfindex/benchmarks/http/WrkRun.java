@@ -15,10 +15,11 @@ import java.util.regex.Pattern;
  * One run of wrk (https://github.com/wg/wrk, Debian package {@code wrk}) with {@code --latency} and
  * the request-list script {@value #SCRIPT}, and its report parsed.
  *
- * <p>The script cycles through a file of requests, one per line: a path for GET, or a JSON body for
- * {@code POST /v1/tx/lookup}. Requests are formatted once in {@code init}, so the client's
- * per-request Lua cost is one table index whatever the target: /livez, lookups and batches are
- * measured through the same client path (wrk shares the machine's cores with the server).
+ * <p>The script cycles through a file of requests, one per line: a path for GET, or a JSON body
+ * POSTed to one fixed path (bench http's {@code /v1/tx/lookup}, bench eth's node and batch routes).
+ * Requests are formatted once in {@code init}, so the client's per-request Lua cost is one table
+ * index whatever the target: /livez, lookups and batches are measured through the same client path
+ * (wrk shares the machine's cores with the server).
  *
  * @param requests completed requests
  * @param seconds wall time of the run, as wrk reports it
@@ -49,9 +50,9 @@ public record WrkRun(
 
   static final String LUA =
       """
-      -- bbf-index bench http: cycles through a list of requests (one per line of the file named by
-      -- the first script argument): a path for GET, or with "POST" as second argument a JSON body
-      -- for POST /v1/tx/lookup. Requests are formatted once per thread in init().
+      -- bbf-index benchmarks: cycles through a list of requests (one per line of the file named by
+      -- the first script argument): a path for GET, or with "POST" and a path as further arguments
+      -- a JSON body POSTed to that path. Requests are formatted once per thread in init().
       local counter = 0
       function setup(thread)
         thread:set("tid", counter)
@@ -64,7 +65,7 @@ public record WrkRun(
         local f = assert(io.open(args[1], "r"))
         for line in f:lines() do
           if post then
-            reqs[#reqs + 1] = wrk.format("POST", "/v1/tx/lookup", {["Content-Type"] = "application/json"}, line)
+            reqs[#reqs + 1] = wrk.format("POST", args[3], {["Content-Type"] = "application/json"}, line)
           else
             reqs[#reqs + 1] = wrk.format("GET", line)
           end
@@ -81,7 +82,7 @@ public record WrkRun(
       """;
 
   /** The wrk executable on the PATH, if any. */
-  static Optional<Path> findWrk() {
+  public static Optional<Path> findWrk() {
     String path = System.getenv("PATH");
     if (path == null) {
       return Optional.empty();
@@ -96,21 +97,22 @@ public record WrkRun(
   }
 
   /** Writes the script into {@code dir}. */
-  static Path writeScript(Path dir) throws IOException {
+  public static Path writeScript(Path dir) throws IOException {
     return Files.writeString(dir.resolve(SCRIPT), LUA, StandardCharsets.UTF_8);
   }
 
   /**
-   * Runs wrk against {@code baseUrl} with requests from {@code requestFile}.
+   * Runs wrk against {@code baseUrl} with requests from {@code requestFile}: GETs of its paths, or,
+   * when {@code postPath} is not null, its lines POSTed to {@code postPath}.
    *
    * @throws IOException if wrk fails or its report lacks a figure
    */
-  static WrkRun run(
+  public static WrkRun run(
       Path wrk,
       Path script,
       String baseUrl,
       Path requestFile,
-      boolean post,
+      String postPath,
       int threads,
       int connections,
       int seconds)
@@ -130,8 +132,9 @@ public record WrkRun(
                 baseUrl,
                 "--",
                 requestFile.toString()));
-    if (post) {
+    if (postPath != null) {
       cmd.add("POST");
+      cmd.add(postPath);
     }
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
     String report = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);

@@ -109,13 +109,14 @@ class HttpBenchTest {
             new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
             HttpInitializer.DEFAULT_MAX_BODY_BYTES)) {
       String url = s.server().baseUrl();
-      WrkRun negative = WrkRun.run(wrk, script, url, files.get("negative"), false, 1, 2, 1);
+      WrkRun negative = WrkRun.run(wrk, script, url, files.get("negative"), null, 1, 2, 1);
       assertTrue(negative.requests() > 0);
       assertEquals(negative.requests(), negative.non2xx(), "every negative is a 404");
       assertEquals("all 404", HttpBench.figure("demo", "negative", List.of(negative)).check());
-      WrkRun positive = WrkRun.run(wrk, script, url, files.get("positive"), false, 1, 2, 1);
+      WrkRun positive = WrkRun.run(wrk, script, url, files.get("positive"), null, 1, 2, 1);
       assertEquals(0, positive.non2xx(), "every positive is a 200");
-      WrkRun batch = WrkRun.run(wrk, script, url, files.get("batch 1000"), true, 1, 2, 1);
+      WrkRun batch =
+          WrkRun.run(wrk, script, url, files.get("batch 1000"), "/v1/tx/lookup", 1, 2, 1);
       assertTrue(batch.requests() > 0);
       assertEquals(0, batch.non2xx(), "batches of 1,000 ids are 200");
       assertEquals(0, negative.socketErrors() + positive.socketErrors() + batch.socketErrors());
