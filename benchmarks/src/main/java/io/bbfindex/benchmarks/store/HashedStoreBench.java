@@ -1,7 +1,6 @@
 package io.bbfindex.benchmarks.store;
 
 import io.bbfindex.benchmarks.BenchReport;
-import io.bbfindex.benchmarks.ThreadClock;
 import io.bbfindex.benchmarks.synthetic.StoreAssembly;
 import io.bbfindex.benchmarks.synthetic.SyntheticChain;
 import io.bbfindex.benchmarks.synthetic.SyntheticKeys;
@@ -30,7 +29,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.SplittableRandom;
@@ -246,10 +244,10 @@ final class HashedStoreBench {
     double[][] cpu = new double[4][c.rounds()];
     for (int round = -1; round < c.rounds(); round++) { // round -1 warms up
       double[] took = {
-        perCpuSecond(neg, product, c.minNanosPerRound(), false),
-        perCpuSecond(neg, corePath, c.minNanosPerRound(), false),
-        perCpuSecond(pos, product, c.minNanosPerRound(), true),
-        perCpuSecond(pos, corePath, c.minNanosPerRound(), true)
+        StoreBench.timed(neg, product, c.minNanosPerRound(), false).perCpuSecond(),
+        StoreBench.timed(neg, corePath, c.minNanosPerRound(), false).perCpuSecond(),
+        StoreBench.timed(pos, product, c.minNanosPerRound(), true).perCpuSecond(),
+        StoreBench.timed(pos, corePath, c.minNanosPerRound(), true).perCpuSecond()
       };
       if (round >= 0) {
         for (int m = 0; m < 4; m++) {
@@ -283,22 +281,22 @@ final class HashedStoreBench {
                 "negative",
                 "filter, then HashedTxLookup on maybe",
                 BenchReport.count((long) res.productNeg()),
-                ns(res.productNeg())),
+                StoreBench.ns(res.productNeg())),
             List.of(
                 "negative",
                 "as Core: seek 'x'+prefix (+ s, b, blk read per candidate)",
                 BenchReport.count((long) res.coreNeg()),
-                ns(res.coreNeg())),
+                StoreBench.ns(res.coreNeg())),
             List.of(
                 "positive",
                 "filter, then HashedTxLookup",
                 BenchReport.count((long) res.productPos()),
-                ns(res.productPos())),
+                StoreBench.ns(res.productPos())),
             List.of(
                 "positive",
                 "as Core: seek 'x'+prefix, get 's', get 'b', blk read, compare",
                 BenchReport.count((long) res.corePos()),
-                ns(res.corePos()))));
+                StoreBench.ns(res.corePos()))));
     r.line(
         "negatives answered by the filter alone: %d of %d; positives found at the same place by"
             + " both paths: %d of %d",
@@ -320,40 +318,6 @@ final class HashedStoreBench {
         "hashed_neg_speedup_over_core_path target: >= 50: %s",
         res.productNeg() / res.coreNeg() >= 50 ? "met" : "MISSED");
     return res;
-  }
-
-  /**
-   * Whole passes over {@code keys} until {@code minNanos} of wall time passed; lookups per
-   * CPU-second.
-   */
-  private static double perCpuSecond(
-      byte[][] keys, Predicate<byte[]> op, long minNanos, boolean present) {
-    long passes = 0;
-    long found = 0;
-    ThreadClock start = ThreadClock.now();
-    ThreadClock took;
-    do {
-      for (byte[] k : keys) {
-        if (op.test(k)) {
-          found++;
-        }
-      }
-      passes++;
-      took = ThreadClock.now().since(start);
-    } while (took.wallNanos() < minNanos);
-    if (found != (present ? passes * keys.length : 0)) {
-      throw new IllegalStateException(
-          found
-              + " of "
-              + passes * keys.length
-              + " lookups found, expected "
-              + (present ? "all" : "none"));
-    }
-    return took.perCpuSecond(passes * keys.length);
-  }
-
-  private static String ns(double opsPerSecond) {
-    return String.format(Locale.ROOT, "%.0f", 1e9 / opsPerSecond);
   }
 
   /**

@@ -387,7 +387,7 @@ public final class StoreBench implements Callable<Integer> {
   }
 
   /** Lookups made and the time they took. */
-  private record Timed(long ops, ThreadClock took) {
+  record Timed(long ops, ThreadClock took) {
     double perCpuSecond() {
       return took.perCpuSecond(ops);
     }
@@ -398,7 +398,7 @@ public final class StoreBench implements Callable<Integer> {
   }
 
   /** Whole passes over {@code keys} until at least {@code minNanos} of wall time passed. */
-  private static Timed timed(byte[][] keys, Predicate<byte[]> op, long minNanos, boolean present) {
+  static Timed timed(byte[][] keys, Predicate<byte[]> op, long minNanos, boolean present) {
     long passes = 0;
     long found = 0;
     ThreadClock start = ThreadClock.now();
@@ -445,7 +445,7 @@ public final class StoreBench implements Callable<Integer> {
     return a;
   }
 
-  private static String ns(double opsPerSecond) {
+  static String ns(double opsPerSecond) {
     return String.format(java.util.Locale.ROOT, "%.0f", 1e9 / opsPerSecond);
   }
 }
