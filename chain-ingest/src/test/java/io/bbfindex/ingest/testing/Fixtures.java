@@ -1,6 +1,7 @@
 package io.bbfindex.ingest.testing;
 
 import io.bbfindex.ingest.archive.ArchiveExtractor;
+import io.bbfindex.ingest.encoding.HashKeys;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -194,21 +195,12 @@ public final class Fixtures {
    * Internal byte order (as hashed) into display hex (reversed), as Core prints txids and hashes.
    */
   public static String displayHex(byte[] internal) {
-    byte[] d = new byte[internal.length];
-    for (int i = 0; i < d.length; i++) {
-      d[i] = internal[internal.length - 1 - i];
-    }
-    return HexFormat.of().formatHex(d);
+    return HashKeys.toDisplayHex(internal);
   }
 
   /** Reverses display hex into internal byte order. */
   public static byte[] internal(String displayHex) {
-    byte[] d = HexFormat.of().parseHex(displayHex);
-    byte[] r = new byte[d.length];
-    for (int i = 0; i < d.length; i++) {
-      r[i] = d[d.length - 1 - i];
-    }
-    return r;
+    return HashKeys.fromDisplayHex("fixture hash", displayHex);
   }
 
   private static MessageDigest sha256() {
