@@ -34,7 +34,7 @@ import picocli.CommandLine.Option;
  *       the mempool layer's replacement, from empty and with 1 % churn (target 1 s);
  *   <li>negative lookups per second (one thread probing the tip and mempool filters) during
  *       back-to-back resyncs, against a quiet run (target: within 10 %);
- *   <li>with a real node ({@code BITCOIND}, see ../shared/tools/README.md): block-to-answer and
+ *   <li>with a real node ({@code BITCOIND}, see the README's "Tests" section): block-to-answer and
  *       tx-to-mempool-answer latency, p50/p99, with ZMQ and with polling.
  * </ul>
  *
@@ -232,7 +232,7 @@ public final class FollowBench {
     Optional<java.nio.file.Path> bitcoind = RegtestNode.binary(RegtestNode.CURRENT);
     if (bitcoind.isEmpty()) {
       System.out.println(
-          "latency: skipped, BITCOIND is not set to a bitcoind (see ../shared/tools/README.md)");
+          "latency: skipped, BITCOIND is not set to a bitcoind (see the README's Tests section)");
       return;
     }
     int blocks = quick ? 10 : 40;

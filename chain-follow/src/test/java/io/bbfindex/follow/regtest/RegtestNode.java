@@ -19,12 +19,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * A real regtest {@code bitcoind} (e.g. the builds of ../shared/tools/README.md, found through
- * {@code BITCOIND} or {@code BITCOIND_LEGACY_TXINDEX}), for tests and {@code bench follow}, in a
- * temporary datadir: {@code -txindex -rest}, the ZMQ {@code sequence} publisher unless turned off,
- * RPC on 127.0.0.1 with random free ports below the ephemeral range (retried when the node cannot
- * bind), cookie authentication, a descriptor wallet {@code w}. {@link #close()} stops the node and
- * deletes the datadir.
+ * A real regtest {@code bitcoind} (any Core build, found through {@code BITCOIND} or {@code
+ * BITCOIND_LEGACY_TXINDEX}), for tests and {@code bench follow}, in a temporary datadir: {@code
+ * -txindex -rest}, the ZMQ {@code sequence} publisher unless turned off, RPC on 127.0.0.1 with
+ * random free ports below the ephemeral range (retried when the node cannot bind), cookie
+ * authentication, a descriptor wallet {@code w}. {@link #close()} stops the node and deletes the
+ * datadir.
  */
 public final class RegtestNode implements AutoCloseable {
   private static final int START_ATTEMPTS = 5;

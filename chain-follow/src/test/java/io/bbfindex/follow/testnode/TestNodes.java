@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Assumptions;
 
 /**
  * Starts {@link RegtestNode}s for tests. Without the binary the test is skipped with the reason
- * printed, except under {@code CI=true}, where it fails (../shared/tools/README.md).
+ * printed, except under {@code CI=true}, where it fails (the README's "Tests" section).
  */
 public final class TestNodes {
   private TestNodes() {}
@@ -34,7 +34,7 @@ public final class TestNodes {
             () -> {
               String reason =
                   variable
-                      + " is not set to an executable bitcoind (see ../shared/tools/README.md)";
+                      + " is not set to an executable bitcoind (see the README's Tests section)";
               if ("true".equals(System.getenv("CI"))) {
                 Assertions.fail("a real bitcoind is required under CI=true: " + reason);
               }
