@@ -1,7 +1,10 @@
 package io.bbfindex.follow;
 
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.IntConsumer;
 
 /**
  * Counters of the follower, read by the app's metrics. Monotonic counters only; the gauges (lag,
@@ -16,6 +19,7 @@ public final class FollowStats {
   final AtomicLong mempoolResyncs = new AtomicLong();
   final AtomicLong zmqGaps = new AtomicLong();
   final AtomicLongArray reorgDepths = new AtomicLongArray(REORG_DEPTH_BOUNDS.length + 1);
+  private final List<IntConsumer> reorgListeners = new CopyOnWriteArrayList<>();
 
   public long blocksConnected() {
     return blocksConnected.get();
@@ -41,7 +45,18 @@ public final class FollowStats {
     return reorgDepths.get(bucket);
   }
 
+  /**
+   * Calls {@code listener} with the depth of every reorg recorded from now on (the app feeds its
+   * depth histogram from it; this module knows no metrics library).
+   */
+  public void onReorg(IntConsumer listener) {
+    reorgListeners.add(listener);
+  }
+
   void recordReorg(int depth) {
+    for (IntConsumer l : reorgListeners) {
+      l.accept(depth);
+    }
     int b = 0;
     while (b < REORG_DEPTH_BOUNDS.length && depth > REORG_DEPTH_BOUNDS[b]) {
       b++;

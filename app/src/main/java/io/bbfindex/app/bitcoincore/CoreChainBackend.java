@@ -63,7 +63,9 @@ public final class CoreChainBackend implements ChainBackend {
     return new TxAnswer(
         b.hash(),
         b.height(),
-        b.confirmations(),
+        // the block's own answer says -1 off the active chain (getblockheader), the tx's 0
+        // (getrawtransaction)
+        b.onActiveChain() ? b.confirmations() : TxAnswer.STALE_CONFIRMATIONS,
         loc.file(),
         loc.dataPos(),
         loc.txOffset(),

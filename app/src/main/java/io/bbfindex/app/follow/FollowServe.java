@@ -2,6 +2,7 @@ package io.bbfindex.app.follow;
 
 import io.bbfindex.app.bitcoincore.CoreChainBackend;
 import io.bbfindex.app.lookup.ChainBackend;
+import io.bbfindex.app.workdir.SnapshotDirectories;
 import io.bbfindex.follow.FollowConfig;
 import io.bbfindex.follow.FollowState;
 import io.bbfindex.follow.FollowStats;
@@ -65,7 +66,19 @@ public final class FollowServe {
             + " (under "
             + work
             + ")");
-    NodeIndex index = NodeIndex.open(datadir, work, true);
+    // A serve killed earlier (kill -9) left its snapshots behind: only its own claimed
+    // directories, and only those no live process holds, are removed.
+    for (Path stale : SnapshotDirectories.removeStale(work)) {
+      log.println("bbf-index: removed the stale snapshot directory " + stale);
+    }
+    SnapshotDirectories.Claim claim = SnapshotDirectories.claim(work);
+    NodeIndex index;
+    try {
+      index = NodeIndex.open(datadir, claim.dir(), true);
+    } catch (IOException | RuntimeException e) {
+      claim.close();
+      throw e;
+    }
     ChainBackend history = null;
     try {
       BuildOptions build = BuildOptions.defaults().withTargetFpr(targetFpr);
@@ -86,10 +99,18 @@ public final class FollowServe {
           "bbf-index: snapshot complete to %d (block index tip %d); following %s (%s)%n",
           base.height(), index.tipHeight(), rpcUri, network);
       FollowingBackend backend = new FollowingBackend(history, follower);
+      backend.ownWorkDir(claim);
       if (options.refreshBlocks() > 0) {
         HistoryRefresh refresh =
             new HistoryRefresh(
-                backend, datadir, filters, work, build, config, stats, options.refreshBlocks());
+                backend,
+                datadir,
+                filters,
+                claim.dir(),
+                build,
+                config,
+                stats,
+                options.refreshBlocks());
         backend.ownRefresh(refresh);
         refresh.start(REFRESH_CHECK);
       }
@@ -100,6 +121,7 @@ public final class FollowServe {
       } else {
         index.close();
       }
+      claim.close();
       throw e;
     }
   }

@@ -4,6 +4,7 @@ import io.bbfindex.app.lookup.BlockAnswer;
 import io.bbfindex.app.lookup.ChainBackend;
 import io.bbfindex.app.lookup.FilterSummary;
 import io.bbfindex.app.lookup.TxAnswer;
+import io.bbfindex.app.workdir.SnapshotDirectories;
 import io.bbfindex.follow.FollowState;
 import io.bbfindex.follow.FollowStats;
 import io.bbfindex.follow.FollowStatus;
@@ -11,6 +12,7 @@ import io.bbfindex.follow.Follower;
 import io.bbfindex.follow.layer.TipAnswer;
 import io.bbfindex.ingest.encoding.Hash32;
 import io.bbfindex.ingest.records.IndexReadException;
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -47,6 +49,7 @@ public final class FollowingBackend implements ChainBackend, MeterBinder {
   // Read once per call: a lookup never mixes an old history with a new follower (refresh).
   private volatile Layers layers;
   private volatile HistoryRefresh refresh;
+  private volatile SnapshotDirectories.Claim workDir;
 
   /** LevelDB reads of replaced histories, so that the counter never goes back. */
   private volatile long retiredReads;
@@ -79,6 +82,11 @@ public final class FollowingBackend implements ChainBackend, MeterBinder {
   /** Closed with the backend, before the layers (the refresh thread). */
   void ownRefresh(HistoryRefresh r) {
     this.refresh = r;
+  }
+
+  /** The directory the snapshots live in, deleted by {@link #close()} after the layers. */
+  void ownWorkDir(SnapshotDirectories.Claim claim) {
+    this.workDir = claim;
   }
 
   /** The refresh, or {@code null} when off. */
@@ -170,10 +178,15 @@ public final class FollowingBackend implements ChainBackend, MeterBinder {
                   c.location().dataPos(),
                   c.txOffset(),
                   true);
-      // Core's getblockheader says -1 for a block off the active chain; the history's stale answers
-      // do too.
       case TipAnswer.Stale s ->
-          new TxAnswer(s.blockHash().internal(), s.height(), -1, TxAnswer.NO_LOCATION, 0, 0, false);
+          new TxAnswer(
+              s.blockHash().internal(),
+              s.height(),
+              s.confirmations(),
+              TxAnswer.NO_LOCATION,
+              0,
+              0,
+              false);
     };
   }
 
@@ -293,6 +306,15 @@ public final class FollowingBackend implements ChainBackend, MeterBinder {
         lower = FollowStats.REORG_DEPTH_BOUNDS[b] + 1;
       }
     }
+    // The same depths as a histogram (buckets at the counters' bounds), for quantiles and sums.
+    DistributionSummary depths =
+        DistributionSummary.builder("bbf.follow.reorg.depth")
+            .baseUnit("blocks")
+            .description("blocks disconnected by each reorg")
+            .serviceLevelObjectives(
+                Arrays.stream(FollowStats.REORG_DEPTH_BOUNDS).asDoubleStream().toArray())
+            .register(registry);
+    stats.onReorg(depths::record);
     for (FollowState state : FollowState.values()) {
       Gauge.builder("bbf.follow.state", this, b -> b.follower().status().state() == state ? 1 : 0)
           .tag("state", state.name().toLowerCase(java.util.Locale.ROOT))
@@ -307,7 +329,18 @@ public final class FollowingBackend implements ChainBackend, MeterBinder {
     if (r != null) {
       r.close();
     }
-    closeLayers(layers);
+    try {
+      closeLayers(layers);
+    } finally {
+      SnapshotDirectories.Claim w = workDir;
+      if (w != null) {
+        try {
+          w.close();
+        } catch (java.io.IOException e) {
+          LOG.log(Level.WARNING, "deleting the snapshot directory: " + e);
+        }
+      }
+    }
   }
 
   /** Stops the follower, then closes the history. */

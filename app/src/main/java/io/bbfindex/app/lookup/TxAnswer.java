@@ -9,8 +9,9 @@ import io.bbfindex.ingest.encoding.HashKeys;
  *
  * @param blockHash internal byte order, 32 bytes
  * @param height height of the containing block
- * @param confirmations tip height - height + 1 on the active chain; -1 for a stale block, as Core's
- *     getblockheader reports
+ * @param confirmations tip height - height + 1 on the active chain; {@link #STALE_CONFIRMATIONS}
+ *     (0) for a tx only in a stale block, as Core's {@code getrawtransaction <txid> 1} reports it
+ *     (a block's own answer keeps getblockheader's -1, see {@link BlockAnswer})
  * @param file the {@code blk?????.dat} number
  * @param dataPos byte offset of the block header in that file
  * @param txOffset offset of the transaction after the 80-byte header
@@ -29,7 +30,17 @@ public record TxAnswer(
   public TxAnswer {
     requireArgument(
         blockHash.length == HashKeys.KEY_BYTES, "blockHash must be 32 bytes", blockHash.length);
+    requireArgument(
+        onActiveChain || confirmations == STALE_CONFIRMATIONS,
+        "a tx off the active chain (stale or in the mempool) has 0 confirmations",
+        confirmations);
   }
+
+  /**
+   * Confirmations of a tx found only in a block off the active chain: Core's {@code
+   * getrawtransaction <txid> 1} reports 0 for it (getblockheader says -1 for the block itself).
+   */
+  public static final int STALE_CONFIRMATIONS = 0;
 
   /** Height of {@link #mempool()} answers: in no block yet. */
   public static final int NO_HEIGHT = -1;

@@ -50,7 +50,7 @@ class EndToEndTest {
         .put("status", b.onActiveChain() ? "confirmed" : "stale")
         .put("blockHash", b.hashHex())
         .put("height", b.height())
-        .put("confirmations", b.onActiveChain() ? tip - b.height() + 1 : -1)
+        .put("confirmations", b.onActiveChain() ? tip - b.height() + 1 : 0)
         .put("file", t.file())
         .put("dataPos", t.dataPos())
         .put("txOffset", t.txOffset());

@@ -1,10 +1,12 @@
 package io.bbfindex.app.follow;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.bbfindex.app.testing.ApiClient;
+import io.bbfindex.app.workdir.SnapshotDirectories;
 import io.bbfindex.follow.node.RpcException;
 import io.bbfindex.follow.regtest.RegtestNode;
 import io.bbfindex.follow.testnode.TestNodes;
@@ -13,6 +15,7 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,6 +26,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -60,6 +64,11 @@ class ServeFollowCrashTest {
         try {
           long listening = System.nanoTime();
           awaitAgreement(node, new ApiClient(again.base), seen, Duration.ofSeconds(20));
+          // The killed serve's snapshot directory is gone; the live one's stays, even when
+          // another process looks for stale ones.
+          assertEquals(1, snapshotDirectories(tmp).size(), "only the live serve's snapshots");
+          assertEquals(List.of(), SnapshotDirectories.removeStale(tmp.resolve("work")));
+          assertEquals(1, snapshotDirectories(tmp).size());
           System.out.printf(
               "kill -9 at moment %d: restart to listening %.0f ms, to correct answers %.0f ms (%d"
                   + " txids)%n",
@@ -68,6 +77,23 @@ class ServeFollowCrashTest {
           again.process.destroyForcibly().waitFor();
         }
       }
+      // A serve stopped by SIGTERM deletes its snapshots itself (shutdown hook).
+      Child last = Child.start(node, tmp);
+      assertEquals(1, snapshotDirectories(tmp).size(), "the killed serve's snapshots removed");
+      last.process.destroy();
+      assertTrue(last.process.waitFor(30, TimeUnit.SECONDS));
+      assertEquals(List.of(), snapshotDirectories(tmp), "nothing left after SIGTERM");
+    }
+  }
+
+  /** The claimed snapshot directories in the serves' --work, and any NodeIndex snapshot. */
+  private static List<Path> snapshotDirectories(Path tmp) throws IOException {
+    try (Stream<Path> s = Files.list(tmp.resolve("work"))) {
+      return s.filter(
+              p ->
+                  p.getFileName().toString().startsWith(SnapshotDirectories.PREFIX)
+                      || p.getFileName().toString().startsWith("node-snapshot-"))
+          .toList();
     }
   }
 
@@ -141,7 +167,7 @@ class ServeFollowCrashTest {
           switch (a.path("status").asText("unknown")) {
             case "confirmed" ->
                 "confirmed " + a.path("blockHash").asText() + " " + a.path("confirmations").asInt();
-            case "stale" -> "stale " + a.path("blockHash").asText();
+            case "stale" -> "stale " + a.path("blockHash").asText() + " " + a.get("confirmations");
             case "mempool" -> "mempool";
             default -> "unknown";
           };
@@ -168,7 +194,7 @@ class ServeFollowCrashTest {
     int c = tx.path("confirmations").asInt();
     return c > 0
         ? "confirmed " + tx.path("blockhash").asText() + " " + c
-        : "stale " + tx.path("blockhash").asText();
+        : "stale " + tx.path("blockhash").asText() + " " + tx.get("confirmations");
   }
 
   /** {@code serve --follow} in a child JVM, started until it prints where it listens. */

@@ -7,8 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.bbfindex.app.bitcoincore.CoreChainAccess;
 import io.bbfindex.app.cli.Cli;
-import io.bbfindex.app.http.HttpInitializer;
-import io.bbfindex.app.http.Service;
 import io.bbfindex.app.testing.ApiClient;
 import io.bbfindex.follow.FollowState;
 import io.bbfindex.follow.regtest.RegtestNode;
@@ -16,8 +14,6 @@ import io.bbfindex.follow.testnode.TestNodes;
 import io.bbfindex.ingest.encoding.Hash32;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -50,20 +46,8 @@ class ServeFollowTest {
       node.mine(1);
       node.stop(); // Core writes its block index at shutdown: the snapshot will see height 111
       node.restart();
-      Path datadir = node.datadir().resolve("regtest");
-      FollowOptions options =
-          new FollowOptions(node.rpc().endpoint().toString(), null, null, null, null, 0);
-      var backend =
-          FollowServe.open(
-              datadir, tmp.resolve("filters"), tmp.resolve("work"), 0.01, options, System.err);
-      try (Service service =
-          Service.start(
-              backend,
-              new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
-              HttpInitializer.DEFAULT_MAX_BODY_BYTES)) {
-        assertEquals(
-            FollowState.FOLLOWING, FollowServe.awaitFollowing(backend, Duration.ofSeconds(30)));
-        ApiClient api = new ApiClient(service.server().baseUrl());
+      try (FollowedServer server = FollowedServer.start(node, tmp)) {
+        ApiClient api = server.api();
 
         JsonNode h = api.get("/v1/tx/" + old).json();
         assertEquals("confirmed", h.path("status").asText());
@@ -96,6 +80,16 @@ class ServeFollowTest {
             await(
                 api, Hash32.ofDisplayHex(coinbase), a -> a.path("status").asText().equals("stale"));
         assertEquals(block.displayHex(), s.path("blockHash").asText());
+        // A tx only in a stale block: confirmations as getrawtransaction says (0), not as
+        // getblockheader says of the block (-1).
+        JsonNode nodeTx = node.rpc().call("getrawtransaction", coinbase, 1);
+        assertEquals(block.displayHex(), nodeTx.path("blockhash").asText());
+        assertEquals(0, nodeTx.get("confirmations").asInt(), "the node: " + nodeTx);
+        assertEquals(
+            -1,
+            node.rpc().call("getblockheader", block.displayHex()).path("confirmations").asInt(),
+            "the node's answer for the stale block itself");
+        assertEquals(nodeTx.get("confirmations"), s.get("confirmations"), s.toString());
 
         JsonNode batch =
             ApiClient.JSON.readTree(
@@ -205,17 +199,7 @@ class ServeFollowTest {
       node.mine(110);
       node.stop();
       node.restart();
-      FollowOptions options =
-          new FollowOptions(node.rpc().endpoint().toString(), null, null, null, null, 3);
-      try (FollowingBackend backend =
-          (FollowingBackend)
-              FollowServe.open(
-                  node.datadir().resolve("regtest"),
-                  tmp.resolve("filters"),
-                  tmp.resolve("work"),
-                  0.01,
-                  options,
-                  System.err)) {
+      try (FollowingBackend backend = FollowedServer.open(node, tmp, 3)) {
         assertEquals(
             FollowState.FOLLOWING, FollowServe.awaitFollowing(backend, Duration.ofSeconds(30)));
         java.util.List<Hash32> sent = new java.util.ArrayList<>();

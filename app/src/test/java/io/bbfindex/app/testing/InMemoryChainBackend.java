@@ -76,7 +76,7 @@ public final class InMemoryChainBackend implements ChainBackend {
         new TxAnswer(
             HashKeys.fromDisplayHex("hash", b.hashHex()),
             b.height(),
-            active ? activeTip - b.height() + 1 : -1,
+            active ? activeTip - b.height() + 1 : TxAnswer.STALE_CONFIRMATIONS,
             t.file(),
             t.dataPos(),
             t.txOffset(),

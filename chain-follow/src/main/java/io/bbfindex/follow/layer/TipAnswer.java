@@ -21,5 +21,13 @@ public sealed interface TipAnswer {
   record InMempool() implements TipAnswer {}
 
   /** Only in a block that a reorg disconnected (Core's txindex keeps such rows). */
-  record Stale(Hash32 blockHash, int height) implements TipAnswer {}
+  record Stale(Hash32 blockHash, int height) implements TipAnswer {
+    /**
+     * 0, as Core's {@code getrawtransaction <txid> 1} reports for a tx whose block is off the
+     * active chain (its {@code getblockheader} says -1 for the block itself).
+     */
+    public int confirmations() {
+      return 0;
+    }
+  }
 }

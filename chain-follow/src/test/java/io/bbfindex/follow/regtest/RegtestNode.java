@@ -40,8 +40,9 @@ public final class RegtestNode implements AutoCloseable {
   private final boolean zmqEnabled;
   private int rpcPort;
   private int zmqPort;
-  private Process process;
-  private NodeRpc rpc;
+  private volatile Process process;
+  private volatile NodeRpc rpc;
+  private volatile List<String> extraArgs = List.of();
   private NodeRpc wallet;
 
   private RegtestNode(Path bitcoind, Path datadir, boolean zmqEnabled) {
@@ -105,6 +106,7 @@ public final class RegtestNode implements AutoCloseable {
                   "-fallbackfee=0.0001",
                   "-printtoconsole=0",
                   "-daemon=0"));
+      cmd.addAll(extraArgs);
       if (zmqEnabled) {
         cmd.add("-zmqpubsequence=tcp://127.0.0.1:" + zmqPort);
       }
@@ -218,6 +220,12 @@ public final class RegtestNode implements AutoCloseable {
 
   /** Starts the stopped node again on the same datadir and ports (the cookie changes). */
   public void restart() throws IOException, InterruptedException {
+    restart(List.of());
+  }
+
+  /** As {@link #restart()}, with more bitcoind options (e.g. {@code -forcecompactdb}). */
+  public void restart(List<String> options) throws IOException, InterruptedException {
+    extraArgs = List.copyOf(options);
     launch(false);
     rpc.call("loadwallet", "w");
   }

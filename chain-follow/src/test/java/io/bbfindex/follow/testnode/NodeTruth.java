@@ -19,7 +19,9 @@ import org.junit.jupiter.api.Assertions;
  * What the node itself says about txids ({@code getrawtransaction <txid> 1} with {@code -txindex}),
  * compared with the follower's answers. The node's four cases: an error -5 (unknown), no {@code
  * blockhash} (mempool), a {@code blockhash} with confirmations > 0 (confirmed), or with 0 (only in
- * a block off the active chain: stale).
+ * a block off the active chain: stale). The stale case compares the node's {@code confirmations}
+ * field itself (an absent field reads "null"), so a follower reporting getblockheader's -1 for a tx
+ * differs.
  */
 public final class NodeTruth {
   private final RegtestNode node;
@@ -118,7 +120,7 @@ public final class NodeTruth {
     int confirmations = tx.path("confirmations").asInt();
     return confirmations > 0
         ? "confirmed " + tx.path("blockhash").asText() + " " + confirmations
-        : "stale " + tx.path("blockhash").asText();
+        : "stale " + tx.path("blockhash").asText() + " " + tx.get("confirmations");
   }
 
   private static String followerSays(Follower follower, Hash32 txid) {
@@ -131,7 +133,7 @@ public final class NodeTruth {
       case null -> "unknown";
       case TipAnswer.InMempool m -> "mempool";
       case TipAnswer.Confirmed c -> "confirmed " + c.blockHash() + " " + c.confirmations();
-      case TipAnswer.Stale s -> "stale " + s.blockHash();
+      case TipAnswer.Stale s -> "stale " + s.blockHash() + " " + s.confirmations();
     };
   }
 }

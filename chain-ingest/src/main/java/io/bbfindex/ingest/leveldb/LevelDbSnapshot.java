@@ -8,7 +8,9 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
+import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Pattern;
 import org.iq80.leveldb.CompressionType;
@@ -23,16 +25,26 @@ import org.iq80.leveldb.ReadOptions;
  *
  * <p>Why a copy: LevelDB has no read-only mode (opening replays the {@code .log} write-ahead log
  * into a new table, writes a new MANIFEST and may compact), and the node holds an fcntl lock on its
- * {@code LOCK}. The node's directory is therefore never opened, only listed and read:
+ * {@code LOCK}. The node's directory is therefore never opened, only listed and read.
+ *
+ * <p>The copy is driven by the MANIFEST, so that it is consistent even while the node writes
+ * (compactions deleting tables, appends to the log and the MANIFEST):
  *
  * <ul>
- *   <li>table files are immutable once written, so they are hard-linked (copied when the work
- *       directory is on another filesystem or linking is refused). Core's LevelDB (>= 1.14) names
- *       them {@code NNNNNN.ldb}; LevelDB 1.8 inside leveldbjni only looks for {@code NNNNNN.sst}
- *       and would report them missing, so they are linked under the {@code .sst} name. Opening
- *       never writes to a table, and deleting one in the snapshot only removes our link.
- *   <li>{@code CURRENT}, {@code MANIFEST-*} and {@code *.log} are rewritten by LevelDB, so they are
- *       copied (small).
+ *   <li>the MANIFEST named by {@code CURRENT} is read once and cut after its last intact record
+ *       ({@link LevelDbLog}); replaying its VersionEdits ({@link ManifestReplay}) gives the live
+ *       tables and the logs still to replay. Only those are taken: a table a compaction is still
+ *       writing, or has made obsolete, is never touched.
+ *   <li>live tables are immutable, so they are hard-linked (copied when the work directory is on
+ *       another filesystem or linking is refused). Core's LevelDB (>= 1.14) names them {@code
+ *       NNNNNN.ldb}; LevelDB 1.8 inside leveldbjni only looks for {@code NNNNNN.sst}, so they are
+ *       linked under the {@code .sst} name. A live table missing means a compaction replaced it
+ *       after the MANIFEST was read: {@link NoSuchFileException}, and the caller starts over.
+ *   <li>logs are still being appended to, so they are copied (never linked: LevelDB maps what it
+ *       reads, and a file changing under a mapping can crash the JVM with SIGBUS) and cut after
+ *       their last intact record, as is the MANIFEST: LevelDB with paranoid checks refuses a torn
+ *       record. A log the MANIFEST needs that has vanished, while the MANIFEST moved on, means the
+ *       node flushed it into a table this copy does not know: {@link NoSuchFileException} too.
  *   <li>{@code LOCK}, {@code LOG}, {@code LOG.old} are left behind.
  * </ul>
  *
@@ -45,8 +57,7 @@ import org.iq80.leveldb.ReadOptions;
  */
 public final class LevelDbSnapshot implements AutoCloseable {
 
-  private static final Pattern TABLE = Pattern.compile("\\d+\\.(ldb|sst)");
-  private static final Pattern REWRITTEN = Pattern.compile("CURRENT|MANIFEST-\\d+|\\d+\\.log");
+  private static final Pattern LOG_FILE = Pattern.compile("\\d+\\.log");
 
   private final Path source;
   private final Path dir;
@@ -79,16 +90,7 @@ public final class LevelDbSnapshot implements AutoCloseable {
           source, "CURRENT names '" + manifest + "', which is not a MANIFEST file here");
     }
     Files.createDirectories(snapshotDir);
-    try (DirectoryStream<Path> files = Files.newDirectoryStream(source)) {
-      for (Path f : files) {
-        String name = f.getFileName().toString();
-        if (TABLE.matcher(name).matches()) {
-          linkOrCopy(f, snapshotDir.resolve(name.substring(0, name.length() - 4) + ".sst"));
-        } else if (REWRITTEN.matcher(name).matches()) {
-          Files.copy(f, snapshotDir.resolve(name), StandardCopyOption.COPY_ATTRIBUTES);
-        }
-      }
-    }
+    copyLiveFiles(source, manifest, snapshotDir);
     Options options =
         new Options()
             .createIfMissing(false)
@@ -102,6 +104,66 @@ public final class LevelDbSnapshot implements AutoCloseable {
       throw new LevelDbOpenException(
           source, "LevelDB could not open a copy of it: " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * Copies what the MANIFEST names: the MANIFEST and CURRENT, the live tables, the logs to replay.
+   *
+   * @throws NoSuchFileException if the node changed the files meanwhile (start over)
+   */
+  private static void copyLiveFiles(Path source, String manifest, Path snapshotDir)
+      throws IOException {
+    Path manifestPath = source.resolve(manifest);
+    byte[] manifestBytes = Files.readAllBytes(manifestPath);
+    LevelDbLog.Contents edits = LevelDbLog.read(manifestBytes);
+    ManifestReplay.LiveFiles live = ManifestReplay.replay(manifestPath, edits.records());
+    Files.write(
+        snapshotDir.resolve(manifest),
+        Arrays.copyOf(manifestBytes, edits.intactLength()),
+        StandardOpenOption.CREATE_NEW);
+    Files.writeString(snapshotDir.resolve("CURRENT"), manifest + "\n");
+    for (long table : live.tables()) {
+      Path ldb = source.resolve(fileName(table, "ldb"));
+      linkOrCopy(
+          Files.exists(ldb) ? ldb : source.resolve(fileName(table, "sst")),
+          snapshotDir.resolve(fileName(table, "sst")));
+    }
+    boolean currentLogFound = false;
+    try (DirectoryStream<Path> files = Files.newDirectoryStream(source, "*.log")) {
+      for (Path f : files) {
+        String name = f.getFileName().toString();
+        if (!LOG_FILE.matcher(name).matches()) {
+          continue;
+        }
+        long number = Long.parseLong(name.substring(0, name.length() - 4));
+        if (live.needsLog(number)) {
+          byte[] log = Files.readAllBytes(f);
+          Files.write(
+              snapshotDir.resolve(name),
+              Arrays.copyOf(log, LevelDbLog.read(log).intactLength()),
+              StandardOpenOption.CREATE_NEW);
+          currentLogFound |= number == live.logNumber();
+        }
+      }
+    }
+    if (!currentLogFound && live.logNumber() != 0 && manifestMovedOn(manifestPath, live)) {
+      throw new NoSuchFileException(
+          source.resolve(fileName(live.logNumber(), "log")).toString(),
+          null,
+          "flushed into a table after the MANIFEST was read");
+    }
+  }
+
+  /** Whether the MANIFEST now names other logs to replay than {@code read} does. */
+  private static boolean manifestMovedOn(Path manifestPath, ManifestReplay.LiveFiles read)
+      throws IOException {
+    byte[] now = Files.readAllBytes(manifestPath);
+    return ManifestReplay.replay(manifestPath, LevelDbLog.read(now).records()).logNumber()
+        != read.logNumber();
+  }
+
+  private static String fileName(long number, String extension) {
+    return String.format(Locale.ROOT, "%06d.%s", number, extension);
   }
 
   private static void linkOrCopy(Path from, Path to) throws IOException {
