@@ -44,7 +44,7 @@ public final class BbfSizing {
   }
 
   /**
-   * Eq. 3 for any real number of groups {@code groups >= 1} (not only powers of two), e.g. to
+   * Eq. 3 for any real number of groups {@code groups >= 1} (not only whole ones), e.g. to
    * reproduce the paper's m = 100,000-bit examples.
    *
    * @throws IllegalArgumentException if {@code n < 0}, {@code groups < 1} or the shape is invalid
@@ -162,8 +162,10 @@ public final class BbfSizing {
 
   /**
    * The smallest BBF for {@code n} keys at false-positive rate {@code targetFpr} or better: over
-   * every (k, lw) the smallest power-of-two r meeting the target, then the fewest bits; on equal
-   * bits lw = 64 (fewer position bits wasted, lower FPR per bit), then the lower modelled FPR.
+   * every (k, lw) the smallest r (any integer, {@link BbfGeometry.Indexing#MULTIPLY_SHIFT}) meeting
+   * the target by eq. 3, then the fewest bits; on equal bits lw = 64 (fewer position bits wasted,
+   * lower FPR per bit), then the lower modelled FPR. The result is at most one group (64 bytes)
+   * above {@link #bitsNeeded}: no power-of-two rounding.
    *
    * @throws IllegalArgumentException if {@code n < 0}, {@code targetFpr} is not in (0, 1), or no
    *     geometry with at most 2^32 groups reaches the target
@@ -199,8 +201,7 @@ public final class BbfSizing {
   }
 
   /**
-   * The smallest power-of-two r such that {@code n} keys in a (r, k, lw) filter give at most {@code
-   * targetFpr}.
+   * The smallest r such that {@code n} keys in a (r, k, lw) filter give at most {@code targetFpr}.
    *
    * @throws IllegalArgumentException for invalid arguments or an unreachable target
    */
@@ -223,23 +224,61 @@ public final class BbfSizing {
     return g;
   }
 
-  /** Binary search over log2(r) in [0, 32]; the FPR falls as r grows. */
+  /**
+   * The bits eq. 3 needs for {@code n} keys at {@code targetFpr}: the least, over every (k, lw), of
+   * r* k lw, where r* is the real (not necessarily whole) group count at which eq. 3 equals the
+   * target (found by bisection to 1e-9 relative). The yardstick {@link #forTarget(long, double)}'s
+   * geometries are measured against.
+   *
+   * @throws IllegalArgumentException as {@link #forTarget(long, double)}
+   */
+  public static double bitsNeeded(long n, double targetFpr) {
+    checkTarget(n, targetFpr);
+    double best = Double.POSITIVE_INFINITY;
+    for (int wordBits : new int[] {64, 32}) {
+      for (int k : wordBits == 64 ? K_FOR_LW64 : K_FOR_LW32) {
+        if (modelFpr(n, (double) BbfGeometry.MAX_GROUPS, k, wordBits) > targetFpr) {
+          continue;
+        }
+        double lo = 1;
+        double hi = BbfGeometry.MAX_GROUPS;
+        if (modelFpr(n, lo, k, wordBits) <= targetFpr) {
+          hi = lo;
+        }
+        while (hi - lo > 1e-9 * hi) {
+          double mid = (lo + hi) / 2;
+          if (modelFpr(n, mid, k, wordBits) <= targetFpr) {
+            hi = mid;
+          } else {
+            lo = mid;
+          }
+        }
+        best = Math.min(best, hi * k * wordBits);
+      }
+    }
+    if (Double.isInfinite(best)) {
+      throw new IllegalArgumentException(
+          "no BBF with at most 2^32 groups reaches FPR " + targetFpr + " for " + n + " keys");
+    }
+    return best;
+  }
+
+  /** Binary search over r in [1, 2^32]; the FPR falls as r grows. */
   private static BbfGeometry smallest(long n, double targetFpr, int k, int wordBits) {
-    int maxLog = Long.numberOfTrailingZeros(BbfGeometry.MAX_GROUPS);
-    if (modelFpr(n, (double) (1L << maxLog), k, wordBits) > targetFpr) {
+    if (modelFpr(n, (double) BbfGeometry.MAX_GROUPS, k, wordBits) > targetFpr) {
       return null;
     }
-    int lo = 0;
-    int hi = maxLog;
+    long lo = 1;
+    long hi = BbfGeometry.MAX_GROUPS;
     while (lo < hi) {
-      int mid = (lo + hi) >>> 1;
-      if (modelFpr(n, (double) (1L << mid), k, wordBits) <= targetFpr) {
+      long mid = lo + (hi - lo) / 2;
+      if (modelFpr(n, (double) mid, k, wordBits) <= targetFpr) {
         hi = mid;
       } else {
         lo = mid + 1;
       }
     }
-    return new BbfGeometry(1L << lo, k, wordBits);
+    return new BbfGeometry(lo, k, wordBits);
   }
 
   private static void checkTarget(long n, double targetFpr) {

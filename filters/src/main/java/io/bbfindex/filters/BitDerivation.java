@@ -60,7 +60,7 @@ final class BitDerivation {
     return salted ? fmix64(raw ^ key1) : raw;
   }
 
-  /** Lane L2: the group index in its low bits. */
+  /** Lane L2: the group bits in its low 32 bits (reduced to a group index by the filter). */
   long lane2(byte[] keys, int offset) {
     long raw = rawLane(keys, offset + 16);
     return salted ? fmix64(raw ^ key2) : raw;

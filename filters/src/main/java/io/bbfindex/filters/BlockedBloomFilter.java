@@ -22,30 +22,40 @@ import java.util.Objects;
  *
  * <p><b>Bit derivation</b> ({@link BitDerivation}). Keys are SHA-256d hashes (txids, block hashes)
  * in Bitcoin's internal byte order. Their bytes are already uniform and independent, so, following
- * the paper (section 2.2: SHA-256 as the seed hash, group by AND with r - 1), the unsalted
- * derivation does no hashing at all:
+ * the paper (section 2.2: SHA-256 as the seed hash), the unsalted derivation does no hashing at
+ * all:
  *
  * <pre>
  *   key bytes   0 ..  7  -> lane L0 (little-endian long)   bit positions of words 0..7
  *   key bytes   8 .. 15  -> lane L1 (little-endian long)   bit positions of words 8..15 (k = 16 only)
  *   key bytes  16 .. 23  -> lane L2 (little-endian long)   group index
- *   key bytes  24 .. 31  -> never read
+ *   key bytes  24 .. 31  -> never read (unsalted, only bytes 16..19 of L2 are used)
  *
  *   derivation 1 (salt == 0):  Li = raw lane i
  *   derivation 2 (salt != 0):  Li = fmix64(raw_i XOR K_i),  K_i = fmix64(salt + (i + 1) * 0x9E3779B97F4A7C15)
  *
  *   position byte P[i] = byte (i mod 8) of L(i / 8), counting from the least significant byte
  *   word i (0 &lt;= i &lt; k) gets bit  P[i] AND (lw - 1)      (the low 5 or 6 bits of the byte)
- *   group              =  L2 AND (r - 1)                 (r &lt;= 2^32: bits 0..31 of L2)
+ *   h                  =  L2 AND 0xFFFFFFFF              (the group bits: key bytes 16..19)
+ *   group (format v2)  =  (h * r) &gt;&gt;&gt; 32                 (any r in [1, 2^32])
+ *   group (format v1)  =  h AND (r - 1)                  (r a power of two)
  * </pre>
  *
  * <ul>
  *   <li>Group and positions come from disjoint bytes, so they are independent and the measured
  *       false-positive rate follows the paper's eq. 3. (Taking the group from the same low bits
  *       that choose word 0's bit measured well above the model in an early trial, not kept.)
- *   <li>Bytes 24..31 are never read: a block hash in internal byte order ends in the zero bytes of
- *       its proof of work (about 10 of them today: bytes 22..31). The group uses bytes 16..19,
- *       which stay random until block hashes need 96 leading zero bits.
+ *   <li>Bytes 24..31 are never read (unsalted, bytes 20..23 neither: the group bits are L2's low
+ *       half): a block hash in internal byte order ends in the zero bytes of its proof of work
+ *       (about 10 of them today: bytes 22..31). The group uses bytes 16..19, which stay random
+ *       until block hashes need 96 leading zero bits.
+ *   <li>The paper takes the group by AND with r - 1, which needs a power-of-two r: a filter can
+ *       then only double, so a target lands anywhere between 1x and 2x the bits eq. 3 needs. Format
+ *       version 2 reads the group bits h as the fraction h / 2^32 and scales it by r
+ *       (multiply-shift, one multiplication more than the mask): any r, so sizing stops at the
+ *       smallest r meeting the target. Groups get floor or ceil of 2^32 / r of the 2^32 values of
+ *       h, so for r well below 2^32 every group is equally likely to within r / 2^32 and eq. 3
+ *       holds as for a power of two. Version 1 files keep the mask ({@link BbfGeometry.Indexing}).
  *   <li>A whole byte per position wastes 2 or 3 bits per word, but makes every position a per-lane
  *       variable shift of a broadcast lane: the vector kernel builds the k one-bit masks with two
  *       shifts ({@link VectorGroupKernel}), and Java's shifts already drop the unused high bits.
@@ -97,6 +107,8 @@ public final class BlockedBloomFilter implements MembershipFilter, AutoCloseable
   private final GroupKernel kernel;
   private final MemorySegment bits;
   private final long groupMask;
+  private final long groups;
+  private final boolean multiplyShift;
   private final int groupShift;
   private final boolean usesLane1;
 
@@ -122,6 +134,8 @@ public final class BlockedBloomFilter implements MembershipFilter, AutoCloseable
     this.kernel = kernel;
     this.bits = bits;
     this.groupMask = geometry.groups() - 1;
+    this.groups = geometry.groups();
+    this.multiplyShift = geometry.indexing() == BbfGeometry.Indexing.MULTIPLY_SHIFT;
     this.groupShift = Integer.numberOfTrailingZeros(geometry.groupBytes());
     this.usesLane1 = geometry.k() > 8;
     this.rawPositions = salt == 0;
@@ -223,7 +237,7 @@ public final class BlockedBloomFilter implements MembershipFilter, AutoCloseable
   public boolean add(byte[] keys, int offset) {
     checkWritable();
     Objects.checkFromIndexSize(offset, KEY_BYTES, keys.length);
-    long groupOffset = (derivation.lane2(keys, offset) & groupMask) << groupShift;
+    long groupOffset = group(derivation.lane2(keys, offset)) << groupShift;
     if (rawPositions) {
       kernel.insertKey(bits, groupOffset, keys, offset);
     } else {
@@ -249,13 +263,23 @@ public final class BlockedBloomFilter implements MembershipFilter, AutoCloseable
     // check of [offset, offset + 32) in one compare instead of checkFromIndexSize's four.
     Objects.checkIndex(offset + (KEY_BYTES - 1), keys.length);
     if (rawPositions) {
-      long groupOffset = (BitDerivation.rawLane(keys, offset + 16) & groupMask) << groupShift;
+      long groupOffset = group(BitDerivation.rawLane(keys, offset + 16)) << groupShift;
       return kernel.testKey(bits, groupOffset, keys, offset);
     }
-    long groupOffset = (derivation.lane2(keys, offset) & groupMask) << groupShift;
+    long groupOffset = group(derivation.lane2(keys, offset)) << groupShift;
     long lane0 = derivation.lane0(keys, offset);
     long lane1 = usesLane1 ? derivation.lane1(keys, offset) : 0;
     return kernel.test(bits, groupOffset, lane0, lane1);
+  }
+
+  /**
+   * The group index of a key whose lane L2 is {@code lane2}: its low 32 bits (key bytes 16..19 when
+   * unsalted) reduced to [0, r) by multiply-shift (format v2), or masked (v1, power-of-two r). The
+   * product of a 32-bit value and r &lt;= 2^32 fits in 64 unsigned bits, so {@code >>>} is exact.
+   * The branch goes the same way for every key of a filter: predicted, it costs nothing.
+   */
+  private long group(long lane2) {
+    return multiplyShift ? ((lane2 & 0xFFFF_FFFFL) * groups) >>> 32 : lane2 & groupMask;
   }
 
   /**

@@ -44,9 +44,16 @@ class BbfGeometryTest {
     assertEquals(
         "wordBits (lw) must be 32 or 64: 16",
         assertThrows(IllegalArgumentException.class, () -> new BbfGeometry(8, 4, 16)).getMessage());
-    for (long bad : new long[] {0, -1, 3, 12, BbfGeometry.MAX_GROUPS * 2, Long.MIN_VALUE}) {
+    for (long bad : new long[] {0, -1, BbfGeometry.MAX_GROUPS + 1, Long.MIN_VALUE}) {
       String msg =
           assertThrows(IllegalArgumentException.class, () -> new BbfGeometry(bad, 4, 32))
+              .getMessage();
+      assertTrue(msg.startsWith("groups (r) must be in [1, 2^32]") && msg.endsWith(": " + bad));
+    }
+    for (long bad : new long[] {3, 12, BbfGeometry.MAX_GROUPS - 1}) {
+      assertEquals(bad, new BbfGeometry(bad, 4, 32).groups(), "any r in format v2");
+      String msg =
+          assertThrows(IllegalArgumentException.class, () -> BbfGeometry.v1(bad, 4, 32))
               .getMessage();
       assertTrue(msg.startsWith("groups (r) must be a power of two") && msg.endsWith(": " + bad));
     }

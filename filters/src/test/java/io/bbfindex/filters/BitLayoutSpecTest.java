@@ -50,7 +50,14 @@ class BitLayoutSpecTest {
   /** Absolute bit indices (byte * 8 + bit) the spec says {@code key} sets. */
   static List<Long> specBits(byte[] key, int off, BbfGeometry g, long salt) {
     long[] l = lanes(key, off, salt);
-    long group = l[2] & (g.groups() - 1);
+    long h = l[2] & 0xFFFFFFFFL; // the group bits: bits 0..31 of L2
+    long group =
+        g.indexing() == BbfGeometry.Indexing.MASK
+            ? h & (g.groups() - 1)
+            : java.math.BigInteger.valueOf(h)
+                .multiply(java.math.BigInteger.valueOf(g.groups()))
+                .shiftRight(32)
+                .longValueExact(); // floor(h * r / 2^32), in exact arithmetic
     List<Long> out = new ArrayList<>();
     for (int i = 0; i < g.k(); i++) {
       int p = (int) ((l[i / 8] >>> (8 * (i % 8))) & 0xFF);
@@ -88,8 +95,15 @@ class BitLayoutSpecTest {
   void everyKernelSetsExactlyTheSpecifiedBits() {
     byte[] keys = TestKeys.concat(TestKeys.random(11, 300), TestKeys.adversarial(12));
     for (int[] shape : TestKeys.shapes()) {
-      for (long groups : new long[] {1, 2, 16, 1024}) {
-        BbfGeometry g = new BbfGeometry(groups, shape[0], shape[1]);
+      for (BbfGeometry g :
+          new BbfGeometry[] {
+            new BbfGeometry(1, shape[0], shape[1]),
+            new BbfGeometry(3, shape[0], shape[1]),
+            new BbfGeometry(16, shape[0], shape[1]),
+            new BbfGeometry(1000, shape[0], shape[1]),
+            BbfGeometry.v1(2, shape[0], shape[1]),
+            BbfGeometry.v1(1024, shape[0], shape[1])
+          }) {
         for (long salt : SALTS) {
           BitSet expected = new BitSet();
           for (int i = 0; i < TestKeys.count(keys); i++) {
@@ -132,7 +146,35 @@ class BitLayoutSpecTest {
     }
   }
 
-  /** The layout written out by hand for one key (FORMAT.md's example, in effect). */
+  /**
+   * Format v2's group for one key by hand: group bits h = 0x80000000 (key byte 19 = 0x80, the
+   * fraction 1/2) in r = 7 groups is floor(7 / 2) = 3; h = 0xFFFFFFFF is the last group, 6.
+   */
+  @Test
+  void handWorkedMultiplyShiftGroup() {
+    byte[] key = new byte[32];
+    key[0] = 5; // word 0: bit 5
+    key[19] = (byte) 0x80;
+    byte[] last = key.clone();
+    java.util.Arrays.fill(last, 16, 20, (byte) 0xFF);
+    for (Kernel kernel : kernels()) {
+      try (BlockedBloomFilter f = BlockedBloomFilter.create(new BbfGeometry(7, 2, 32), 0, kernel);
+          BlockedBloomFilter g = BlockedBloomFilter.create(new BbfGeometry(7, 2, 32), 0, kernel)) {
+        f.add(key, 0);
+        g.add(last, 0);
+        BitSet expected = new BitSet();
+        expected.set(3 * 64 + 5); // group 3 of 8-byte groups, word 0 bit 5
+        expected.set(3 * 64 + 32); // word 1 bit 0 (key byte 1 = 0)
+        assertEquals(expected, setBits(f.bits()), kernel.toString());
+        BitSet expectedLast = new BitSet();
+        expectedLast.set(6 * 64 + 5);
+        expectedLast.set(6 * 64 + 32);
+        assertEquals(expectedLast, setBits(g.bits()), kernel.toString());
+      }
+    }
+  }
+
+  /** The layout written out by hand for one key (FORMAT.md's example, in effect): format v1. */
   @Test
   void handWorkedExample() {
     byte[] key = new byte[32];
@@ -144,7 +186,7 @@ class BitLayoutSpecTest {
     key[24] = (byte) 0xFF; // bytes 24..31 are never read
     key[31] = 0x7F;
     for (Kernel kernel : kernels()) {
-      try (BlockedBloomFilter f = BlockedBloomFilter.create(new BbfGeometry(8, 4, 32), 0, kernel)) {
+      try (BlockedBloomFilter f = BlockedBloomFilter.create(BbfGeometry.v1(8, 4, 32), 0, kernel)) {
         f.add(key, 0);
         BitSet expected = new BitSet();
         expected.set(48 * 8 + 5); // group 3 at byte 48, word 0 bit 5
@@ -153,7 +195,7 @@ class BitLayoutSpecTest {
         expected.set(60 * 8); // word 3 at byte 60, bit 0
         assertEquals(expected, setBits(f.bits()), kernel.toString());
       }
-      try (BlockedBloomFilter f = BlockedBloomFilter.create(new BbfGeometry(8, 4, 64), 0, kernel)) {
+      try (BlockedBloomFilter f = BlockedBloomFilter.create(BbfGeometry.v1(8, 4, 64), 0, kernel)) {
         f.add(key, 0);
         BitSet expected = new BitSet();
         expected.set(96 * 8 + 5); // group 3 at byte 96
@@ -165,21 +207,26 @@ class BitLayoutSpecTest {
     }
   }
 
+  /** Bytes 24..31 are never read; unsalted, bytes 20..23 neither (L2's high half is unused). */
   @Test
   void bytesTwentyFourToThirtyOneAreNeverRead() {
     byte[] keys = TestKeys.random(14, 500);
-    byte[] zeroTail = keys.clone();
-    for (int i = 0; i < TestKeys.count(keys); i++) {
-      java.util.Arrays.fill(zeroTail, i * 32 + 24, i * 32 + 32, (byte) 0);
-    }
     for (long salt : SALTS) {
-      try (BlockedBloomFilter a = BlockedBloomFilter.create(new BbfGeometry(256, 16, 32), salt);
-          BlockedBloomFilter b = BlockedBloomFilter.create(new BbfGeometry(256, 16, 32), salt)) {
-        for (int i = 0; i < TestKeys.count(keys); i++) {
-          a.add(keys, i * 32);
-          b.add(zeroTail, i * 32);
+      int from = salt == 0 ? 20 : 24;
+      byte[] zeroTail = keys.clone();
+      for (int i = 0; i < TestKeys.count(keys); i++) {
+        java.util.Arrays.fill(zeroTail, i * 32 + from, i * 32 + 32, (byte) 0);
+      }
+      for (BbfGeometry g :
+          new BbfGeometry[] {new BbfGeometry(251, 16, 32), BbfGeometry.v1(256, 16, 32)}) {
+        try (BlockedBloomFilter a = BlockedBloomFilter.create(g, salt);
+            BlockedBloomFilter b = BlockedBloomFilter.create(g, salt)) {
+          for (int i = 0; i < TestKeys.count(keys); i++) {
+            a.add(keys, i * 32);
+            b.add(zeroTail, i * 32);
+          }
+          assertEquals(-1, a.bits().mismatch(b.bits()), g + " salt=" + salt);
         }
-        assertEquals(-1, a.bits().mismatch(b.bits()));
       }
     }
   }

@@ -119,6 +119,44 @@ class BlockedBloomFalsePositiveRateTest {
     printAndCheck("BBF false-positive rate: measured vs eq. 3 (m = 2^22 bits)", rows);
   }
 
+  /**
+   * Format v2 with group counts that are not powers of two (multiply-shift), every shape, at 4, 8,
+   * 10 and 16 bits per key: the same binomial bound. r is odd (so never a power of two) and the key
+   * count follows from it; plus one v1 (mask) filter of the same size for comparison.
+   */
+  @Test
+  void measuredFprFollowsEquationThreeForAnyGroupCount() {
+    List<Row> rows = new ArrayList<>();
+    long seed = 4242;
+    for (int[] shape : TestKeys.shapes()) {
+      for (int bitsPerKey : new int[] {4, 8, 10, 16}) {
+        long groups = (M_BITS * 3 / 4 / (shape[0] * shape[1])) | 1;
+        BbfGeometry g = new BbfGeometry(groups, shape[0], shape[1]);
+        int n = (int) (g.bitSize() / bitsPerKey);
+        double p = BbfSizing.modelFpr(n, g);
+        int trials = (int) Math.max(200_000, Math.min(2_000_000, 400 / p));
+        seed++;
+        rows.add(measure("r odd", g, 0, TestKeys.random(seed, n), TestKeys.random(~seed, trials)));
+      }
+    }
+    BbfGeometry v1 = BbfGeometry.v1(M_BITS / 512, 8, 64);
+    int n = (int) (M_BITS / 10);
+    rows.add(measure("v1 mask", v1, 0, TestKeys.random(5, n), TestKeys.random(6, 400_000)));
+    BbfGeometry odd = new BbfGeometry(M_BITS / 512 - 1, 8, 64);
+    rows.add(
+        measure("r odd, salted", odd, 77, TestKeys.random(11, n), TestKeys.random(12, 400_000)));
+    rows.add(
+        measure(
+            "r odd, zero-tail",
+            odd,
+            0,
+            TestKeys.blockHashLike(13, n, 10),
+            TestKeys.blockHashLike(14, 400_000, 10)));
+    printAndCheck(
+        "BBF v2 false-positive rate, r not a power of two: measured vs eq. 3 (m about 3 * 2^20)",
+        rows);
+  }
+
   /** Real mainnet txids from the fixtures: half inserted, the other half probed. */
   @Test
   void realMainnetTxids() throws IOException {

@@ -12,15 +12,33 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Property tests: the scalar and vector kernels build bit-identical arrays and give identical
- * answers over every geometry, random and adversarial keys, salted and unsalted; batch answers
- * equal single-key answers. Run twice by Maven: with the vector module, and without it ({@code
- * -Dbbf.expectScalar=true}), where the scalar fallback must have been chosen.
+ * answers over every geometry (format v2 with power-of-two and other group counts, and v1), random
+ * and adversarial keys, salted and unsalted; batch answers equal single-key answers. Run twice by
+ * Maven: with the vector module, and without it ({@code -Dbbf.expectScalar=true}), where the scalar
+ * fallback must have been chosen.
  */
 class KernelEquivalenceTest {
 
   private static final boolean EXPECT_SCALAR = Boolean.getBoolean("bbf.expectScalar");
   private static final long[] SALTS = {0, 0x5EED5EED5EED5EEDL, 1};
-  private static final long[] GROUPS = {1, 2, 4, 64, 4096};
+
+  /** Group counts of format v2 geometries: powers of two and not (3, 7, 1000, 4099). */
+  private static final long[] GROUPS = {1, 2, 3, 4, 7, 64, 1000, 4096, 4099};
+
+  /** Group counts of format v1 (mask) geometries, which must be powers of two. */
+  private static final long[] V1_GROUPS = {1, 2, 64, 4096};
+
+  /** Every geometry of {@code shape} the property test covers, v2 then v1. */
+  private static java.util.List<BbfGeometry> geometries(int[] shape) {
+    java.util.List<BbfGeometry> out = new java.util.ArrayList<>();
+    for (long groups : GROUPS) {
+      out.add(new BbfGeometry(groups, shape[0], shape[1]));
+    }
+    for (long groups : V1_GROUPS) {
+      out.add(BbfGeometry.v1(groups, shape[0], shape[1]));
+    }
+    return out;
+  }
 
   @Test
   void theExpectedKernelWasChosen() {
@@ -57,9 +75,8 @@ class KernelEquivalenceTest {
             TestKeys.blockHashLike(seed + 4, 500, 10),
             inserted);
     for (int[] shape : TestKeys.shapes()) {
-      for (long groups : GROUPS) {
+      for (BbfGeometry g : geometries(shape)) {
         for (long salt : SALTS) {
-          BbfGeometry g = new BbfGeometry(groups, shape[0], shape[1]);
           String where = g + " salt=" + salt + " seed=" + seed;
           try (BlockedBloomFilter scalar = BlockedBloomFilter.create(g, salt, Kernel.SCALAR);
               BlockedBloomFilter vector = BlockedBloomFilter.create(g, salt, Kernel.VECTOR)) {

@@ -176,10 +176,14 @@ record BuildPlan(
    * way), or null when it can.
    */
   static String incompatibility(Manifest old, String datadir, BuildOptions opts) {
-    if (old.filterFormatVersion() != FilterFile.FORMAT_VERSION) {
+    // Older filter files stay valid (every file names its own format version, and version 1
+    // files load and answer as before): a store of version 1 files is built upon, its kept files
+    // stay version 1 and the files it rebuilds are written in the current version. Only a store
+    // from a newer version is refused.
+    if (old.filterFormatVersion() > FilterFile.FORMAT_VERSION) {
       return "filter format version "
           + old.filterFormatVersion()
-          + " -> "
+          + " is newer than this build's "
           + FilterFile.FORMAT_VERSION;
     }
     if (!old.datadir().equals(datadir)) {

@@ -127,10 +127,20 @@ class BuildPlanTest {
             "keep [] | rebuild [0*, 1*] | summary REBUILD | blocks rebuild | scan",
             "another data directory (/data/bitcoin)"),
         row(
-            "filter format of another version",
-            s -> s.filterFormatVersion = 2,
+            "filter format of a newer version",
+            s -> s.filterFormatVersion = 3,
             "keep [] | rebuild [0*, 1*] | summary REBUILD | blocks rebuild | scan",
-            "filter format version 2 -> 1"),
+            "filter format version 3 is newer than this build's 2"),
+        row(
+            "a store of format version 1 files is built upon, not rebuilt (they still load)",
+            s -> s.filterFormatVersion = 1,
+            "keep [0, 1] | rebuild [] | summary KEEP | blocks keep | no scan",
+            NONE),
+        row(
+            "format version 2 files",
+            s -> s.filterFormatVersion = 2,
+            "keep [0, 1] | rebuild [] | summary KEEP | blocks keep | no scan",
+            NONE),
         row(
             "unusable manifest, block file gone",
             s -> {

@@ -27,9 +27,9 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The experiment behind the shape of {@code BlockedBloomFilter.mightContainBatch}: the BBF_SIMD
- * layout (lw = 32, k = 8, 32-byte groups, group = L2 AND (r - 1), bit of word i = key byte i AND
- * 31) rebuilt on a private array, so that alternative loops can be timed against each other and
- * against the independent cache-line read ({@link LineReadBenchmark}) in one run.
+ * layout (lw = 32, k = 8, 32-byte groups, group = (low 32 bits of L2 * r) >>> 32, bit of word i =
+ * key byte i AND 31) rebuilt on a private array, so that alternative loops can be timed against
+ * each other and against the independent cache-line read ({@link LineReadBenchmark}) in one run.
  *
  * <ul>
  *   <li>{@code singlePass}: the shape the filter's batches have (a loop over its single-key
@@ -76,7 +76,10 @@ public class BatchShapeBenchmark {
     public long n;
 
     public MemorySegment bits;
-    public long groupMask;
+
+    /** r: the group index is the BBF's multiply-shift (format v2) of the key's group bits. */
+    public long groups;
+
     private Arena arena;
     final long[] offsets = new long[BLOCK];
 
@@ -85,7 +88,7 @@ public class BatchShapeBenchmark {
       long groups =
           io.bbfindex.filters.catalog.FilterType.bbfGeometry(n, BenchFilter.BITS_PER_KEY, 8, 32)
               .groups();
-      groupMask = groups - 1;
+      this.groups = groups;
       arena = Arena.ofShared();
       bits = arena.allocate(groups * 32, 64);
       byte[] chunk = new byte[4096 * BenchKeys.KEY];
@@ -93,7 +96,7 @@ public class BatchShapeBenchmark {
         int count = (int) Math.min(4096, n - first);
         BenchKeys.fill(BenchKeys.MEMBER_SEED, first, count, chunk);
         for (int i = 0; i < count; i++) {
-          long at = offset(chunk, i * BenchKeys.KEY, groupMask);
+          long at = offset(chunk, i * BenchKeys.KEY, groups);
           for (int w = 0; w < 8; w++) {
             long word = at + 4L * w;
             bits.set(LE_INT, word, bits.get(LE_INT, word) | (1 << chunk[i * BenchKeys.KEY + w]));
@@ -109,8 +112,8 @@ public class BatchShapeBenchmark {
     }
   }
 
-  private static long offset(byte[] keys, int at, long groupMask) {
-    return (BenchKeys.lane2(keys, at) & groupMask) << 5;
+  private static long offset(byte[] keys, int at, long groups) {
+    return (((BenchKeys.lane2(keys, at) & 0xFFFF_FFFFL) * groups) >>> 32) << 5;
   }
 
   /** The key-bytes kernel: positions sign-extended straight from the key into the lanes. */
@@ -141,7 +144,7 @@ public class BatchShapeBenchmark {
   static void singlePass(ShapeState s, byte[] keys, int count, boolean[] out) {
     for (int i = 0; i < count; i++) {
       int key = i * BenchKeys.KEY;
-      out[i] = testKeyBytes(s.bits, offset(keys, key, s.groupMask), keys, key);
+      out[i] = testKeyBytes(s.bits, offset(keys, key, s.groups), keys, key);
     }
   }
 
@@ -150,7 +153,7 @@ public class BatchShapeBenchmark {
     long sink = 0;
     for (int base = 0; base < count; base += BLOCK) {
       for (int j = 0; j < BLOCK; j++) {
-        long at = offset(keys, (base + j) * BenchKeys.KEY, s.groupMask);
+        long at = offset(keys, (base + j) * BenchKeys.KEY, s.groups);
         s.offsets[j] = at;
         sink += s.bits.get(ValueLayout.JAVA_BYTE, at); // the load that starts the miss
       }
@@ -166,7 +169,7 @@ public class BatchShapeBenchmark {
     for (int i = 0; i < count; i++) {
       out[i] =
           testLaneBroadcast(
-              s.bits, offset(keys, i * BenchKeys.KEY, s.groupMask), BenchKeys.lane0(keys, i));
+              s.bits, offset(keys, i * BenchKeys.KEY, s.groups), BenchKeys.lane0(keys, i));
     }
   }
 

@@ -21,7 +21,11 @@ import java.util.Objects;
  */
 public final class FilterFile {
 
-  /** The format version this code writes (and the newest it reads). */
+  /**
+   * The newest format version: the one new filters are written in, and the newest this code reads.
+   * A filter of a version 1 geometry ({@link io.bbfindex.filters.BbfGeometry#v1}) is written as
+   * version 1.
+   */
   public static final int FORMAT_VERSION = FilterFileHeader.FORMAT_VERSION;
 
   /** Byte offset of the data section (64-byte aligned). */

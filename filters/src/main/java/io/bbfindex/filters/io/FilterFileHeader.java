@@ -11,17 +11,19 @@ import java.util.HexFormat;
 import java.util.zip.CRC32C;
 
 /**
- * The 128-byte header of format version 1 (filters/FORMAT.md is the specification; keep the two in
- * step). All integers little-endian.
+ * The 128-byte header of format versions 1 and 2 (filters/FORMAT.md is the specification; keep the
+ * two in step). All integers little-endian. The versions share the header and differ only in how a
+ * key's group is found: version 1 masks (r a power of two), version 2 multiply-shifts (any r), so
+ * the version is the geometry's {@link BbfGeometry.Indexing}.
  *
  * <pre>
  *   off size field
  *     0  8   magic            "BBFIDX" 0x00 0x01
- *     8  4   formatVersion    1
+ *     8  4   formatVersion    1 (group = mask) or 2 (group = multiply-shift)
  *    12  4   headerLength     128
  *    16  8   dataOffset       128 (a multiple of 64: the data is cache-line aligned in the mapping)
  *    24  8   dataLength       r * k * lw / 8 = file length - dataOffset
- *    32  8   groups r         power of two, 1 .. 2^32
+ *    32  8   groups r         1 .. 2^32; a power of two in version 1
  *    40  2   k                2, 4, 8, 16 (lw = 32) or 2, 4, 8 (lw = 64)
  *    42  2   lw               32 or 64
  *    44  4   derivationId     1 (salt = 0) or 2 (salt != 0)
@@ -46,7 +48,13 @@ record FilterFileHeader(
     int headerCrc) {
 
   static final byte[] MAGIC = {'B', 'B', 'F', 'I', 'D', 'X', 0, 1};
-  static final int FORMAT_VERSION = 1;
+
+  /** The newest version, the one new filters are written in. */
+  static final int FORMAT_VERSION = 2;
+
+  /** The version whose group index is {@code L2 AND (r - 1)}, r a power of two. */
+  static final int MASK_VERSION = 1;
+
   static final int HEADER_BYTES = 128;
   static final long DATA_OFFSET = 128;
 
@@ -80,7 +88,7 @@ record FilterFileHeader(
     BbfGeometry g = filter.geometry();
     ByteBuffer b = ByteBuffer.allocate(HEADER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
     b.put(MAGIC)
-        .putInt(FORMAT_VERSION)
+        .putInt(versionOf(g))
         .putInt(HEADER_BYTES)
         .putLong(DATA_OFFSET)
         .putLong(g.byteSize())
@@ -98,6 +106,11 @@ record FilterFileHeader(
         .putInt(dataCrc);
     b.putInt(crc32c(b.array(), OFF_HEADER_CRC));
     return b.array();
+  }
+
+  /** The format version a filter of geometry {@code g} is written in. */
+  static int versionOf(BbfGeometry g) {
+    return g.indexing() == BbfGeometry.Indexing.MASK ? MASK_VERSION : FORMAT_VERSION;
   }
 
   /**
@@ -171,14 +184,27 @@ record FilterFileHeader(
     long dataOffset = head.get(LE_LONG, OFF_DATA_OFFSET);
     if (dataOffset != DATA_OFFSET) {
       throw new FilterFileException(
-          file, "dataOffset must be " + DATA_OFFSET + " in format version 1: " + dataOffset);
+          file,
+          "dataOffset must be "
+              + DATA_OFFSET
+              + " in format version "
+              + version
+              + ": "
+              + dataOffset);
     }
     long groups = head.get(LE_LONG, OFF_GROUPS);
     int k = Short.toUnsignedInt(head.get(LE_SHORT, OFF_K));
     int wordBits = Short.toUnsignedInt(head.get(LE_SHORT, OFF_LW));
     BbfGeometry geometry;
     try {
-      geometry = new BbfGeometry(groups, k, wordBits);
+      geometry =
+          new BbfGeometry(
+              groups,
+              k,
+              wordBits,
+              version == MASK_VERSION
+                  ? BbfGeometry.Indexing.MASK
+                  : BbfGeometry.Indexing.MULTIPLY_SHIFT);
     } catch (IllegalArgumentException e) {
       throw new FilterFileException(file, "invalid geometry: " + e.getMessage(), e);
     }

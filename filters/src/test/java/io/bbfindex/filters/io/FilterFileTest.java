@@ -62,7 +62,7 @@ class FilterFileTest {
             assertEquals(5000, f.count());
             assertEquals(FilterFiles.META, loaded.metadata());
             assertArrayEquals(FilterFiles.TIP, loaded.metadata().sourceTip());
-            assertEquals(1, loaded.formatVersion());
+            assertEquals(2, loaded.formatVersion());
             assertEquals(file, loaded.path());
             assertTrue(f.isReadOnly());
             assertEquals(0, f.bits().address() % 64, "mapped data must be cache-line aligned");
@@ -223,6 +223,34 @@ class FilterFileTest {
     assertRejected(Arrays.copyOf(png, 300), "found 89504e470d0a1a0a");
   }
 
+  /**
+   * A version 1 geometry (mask, power-of-two r) is written as version 1, loads as version 1 and
+   * answers exactly as before; the same keys in a version 2 filter of the same r land in other
+   * groups (the two are different layouts, never mixed: union refuses).
+   */
+  @Test
+  void versionOneFilesAreWrittenAndReadAsVersionOne() throws IOException {
+    byte[] members = TestKeys.random(31, 2000);
+    byte[] probes = TestKeys.concat(TestKeys.random(32, 4000), members);
+    BbfGeometry v1 = BbfGeometry.v1(64, 8, 64);
+    Path file = dir.resolve("v1.bbf");
+    try (BlockedBloomFilter original = FilterFiles.filter(v1, 0, members);
+        BlockedBloomFilter v2 = FilterFiles.filter(new BbfGeometry(64, 8, 64), 0, members)) {
+      FilterFile.write(file, original, FilterFiles.META);
+      try (LoadedFilter loaded = FilterFile.load(file)) {
+        assertEquals(1, loaded.formatVersion());
+        assertEquals(v1, loaded.filter().geometry());
+        assertEquals(-1, loaded.filter().bits().mismatch(original.bits()));
+        for (int i = 0; i < TestKeys.count(probes); i++) {
+          assertEquals(
+              original.mightContain(probes, i * 32), loaded.filter().mightContain(probes, i * 32));
+        }
+      }
+      assertTrue(v2.bits().mismatch(original.bits()) >= 0, "v1 and v2 place keys differently");
+      assertThrows(IllegalArgumentException.class, () -> v2.union(original));
+    }
+  }
+
   @Test
   void newerAndInvalidVersionsAreRejected() throws IOException {
     byte[] good =
@@ -232,7 +260,7 @@ class FilterFileTest {
             0,
             TestKeys.random(10, 3),
             FilterFiles.META);
-    assertRejected(FilterFiles.edited(good, b -> b.putInt(8, 2)), "format version 2 is newer");
+    assertRejected(FilterFiles.edited(good, b -> b.putInt(8, 3)), "format version 3 is newer");
     byte[] unchecked = good.clone();
     unchecked[8] = 7;
     assertRejected(unchecked, "format version 7 is newer");
@@ -261,8 +289,13 @@ class FilterFileTest {
             FilterFiles.META);
     check(good, b -> b.putInt(12, 256), "header length 256");
     check(good, b -> b.putLong(16, 192), "dataOffset must be 128");
-    check(good, b -> b.putLong(32, 3), "groups (r) must be a power of two");
-    check(good, b -> b.putLong(32, 1L << 33), "groups (r) must be a power of two");
+    check(good, b -> b.putLong(32, 0), "groups (r) must be in [1, 2^32]: 0");
+    check(good, b -> b.putLong(32, 1L << 33), "groups (r) must be in [1, 2^32]");
+    check(good, b -> b.putLong(32, 3), "dataLength 128 does not match"); // any r in version 2
+    check(
+        good,
+        b -> b.putInt(8, 1).putLong(32, 3).putLong(24, 96),
+        "groups (r) must be a power of two with MASK indexing (format version 1)");
     check(good, b -> b.putLong(32, 8), "dataLength 128 does not match");
     check(good, b -> b.putLong(32, 8).putLong(24, 256), "truncated: the file is 256 bytes");
     check(good, b -> b.putLong(32, 2).putLong(24, 64), "trailing bytes");

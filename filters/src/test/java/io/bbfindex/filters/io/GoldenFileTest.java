@@ -15,21 +15,26 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Golden files pin format version 1 and both bit derivations byte for byte: the files in {@code
- * src/test/resources/testdata} were written once by this code; today's code must load them, find
- * every key, and write the very same bytes from the same keys. If this fails, the format or the
- * derivation changed, and every filter already on disk would silently give false negatives: bump
- * the format version or the derivation id instead. (To regenerate deliberately, run {@link #main}
- * with the testdata directory as argument.)
+ * Golden files pin format versions 1 (mask) and 2 (multiply-shift) and both bit derivations byte
+ * for byte: the files in {@code src/test/resources/testdata} were written once by this code;
+ * today's code must load them, find every key, and write the very same bytes from the same keys. If
+ * this fails, the format or the derivation changed, and every filter already on disk would silently
+ * give false negatives: bump the format version or the derivation id instead. (To regenerate
+ * deliberately, run {@link #main} with the testdata directory as argument.)
  */
 class GoldenFileTest {
 
-  record Golden(String name, BbfGeometry geometry, long salt) {}
+  record Golden(String name, BbfGeometry geometry, long salt, int version) {}
 
   static final Golden[] GOLDEN = {
-    new Golden("golden-v1-unsalted-r8-k4-lw32.bbf", new BbfGeometry(8, 4, 32), 0),
-    new Golden("golden-v1-salted-r4-k8-lw64.bbf", new BbfGeometry(4, 8, 64), 0x0123456789ABCDEFL),
-    new Golden("golden-v1-unsalted-r2-k16-lw32.bbf", new BbfGeometry(2, 16, 32), 0),
+    new Golden("golden-v1-unsalted-r8-k4-lw32.bbf", BbfGeometry.v1(8, 4, 32), 0, 1),
+    new Golden("golden-v1-salted-r4-k8-lw64.bbf", BbfGeometry.v1(4, 8, 64), 0x0123456789ABCDEFL, 1),
+    new Golden("golden-v1-unsalted-r2-k16-lw32.bbf", BbfGeometry.v1(2, 16, 32), 0, 1),
+    // version 2: group counts that are not powers of two (multiply-shift)
+    new Golden("golden-v2-unsalted-r7-k4-lw32.bbf", new BbfGeometry(7, 4, 32), 0, 2),
+    new Golden(
+        "golden-v2-salted-r5-k8-lw64.bbf", new BbfGeometry(5, 8, 64), 0x0123456789ABCDEFL, 2),
+    new Golden("golden-v2-unsalted-r3-k16-lw32.bbf", new BbfGeometry(3, 16, 32), 0, 2),
   };
 
   static final FilterMetadata META =
@@ -60,6 +65,7 @@ class GoldenFileTest {
       Files.write(file, expected);
       try (LoadedFilter loaded = FilterFile.load(file)) {
         assertEquals(golden.geometry(), loaded.filter().geometry());
+        assertEquals(golden.version(), loaded.formatVersion(), golden.name());
         assertEquals(golden.salt(), loaded.filter().salt());
         assertEquals(META, loaded.metadata());
         assertEquals(100, loaded.filter().count());
