@@ -5,6 +5,7 @@ import io.bbfindex.app.demo.EmbeddedDemo;
 import io.bbfindex.app.follow.FollowOptions;
 import io.bbfindex.app.follow.FollowServe;
 import io.bbfindex.app.http.HttpInitializer;
+import io.bbfindex.app.http.HttpOptions;
 import io.bbfindex.app.http.Service;
 import io.bbfindex.app.lookup.ChainBackend;
 import java.io.IOException;
@@ -41,10 +42,14 @@ public final class ServeCommand {
 
       Prints 'listening on http://HOST:PORT' once it accepts connections; stops on Ctrl-C/SIGTERM.
       """
+          + HttpServeOptions.HELP
           + FollowOptions.HELP;
 
   private static final Set<String> OPTIONS =
-      Set.of("datadir", "filters", "port", "bind", "work", "fpr");
+      Stream.concat(
+              Stream.of("datadir", "filters", "port", "bind", "work", "fpr"),
+              HttpServeOptions.NAMES.stream())
+          .collect(Collectors.toUnmodifiableSet());
 
   private ServeCommand() {}
 
@@ -74,6 +79,7 @@ public final class ServeCommand {
     int port = o.integer("port", 8080, 0, 65_535);
     InetAddress bind = o.address("bind", "127.0.0.1");
     double fpr = o.probability("fpr", IngestCommand.DEFAULT_FPR);
+    HttpOptions http = HttpServeOptions.parse(o);
     Path datadir = o.path("datadir");
     Path filters = o.path("filters");
     Path work = o.path("work");
@@ -121,7 +127,11 @@ public final class ServeCommand {
     }
     Service service =
         Service.start(
-            backend, new InetSocketAddress(bind, port), HttpInitializer.DEFAULT_MAX_BODY_BYTES);
+            backend,
+            null,
+            new InetSocketAddress(bind, port),
+            HttpInitializer.DEFAULT_MAX_BODY_BYTES,
+            http);
     String base = service.server().baseUrl();
     out.println("listening on " + base);
     if (demo) {

@@ -218,10 +218,19 @@ public final class ApiHandler extends ChannelInboundHandlerAdapter {
     TxAnswer answer = lookups.tx(key).orElse(null);
     ByteBuf body = ctx.alloc().buffer(Json.MAX_TX_ANSWER_BYTES);
     Json.writeTx(body, key, 0, answer, HEX_SCRATCH.get());
-    return response(
-        answer == null ? HttpResponseStatus.NOT_FOUND : HttpResponseStatus.OK,
-        APPLICATION_JSON,
-        body);
+    FullHttpResponse response =
+        response(
+            answer == null ? HttpResponseStatus.NOT_FOUND : HttpResponseStatus.OK,
+            APPLICATION_JSON,
+            body);
+    if (answer != null) {
+      response
+          .headers()
+          .set(
+              HttpHeaderNames.CACHE_CONTROL,
+              CacheControl.forAnswer(answer.status(), answer.confirmations()));
+    }
+    return response;
   }
 
   /** {@code GET /v1/block/{hash}}. */
@@ -237,10 +246,19 @@ public final class ApiHandler extends ChannelInboundHandlerAdapter {
     Optional<BlockAnswer> answer = lookups.block(hash);
     ByteBuf body = ctx.alloc().buffer(2 * Json.MAX_TX_ANSWER_BYTES);
     Json.writeBlock(body, hash, answer.orElse(null), HEX_SCRATCH.get());
-    return response(
-        answer.isPresent() ? HttpResponseStatus.OK : HttpResponseStatus.NOT_FOUND,
-        APPLICATION_JSON,
-        body);
+    FullHttpResponse response =
+        response(
+            answer.isPresent() ? HttpResponseStatus.OK : HttpResponseStatus.NOT_FOUND,
+            APPLICATION_JSON,
+            body);
+    answer.ifPresent(
+        b ->
+            response
+                .headers()
+                .set(
+                    HttpHeaderNames.CACHE_CONTROL,
+                    CacheControl.forAnswer(b.status(), b.confirmations())));
+    return response;
   }
 
   /**

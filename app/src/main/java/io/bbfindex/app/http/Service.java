@@ -4,6 +4,7 @@ import io.bbfindex.app.eth.EthApi;
 import io.bbfindex.app.eth.EthMetrics;
 import io.bbfindex.app.lookup.ChainBackend;
 import io.bbfindex.app.lookup.LookupService;
+import io.bbfindex.app.metrics.ConnectionMetrics;
 import io.bbfindex.app.metrics.Metrics;
 import io.bbfindex.eth.EthIndex;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -56,6 +57,20 @@ public final class Service implements AutoCloseable {
   public static Service start(
       ChainBackend backend, EthIndex eth, InetSocketAddress address, int maxBodyBytes)
       throws IOException {
+    return start(backend, eth, address, maxBodyBytes, HttpOptions.DEFAULTS);
+  }
+
+  /**
+   * As {@link #start(ChainBackend, EthIndex, InetSocketAddress, int)}, with the connection and
+   * browser policy {@code options} (CORS, rate limit, connection cap, timeouts).
+   */
+  public static Service start(
+      ChainBackend backend,
+      EthIndex eth,
+      InetSocketAddress address,
+      int maxBodyBytes,
+      HttpOptions options)
+      throws IOException {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     try {
       Metrics metrics = new Metrics(registry, version());
@@ -70,7 +85,10 @@ public final class Service implements AutoCloseable {
       }
       ApiHandler handler =
           new ApiHandler(new LookupService(backend, metrics), metrics, registry::scrape, ethApi);
-      HttpServer server = HttpServer.start(address, new HttpInitializer(handler, maxBodyBytes));
+      HttpServer server =
+          HttpServer.start(
+              address,
+              new HttpInitializer(handler, maxBodyBytes, options, new ConnectionMetrics(registry)));
       metrics.bindEventLoops(server.eventLoops());
       if (eth != null) {
         eth.startFollowing();

@@ -1,0 +1,123 @@
+package io.bbfindex.app.http;
+
+import static io.bbfindex.filters.Arguments.requireArgument;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * How the server treats connections and browsers, independent of the routes: the CORS origins it
+ * answers, the per-client rate limit, the cap on open connections and the idle and request timeouts
+ * ({@code serve --cors-origins --rate-limit --rate-burst --max-connections --idle-timeout
+ * --request-timeout}).
+ *
+ * @param corsOrigins origins allowed to read answers from a browser ({@code
+ *     https://wallet.example}), {@code *} for any; empty: no CORS headers at all
+ * @param rateLimit requests per second each client IP may make on average; 0: no limit
+ * @param rateBurst requests a client IP may make at once before the rate applies
+ * @param maxConnections open connections beyond which new ones are refused (503, then closed)
+ * @param idleTimeout a connection that neither reads nor writes for this long is closed
+ * @param requestTimeout a request must arrive in full (line, headers, body) within this long of its
+ *     first byte, else 408 and the connection is closed (slowloris)
+ */
+public record HttpOptions(
+    List<String> corsOrigins,
+    int rateLimit,
+    int rateBurst,
+    int maxConnections,
+    Duration idleTimeout,
+    Duration requestTimeout) {
+
+  /** No CORS, no rate limit, 4,096 connections, 60 s idle, 30 s per request. */
+  public static final HttpOptions DEFAULTS =
+      new HttpOptions(List.of(), 0, 0, 4_096, Duration.ofSeconds(60), Duration.ofSeconds(30));
+
+  public HttpOptions {
+    corsOrigins = List.copyOf(corsOrigins);
+    requireArgument(rateLimit >= 0, "rateLimit must be >= 0", rateLimit);
+    requireArgument(rateLimit == 0 || rateBurst >= 1, "rateBurst must be >= 1", rateBurst);
+    requireArgument(maxConnections >= 1, "maxConnections must be >= 1", maxConnections);
+    requireArgument(
+        idleTimeout.isPositive(), "idleTimeout must be positive", idleTimeout.toMillis());
+    requireArgument(
+        requestTimeout.isPositive(), "requestTimeout must be positive", requestTimeout.toMillis());
+    for (String origin : corsOrigins) {
+      requireArgument(origin.equals("*") || isOrigin(origin), "not an origin", origin);
+    }
+  }
+
+  /**
+   * Parses a comma-separated origin list such as {@code https://a.example,http://localhost:3000} or
+   * {@code *}.
+   *
+   * @throws IllegalArgumentException naming the first entry that is not {@code
+   *     scheme://host[:port]}
+   */
+  public static List<String> parseOrigins(String commaSeparated) {
+    List<String> origins = new ArrayList<>();
+    for (String part : commaSeparated.split(",", -1)) {
+      String origin = part.strip();
+      if (!origin.equals("*") && !isOrigin(origin)) {
+        throw new IllegalArgumentException(
+            "'"
+                + origin
+                + "' is not an origin: write scheme://host[:port] (no path, no trailing slash),"
+                + " e.g. https://wallet.example, or * for any");
+      }
+      origins.add(origin);
+    }
+    return origins;
+  }
+
+  /** Whether CORS headers are written at all. */
+  public boolean cors() {
+    return !corsOrigins.isEmpty();
+  }
+
+  /** Whether requests are rate limited. */
+  public boolean rateLimited() {
+    return rateLimit > 0;
+  }
+
+  /** A copy with another connection cap (tests and benchmarks). */
+  public HttpOptions withMaxConnections(int cap) {
+    return new HttpOptions(corsOrigins, rateLimit, rateBurst, cap, idleTimeout, requestTimeout);
+  }
+
+  /** A copy with the given timeouts. */
+  public HttpOptions withTimeouts(Duration idle, Duration request) {
+    return new HttpOptions(corsOrigins, rateLimit, rateBurst, maxConnections, idle, request);
+  }
+
+  /** A copy with the given rate limit. */
+  public HttpOptions withRateLimit(int perSecond, int burst) {
+    return new HttpOptions(
+        corsOrigins, perSecond, burst, maxConnections, idleTimeout, requestTimeout);
+  }
+
+  /** A copy with the given CORS origins. */
+  public HttpOptions withCorsOrigins(List<String> origins) {
+    return new HttpOptions(
+        origins, rateLimit, rateBurst, maxConnections, idleTimeout, requestTimeout);
+  }
+
+  /** What a browser sends in {@code Origin}: a scheme, a host, maybe a port, nothing else. */
+  private static boolean isOrigin(String s) {
+    Objects.requireNonNull(s, "origin");
+    try {
+      URI u = new URI(s);
+      return ("http".equals(u.getScheme()) || "https".equals(u.getScheme()))
+          && u.getHost() != null
+          && u.getRawPath().isEmpty()
+          && u.getRawQuery() == null
+          && u.getRawFragment() == null
+          && u.getRawUserInfo() == null;
+    } catch (URISyntaxException e) {
+      return false;
+    }
+  }
+}
