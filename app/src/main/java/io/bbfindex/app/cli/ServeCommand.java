@@ -2,6 +2,8 @@ package io.bbfindex.app.cli;
 
 import io.bbfindex.app.bitcoincore.ChainAccess;
 import io.bbfindex.app.demo.EmbeddedDemo;
+import io.bbfindex.app.esplora.EsploraApi;
+import io.bbfindex.app.esplora.NodeRelay;
 import io.bbfindex.app.follow.FollowOptions;
 import io.bbfindex.app.follow.FollowServe;
 import io.bbfindex.app.http.HttpInitializer;
@@ -38,13 +40,18 @@ public final class ServeCommand {
         --bind ADDR     IP address to listen on (default 127.0.0.1)
         --work DIR      scratch for private LevelDB snapshots (default: DIR/../work of --filters)
         --fpr P         target false-positive rate when the store must be built (default 0.01)
+        --esplora-prefix P   where the esplora-compatible routes live (default /api)
+        --esplora-relay with --follow: POST <prefix>/tx relays to the node's sendrawtransaction
 
       Prints 'listening on http://HOST:PORT' once it accepts connections; stops on Ctrl-C/SIGTERM.
       """
           + FollowOptions.HELP;
 
   private static final Set<String> OPTIONS =
-      Set.of("datadir", "filters", "port", "bind", "work", "fpr");
+      Set.of("datadir", "filters", "port", "bind", "work", "fpr", "esplora-prefix");
+
+  /** The flag that lets {@code POST <prefix>/tx} relay to the followed node. */
+  static final String RELAY_FLAG = "--esplora-relay";
 
   private ServeCommand() {}
 
@@ -55,14 +62,19 @@ public final class ServeCommand {
       List<String> args, PrintStream out, PrintStream err, ChainAccess access, Path home)
       throws UsageException, IOException {
     boolean follow = args.contains(FollowOptions.FLAG);
+    boolean relay = args.contains(RELAY_FLAG);
+    if (relay && !follow) {
+      throw new UsageException(RELAY_FLAG + " needs --follow: it relays to the followed node");
+    }
+    List<String> rest = args.stream().filter(a -> !a.equals(RELAY_FLAG)).toList();
     Options o =
         follow
             ? Options.parse(
                 "serve",
-                args.stream().filter(a -> !a.equals(FollowOptions.FLAG)).toList(),
+                rest.stream().filter(a -> !a.equals(FollowOptions.FLAG)).toList(),
                 Stream.concat(OPTIONS.stream(), FollowOptions.NAMES.stream())
                     .collect(Collectors.toSet()))
-            : Options.parse("serve", args, OPTIONS);
+            : Options.parse("serve", rest, OPTIONS);
     if (o.help()) {
       out.print(HELP);
       return null;
@@ -77,6 +89,12 @@ public final class ServeCommand {
     Path datadir = o.path("datadir");
     Path filters = o.path("filters");
     Path work = o.path("work");
+    String esploraPrefix = o.string("esplora-prefix", EsploraApi.DEFAULT_PREFIX);
+    try {
+      EsploraApi.checkPrefix(esploraPrefix);
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(e.getMessage());
+    }
     boolean demo = datadir == null;
     if (demo && follow) {
       throw new UsageException("--follow needs the --datadir of a running node (and --filters)");
@@ -102,6 +120,7 @@ public final class ServeCommand {
       work = filters.resolveSibling(filters.getFileName() + "-work");
     }
     ChainBackend backend;
+    NodeRelay node = null;
     if (follow) {
       FollowOptions f =
           new FollowOptions(
@@ -113,6 +132,7 @@ public final class ServeCommand {
               o.integer("refresh-blocks", FollowOptions.DEFAULT_REFRESH_BLOCKS, 0, 1_000_000));
       try {
         backend = FollowServe.open(datadir, filters, work, fpr, f, err);
+        node = FollowServe.relay(datadir, f, relay);
       } catch (IllegalArgumentException e) {
         throw new UsageException(e.getMessage());
       }
@@ -121,7 +141,12 @@ public final class ServeCommand {
     }
     Service service =
         Service.start(
-            backend, new InetSocketAddress(bind, port), HttpInitializer.DEFAULT_MAX_BODY_BYTES);
+            backend,
+            null,
+            new InetSocketAddress(bind, port),
+            HttpInitializer.DEFAULT_MAX_BODY_BYTES,
+            esploraPrefix,
+            node);
     String base = service.server().baseUrl();
     out.println("listening on " + base);
     if (demo) {
@@ -139,6 +164,8 @@ public final class ServeCommand {
       curl -s %1$s/v1/tx/%3$s
       curl -s %1$s/v1/block/%4$s
       curl -s -X POST %1$s/v1/tx/lookup -d '["%2$s","%3$s"]'
+      curl -s %1$s/v1/tx/%2$s/merkle-proof
+      curl -s %1$s/api/tx/%2$s/status
       curl -s %1$s/v1/filters
       curl -s %1$s/metrics | grep '^bbf_'
     """
