@@ -1,6 +1,7 @@
 package io.bbfindex.app.bitcoincore;
 
 import io.bbfindex.app.lookup.BlockAnswer;
+import io.bbfindex.app.lookup.BlockData;
 import io.bbfindex.app.lookup.ChainBackend;
 import io.bbfindex.app.lookup.FilterSummary;
 import io.bbfindex.app.lookup.TxAnswer;
@@ -30,6 +31,7 @@ public final class CoreChainBackend implements ChainBackend {
   private final NodeIndex index;
   private final FilterStore store;
   private final FilterDescriptions descriptions;
+  private final BlockData blockData;
   private volatile boolean open = true;
 
   /** Takes ownership of both: {@link #close()} closes them. */
@@ -37,6 +39,7 @@ public final class CoreChainBackend implements ChainBackend {
     this.index = Objects.requireNonNull(index, "index");
     this.store = Objects.requireNonNull(store, "store");
     this.descriptions = new FilterDescriptions(store);
+    this.blockData = new CoreBlockData(index);
   }
 
   public NodeIndex index() {
@@ -79,25 +82,30 @@ public final class CoreChainBackend implements ChainBackend {
 
   @Override
   public Optional<BlockAnswer> lookupBlock(byte[] hash) {
-    return index
-        .findBlock(hash)
-        .map(
-            b ->
-                new BlockAnswer(
-                    b.hash(),
-                    b.height(),
-                    b.status(),
-                    b.txCount(),
-                    b.file(),
-                    b.dataPos(),
-                    b.version(),
-                    b.prevHash(),
-                    b.merkleRoot(),
-                    b.time(),
-                    b.bits(),
-                    b.nonce(),
-                    b.onActiveChain(),
-                    b.confirmations()));
+    return index.findBlock(hash).map(CoreChainBackend::answer);
+  }
+
+  static BlockAnswer answer(BlockInfo b) {
+    return new BlockAnswer(
+        b.hash(),
+        b.height(),
+        b.status(),
+        b.txCount(),
+        b.file(),
+        b.dataPos(),
+        b.version(),
+        b.prevHash(),
+        b.merkleRoot(),
+        b.time(),
+        b.bits(),
+        b.nonce(),
+        b.onActiveChain(),
+        b.confirmations());
+  }
+
+  @Override
+  public Optional<BlockData> blockData() {
+    return Optional.of(blockData);
   }
 
   @Override

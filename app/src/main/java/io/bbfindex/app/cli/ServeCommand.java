@@ -2,6 +2,8 @@ package io.bbfindex.app.cli;
 
 import io.bbfindex.app.bitcoincore.ChainAccess;
 import io.bbfindex.app.demo.EmbeddedDemo;
+import io.bbfindex.app.esplora.EsploraApi;
+import io.bbfindex.app.esplora.NodeRelay;
 import io.bbfindex.app.follow.FollowOptions;
 import io.bbfindex.app.follow.FollowServe;
 import io.bbfindex.app.http.HttpInitializer;
@@ -39,6 +41,8 @@ public final class ServeCommand {
         --bind ADDR     IP address to listen on (default 127.0.0.1)
         --work DIR      scratch for private LevelDB snapshots (default: DIR/../work of --filters)
         --fpr P         target false-positive rate when the store must be built (default 0.01)
+        --esplora-prefix P   where the esplora-compatible routes live (default /api)
+        --esplora-relay with --follow: POST <prefix>/tx relays to the node's sendrawtransaction
 
       Prints 'listening on http://HOST:PORT' once it accepts connections; stops on Ctrl-C/SIGTERM.
       """
@@ -47,9 +51,12 @@ public final class ServeCommand {
 
   private static final Set<String> OPTIONS =
       Stream.concat(
-              Stream.of("datadir", "filters", "port", "bind", "work", "fpr"),
+              Stream.of("datadir", "filters", "port", "bind", "work", "fpr", "esplora-prefix"),
               HttpServeOptions.NAMES.stream())
           .collect(Collectors.toUnmodifiableSet());
+
+  /** The flag that lets {@code POST <prefix>/tx} relay to the followed node. */
+  static final String RELAY_FLAG = "--esplora-relay";
 
   private ServeCommand() {}
 
@@ -60,14 +67,19 @@ public final class ServeCommand {
       List<String> args, PrintStream out, PrintStream err, ChainAccess access, Path home)
       throws UsageException, IOException {
     boolean follow = args.contains(FollowOptions.FLAG);
+    boolean relay = args.contains(RELAY_FLAG);
+    if (relay && !follow) {
+      throw new UsageException(RELAY_FLAG + " needs --follow: it relays to the followed node");
+    }
+    List<String> rest = args.stream().filter(a -> !a.equals(RELAY_FLAG)).toList();
     Options o =
         follow
             ? Options.parse(
                 "serve",
-                args.stream().filter(a -> !a.equals(FollowOptions.FLAG)).toList(),
+                rest.stream().filter(a -> !a.equals(FollowOptions.FLAG)).toList(),
                 Stream.concat(OPTIONS.stream(), FollowOptions.NAMES.stream())
                     .collect(Collectors.toSet()))
-            : Options.parse("serve", args, OPTIONS);
+            : Options.parse("serve", rest, OPTIONS);
     if (o.help()) {
       out.print(HELP);
       return null;
@@ -83,6 +95,12 @@ public final class ServeCommand {
     Path datadir = o.path("datadir");
     Path filters = o.path("filters");
     Path work = o.path("work");
+    String esploraPrefix = o.string("esplora-prefix", EsploraApi.DEFAULT_PREFIX);
+    try {
+      EsploraApi.checkPrefix(esploraPrefix);
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(e.getMessage());
+    }
     boolean demo = datadir == null;
     if (demo && follow) {
       throw new UsageException("--follow needs the --datadir of a running node (and --filters)");
@@ -108,6 +126,7 @@ public final class ServeCommand {
       work = filters.resolveSibling(filters.getFileName() + "-work");
     }
     ChainBackend backend;
+    NodeRelay node = null;
     if (follow) {
       FollowOptions f =
           new FollowOptions(
@@ -119,6 +138,7 @@ public final class ServeCommand {
               o.integer("refresh-blocks", FollowOptions.DEFAULT_REFRESH_BLOCKS, 0, 1_000_000));
       try {
         backend = FollowServe.open(datadir, filters, work, fpr, f, err);
+        node = FollowServe.relay(datadir, f, relay);
       } catch (IllegalArgumentException e) {
         throw new UsageException(e.getMessage());
       }
@@ -131,7 +151,9 @@ public final class ServeCommand {
             null,
             new InetSocketAddress(bind, port),
             HttpInitializer.DEFAULT_MAX_BODY_BYTES,
-            http);
+            http,
+            esploraPrefix,
+            node);
     String base = service.server().baseUrl();
     out.println("listening on " + base);
     if (demo) {
@@ -149,6 +171,8 @@ public final class ServeCommand {
       curl -s %1$s/v1/tx/%3$s
       curl -s %1$s/v1/block/%4$s
       curl -s -X POST %1$s/v1/tx/lookup -d '["%2$s","%3$s"]'
+      curl -s %1$s/v1/tx/%2$s/merkle-proof
+      curl -s %1$s/api/tx/%2$s/status
       curl -s %1$s/v1/filters
       curl -s %1$s/metrics | grep '^bbf_'
     """

@@ -1,6 +1,7 @@
 package io.bbfindex.app.follow;
 
 import io.bbfindex.app.bitcoincore.CoreChainBackend;
+import io.bbfindex.app.esplora.NodeRelay;
 import io.bbfindex.app.lookup.ChainBackend;
 import io.bbfindex.app.workdir.SnapshotDirectories;
 import io.bbfindex.follow.FollowConfig;
@@ -50,16 +51,8 @@ public final class FollowServe {
       throw new IllegalArgumentException("--rpc-user and --rpc-password go together");
     }
     String network = networkOf(datadir);
-    URI rpcUri =
-        URI.create(
-            options.rpc() != null
-                ? withSlash(options.rpc())
-                : "http://127.0.0.1:" + NodeRpc.defaultPort(network) + "/");
-    RpcCredentials credentials =
-        options.user() != null
-            ? new RpcCredentials.UserPassword(options.user(), options.password())
-            : new RpcCredentials.Cookie(
-                options.cookie() != null ? options.cookie() : datadir.resolve(".cookie"));
+    NodeRpc rpc = nodeRpc(datadir, options);
+    URI rpcUri = rpc.endpoint();
     log.println(
         "bbf-index: snapshot of the running node's indexes in "
             + datadir
@@ -87,12 +80,7 @@ public final class FollowServe {
       SnapshotBase base = SnapshotBase.of(index);
       FollowConfig config =
           new FollowConfig(
-              new NodeRpc(rpcUri, credentials, Duration.ofSeconds(30)),
-              options.zmq(),
-              datadir.resolve("blocks"),
-              base.hash(),
-              base.height(),
-              POLL);
+              rpc, options.zmq(), datadir.resolve("blocks"), base.hash(), base.height(), POLL);
       FollowStats stats = new FollowStats();
       Follower follower = Follower.start(config, stats);
       log.printf(
@@ -124,6 +112,29 @@ public final class FollowServe {
       claim.close();
       throw e;
     }
+  }
+
+  /**
+   * The esplora routes' access to the node of {@code serve --follow}: its mempool, and {@code
+   * sendrawtransaction} when {@code relay} ({@code --esplora-relay}).
+   */
+  public static NodeRelay relay(Path datadir, FollowOptions options, boolean relay) {
+    return new NodeRpcRelay(nodeRpc(datadir, options), relay);
+  }
+
+  /** The node's JSON-RPC as the options say: URL (or the network's port), cookie or user. */
+  private static NodeRpc nodeRpc(Path datadir, FollowOptions options) {
+    URI rpcUri =
+        URI.create(
+            options.rpc() != null
+                ? withSlash(options.rpc())
+                : "http://127.0.0.1:" + NodeRpc.defaultPort(networkOf(datadir)) + "/");
+    RpcCredentials credentials =
+        options.user() != null
+            ? new RpcCredentials.UserPassword(options.user(), options.password())
+            : new RpcCredentials.Cookie(
+                options.cookie() != null ? options.cookie() : datadir.resolve(".cookie"));
+    return new NodeRpc(rpcUri, credentials, Duration.ofSeconds(30));
   }
 
   /**

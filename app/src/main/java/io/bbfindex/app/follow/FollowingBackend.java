@@ -1,6 +1,7 @@
 package io.bbfindex.app.follow;
 
 import io.bbfindex.app.lookup.BlockAnswer;
+import io.bbfindex.app.lookup.BlockData;
 import io.bbfindex.app.lookup.ChainBackend;
 import io.bbfindex.app.lookup.FilterSummary;
 import io.bbfindex.app.lookup.TxAnswer;
@@ -198,6 +199,15 @@ public final class FollowingBackend implements ChainBackend, MeterBinder {
   @Override
   public Optional<BlockAnswer> lookupBlock(byte[] hash) {
     return layers.history().lookupBlock(hash);
+  }
+
+  /**
+   * The history's block files: the node appends to the same files, so the tip's blocks are read
+   * through them too once the history knows their position.
+   */
+  @Override
+  public Optional<BlockData> blockData() {
+    return layers.history().blockData();
   }
 
   @Override

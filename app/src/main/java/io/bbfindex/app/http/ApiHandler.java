@@ -5,12 +5,16 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.bbfindex.app.esplora.EsploraApi;
 import io.bbfindex.app.eth.EthApi;
 import io.bbfindex.app.lookup.BlockAnswer;
 import io.bbfindex.app.lookup.ChainBackend;
 import io.bbfindex.app.lookup.LookupService;
 import io.bbfindex.app.lookup.TxAnswer;
 import io.bbfindex.app.metrics.Metrics;
+import io.bbfindex.app.wallet.Reply;
+import io.bbfindex.app.wallet.WalletApi;
+import io.bbfindex.app.wallet.WalletException;
 import io.bbfindex.ingest.encoding.HashKeys;
 import io.micrometer.core.instrument.Timer;
 import io.netty.buffer.ByteBuf;
@@ -89,6 +93,14 @@ public final class ApiHandler extends ChannelInboundHandlerAdapter {
   /** The Ethereum routes, or null when the server has no Ethereum source. */
   private final EthApi eth;
 
+  /** The raw-transaction and merkle-proof routes, or null (then they answer 404). */
+  private final WalletApi wallet;
+
+  /** The esplora-compatible routes under their prefix, or null when not served. */
+  private final EsploraApi esplora;
+
+  private final byte[] openApi;
+
   /**
    * @param metricsText renders the Prometheus exposition text for {@code GET /metrics}
    */
@@ -101,7 +113,25 @@ public final class ApiHandler extends ChannelInboundHandlerAdapter {
    */
   public ApiHandler(
       LookupService lookups, Metrics metrics, Supplier<String> metricsText, EthApi eth) {
+    this(lookups, metrics, metricsText, eth, null, null);
+  }
+
+  /**
+   * @param wallet the {@code /v1/tx/{txid}/hex|raw|merkle-proof} routes, or null
+   * @param esplora the esplora-compatible routes, or null
+   */
+  public ApiHandler(
+      LookupService lookups,
+      Metrics metrics,
+      Supplier<String> metricsText,
+      EthApi eth,
+      WalletApi wallet,
+      EsploraApi esplora) {
     this.eth = eth;
+    this.wallet = wallet;
+    this.esplora = esplora;
+    this.openApi =
+        OpenApiDocument.render(esplora == null ? EsploraApi.DEFAULT_PREFIX : esplora.prefix());
     this.lookups = Objects.requireNonNull(lookups, "lookups");
     this.metricsText = Objects.requireNonNull(metricsText, "metricsText");
     for (Route r : Route.values()) {
@@ -126,7 +156,7 @@ public final class ApiHandler extends ChannelInboundHandlerAdapter {
       String uri = request.uri();
       int query = uri.indexOf('?');
       String path = query < 0 ? uri : uri.substring(0, query);
-      route = Route.of(path);
+      route = esplora != null && esplora.owns(path) ? Route.ESPLORA : Route.of(path);
       FullHttpResponse response;
       try {
         response = dispatch(ctx, route, request, path);
@@ -173,8 +203,12 @@ public final class ApiHandler extends ChannelInboundHandlerAdapter {
           new ApiError(
               HttpResponseStatus.NOT_FOUND,
               "not_found",
-              "no such route; routes: GET /v1/tx/{txid}, POST /v1/tx/lookup, GET /v1/block/{hash}, "
-                  + "GET /v1/filters, GET /v1/status, GET /metrics, GET /livez, GET /readyz"));
+              "no such route; routes: GET /v1/tx/{txid}, GET /v1/tx/{txid}/hex|raw|merkle-proof,"
+                  + " POST /v1/tx/lookup, GET /v1/block/{hash}, GET /v1/filters, GET /v1/status,"
+                  + " GET /v1/openapi.json, GET /metrics, GET /livez, GET /readyz"));
+    }
+    if (route == Route.ESPLORA) { // esplora's own methods (GET, and POST tx) and plain-text errors
+      return reply(esplora.handle(request.method().name(), path, bytes(request.content())));
     }
     // A 405 keeps the connection: the aggregator has already consumed the whole body, so the
     // stream is at a clean request boundary and closing would only cost the client a reconnect.
@@ -202,6 +236,12 @@ public final class ApiHandler extends ChannelInboundHandlerAdapter {
       case LIVEZ -> response(HttpResponseStatus.OK, APPLICATION_JSON, Unpooled.wrappedBuffer(LIVE));
       case READYZ -> readyz();
       case ETH_TX, ETH_TX_BATCH, ETH_STATUS -> eth(route, request, path);
+      case TX_HEX -> walletRoute(path, WalletApi.HEX);
+      case TX_RAW -> walletRoute(path, WalletApi.RAW);
+      case TX_MERKLE_PROOF -> walletRoute(path, WalletApi.MERKLE_PROOF);
+      case OPENAPI ->
+          response(HttpResponseStatus.OK, APPLICATION_JSON, Unpooled.wrappedBuffer(openApi));
+      case ESPLORA -> throw new IllegalStateException("answered above: " + route);
       case OTHER -> throw new IllegalStateException("unreachable: " + route);
     };
   }
@@ -335,6 +375,43 @@ public final class ApiHandler extends ChannelInboundHandlerAdapter {
     }
     body.writeByte(']');
     return response(HttpResponseStatus.OK, APPLICATION_JSON, body);
+  }
+
+  /**
+   * {@code /v1/tx/{txid}/hex}, {@code /raw} and {@code /merkle-proof}: the stored bytes, re-hashed
+   * before they leave; refusals are the API's JSON errors.
+   */
+  private FullHttpResponse walletRoute(String path, String suffix) {
+    if (wallet == null) {
+      throw new ApiError.Exception(
+          new ApiError(
+              HttpResponseStatus.NOT_FOUND, "no_block_data", "this server reads no block files"));
+    }
+    String txid = path.substring(Route.TX_PREFIX.length(), path.length() - suffix.length());
+    try {
+      return reply(
+          switch (suffix) {
+            case WalletApi.HEX -> wallet.hex(txid);
+            case WalletApi.RAW -> wallet.raw(txid);
+            default -> wallet.merkleProof(txid);
+          });
+    } catch (WalletException e) {
+      throw new ApiError.Exception(
+          new ApiError(HttpResponseStatus.valueOf(e.status()), e.code(), e.detail()));
+    }
+  }
+
+  private static FullHttpResponse reply(Reply reply) {
+    return response(
+        HttpResponseStatus.valueOf(reply.status()),
+        AsciiString.of(reply.contentType()),
+        Unpooled.wrappedBuffer(reply.body()));
+  }
+
+  private static byte[] bytes(ByteBuf content) {
+    byte[] b = new byte[content.readableBytes()];
+    content.getBytes(content.readerIndex(), b);
+    return b;
   }
 
   /** The {@code /v1/eth/...} routes, answered by {@link EthApi}. */

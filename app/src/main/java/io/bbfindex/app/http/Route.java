@@ -1,6 +1,7 @@
 package io.bbfindex.app.http;
 
 import io.bbfindex.app.eth.EthApi;
+import io.bbfindex.app.wallet.WalletApi;
 import io.netty.handler.codec.http.HttpMethod;
 
 /**
@@ -19,12 +20,19 @@ enum Route {
   ETH_TX("eth_tx", HttpMethod.GET),
   ETH_TX_BATCH("eth_tx_batch", HttpMethod.POST),
   ETH_STATUS("eth_status", HttpMethod.GET),
+  TX_HEX("tx_hex", HttpMethod.GET),
+  TX_RAW("tx_raw", HttpMethod.GET),
+  TX_MERKLE_PROOF("tx_merkle_proof", HttpMethod.GET),
+  OPENAPI("openapi", HttpMethod.GET),
+  /** The esplora-compatible routes under {@code --esplora-prefix}; they check their own methods. */
+  ESPLORA("esplora", HttpMethod.GET),
   /** Any path no route matches, and requests the codec could not decode. */
   OTHER("other", null);
 
   static final String TX_PREFIX = "/v1/tx/";
   static final String TX_BATCH_PATH = "/v1/tx/lookup";
   static final String BLOCK_PREFIX = "/v1/block/";
+  static final String OPENAPI_PATH = "/v1/openapi.json";
 
   private final String tag;
 
@@ -54,7 +62,16 @@ enum Route {
       return path.equals(EthApi.TX_BATCH_PATH) ? ETH_TX_BATCH : ETH_TX;
     }
     if (path.startsWith(TX_PREFIX)) {
-      return path.equals(TX_BATCH_PATH) ? TX_BATCH : TX;
+      if (path.equals(TX_BATCH_PATH)) {
+        return TX_BATCH;
+      }
+      if (path.endsWith(WalletApi.HEX)) {
+        return TX_HEX;
+      }
+      if (path.endsWith(WalletApi.RAW)) {
+        return TX_RAW;
+      }
+      return path.endsWith(WalletApi.MERKLE_PROOF) ? TX_MERKLE_PROOF : TX;
     }
     if (path.startsWith(BLOCK_PREFIX)) {
       return BLOCK;
@@ -65,6 +82,7 @@ enum Route {
       case "/metrics" -> METRICS;
       case "/livez" -> LIVEZ;
       case "/readyz" -> READYZ;
+      case OPENAPI_PATH -> OPENAPI;
       case EthApi.STATUS_PATH -> ETH_STATUS;
       default -> OTHER;
     };

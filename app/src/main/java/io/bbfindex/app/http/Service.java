@@ -1,11 +1,16 @@
 package io.bbfindex.app.http;
 
+import io.bbfindex.app.esplora.EsploraApi;
+import io.bbfindex.app.esplora.NodeRelay;
 import io.bbfindex.app.eth.EthApi;
 import io.bbfindex.app.eth.EthMetrics;
 import io.bbfindex.app.lookup.ChainBackend;
 import io.bbfindex.app.lookup.LookupService;
 import io.bbfindex.app.metrics.ConnectionMetrics;
 import io.bbfindex.app.metrics.Metrics;
+import io.bbfindex.app.wallet.StoreChecks;
+import io.bbfindex.app.wallet.VerifiedReads;
+import io.bbfindex.app.wallet.WalletApi;
 import io.bbfindex.eth.EthIndex;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -57,19 +62,48 @@ public final class Service implements AutoCloseable {
   public static Service start(
       ChainBackend backend, EthIndex eth, InetSocketAddress address, int maxBodyBytes)
       throws IOException {
-    return start(backend, eth, address, maxBodyBytes, HttpOptions.DEFAULTS);
+    return start(
+        backend, eth, address, maxBodyBytes, HttpOptions.DEFAULTS, EsploraApi.DEFAULT_PREFIX, null);
   }
 
-  /**
-   * As {@link #start(ChainBackend, EthIndex, InetSocketAddress, int)}, with the connection and
-   * browser policy {@code options} (CORS, rate limit, connection cap, timeouts).
-   */
+  /** As the full overload below, with the default esplora prefix and no followed node. */
   public static Service start(
       ChainBackend backend,
       EthIndex eth,
       InetSocketAddress address,
       int maxBodyBytes,
       HttpOptions options)
+      throws IOException {
+    return start(backend, eth, address, maxBodyBytes, options, EsploraApi.DEFAULT_PREFIX, null);
+  }
+
+  /** As the full overload below, with the default connection and browser policy. */
+  public static Service start(
+      ChainBackend backend,
+      EthIndex eth,
+      InetSocketAddress address,
+      int maxBodyBytes,
+      String esploraPrefix,
+      NodeRelay node)
+      throws IOException {
+    return start(
+        backend, eth, address, maxBodyBytes, HttpOptions.DEFAULTS, esploraPrefix, node);
+  }
+
+  /**
+   * As {@link #start(ChainBackend, EthIndex, InetSocketAddress, int)}, with the connection and
+   * browser policy {@code options} (CORS, rate limit, connection cap, timeouts), the esplora routes
+   * under {@code esploraPrefix} and the followed node's {@code mempool/txids} and {@code POST tx}
+   * through {@code node} (or null when the server follows no node).
+   */
+  public static Service start(
+      ChainBackend backend,
+      EthIndex eth,
+      InetSocketAddress address,
+      int maxBodyBytes,
+      HttpOptions options,
+      String esploraPrefix,
+      NodeRelay node)
       throws IOException {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     try {
@@ -83,8 +117,16 @@ public final class Service implements AutoCloseable {
         EthMetrics.bind(registry, eth);
         ethApi = new EthApi(eth, registry);
       }
+      LookupService lookups = new LookupService(backend, metrics);
+      WalletApi wallet = new WalletApi(new VerifiedReads(lookups, new StoreChecks(registry)));
       ApiHandler handler =
-          new ApiHandler(new LookupService(backend, metrics), metrics, registry::scrape, ethApi);
+          new ApiHandler(
+              lookups,
+              metrics,
+              registry::scrape,
+              ethApi,
+              wallet,
+              new EsploraApi(esploraPrefix, wallet, node));
       HttpServer server =
           HttpServer.start(
               address,

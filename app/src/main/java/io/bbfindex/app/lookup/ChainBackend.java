@@ -88,6 +88,14 @@ public interface ChainBackend extends AutoCloseable {
     return java.util.Map.of("tipHeight", tipHeight());
   }
 
+  /**
+   * The block bytes behind the answers, for the raw-transaction, merkle-proof and esplora routes;
+   * empty for a backend that reads no block files (those routes then answer 404).
+   */
+  default Optional<BlockData> blockData() {
+    return Optional.empty();
+  }
+
   /** Whether the backend is loaded and consistent enough to answer ({@code GET /readyz}). */
   boolean ready();
 

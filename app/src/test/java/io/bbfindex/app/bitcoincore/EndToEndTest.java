@@ -10,6 +10,7 @@ import io.bbfindex.app.http.Service;
 import io.bbfindex.app.testing.ApiClient;
 import io.bbfindex.app.testing.ApiClient.Answer;
 import io.bbfindex.app.testing.CoreBackends;
+import io.bbfindex.app.testing.OpenApiContract;
 import io.bbfindex.ingest.encoding.HashKeys;
 import io.bbfindex.ingest.testing.Fixtures;
 import io.bbfindex.ingest.testing.Fixtures.Archive;
@@ -118,6 +119,7 @@ class EndToEndTest {
         assertEquals(b.onActiveChain(), j.get("onActiveChain").asBoolean());
       }
       assertEquals(truth.tipHeight(), api.get("/v1/filters").json().get("tipHeight").asInt());
+      OpenApiContract.of(api).checkAll(api); // every answer as /v1/openapi.json says
     }
   }
 
@@ -148,6 +150,7 @@ class EndToEndTest {
             api.get("/v1/tx/" + t.txidHex()).json(),
             "seed " + SEED);
       }
+      OpenApiContract.of(api).checkAll(api); // every answer as /v1/openapi.json says
     }
   }
 
@@ -188,6 +191,7 @@ class EndToEndTest {
       for (int i = 0; i < later.size(); i++) {
         assertEquals(false, batch.get(i).get("present").asBoolean(), later.get(i));
       }
+      OpenApiContract.of(api).checkAll(api); // every answer as /v1/openapi.json says
     }
   }
 
@@ -212,6 +216,7 @@ class EndToEndTest {
       assertEquals(
           HashKeys.toDisplayHex(HashKeys.fromDisplayHex("x", coinbase)),
           single.get("txid").asText());
+      OpenApiContract.of(api).checkAll(api); // every answer as /v1/openapi.json says
     }
   }
 

@@ -9,6 +9,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -36,6 +38,13 @@ public final class ApiClient {
     }
   }
 
+  /**
+   * One request and its answer, kept for {@link OpenApiContract} (bytes bodies as ISO-8859-1 text).
+   */
+  public record Exchange(String method, String path, int status, String contentType, String body) {}
+
+  private final List<Exchange> recorded = java.util.Collections.synchronizedList(new ArrayList<>());
+
   private final String base;
   private final HttpClient http =
       HttpClient.newBuilder()
@@ -55,6 +64,26 @@ public final class ApiClient {
     return send(HttpRequest.newBuilder(URI.create(base + path)).GET());
   }
 
+  /** A GET whose body is kept as bytes (raw transactions and blocks). */
+  public HttpResponse<byte[]> getBytes(String path) {
+    try {
+      HttpResponse<byte[]> r =
+          http.send(
+              HttpRequest.newBuilder(URI.create(base + path))
+                  .GET()
+                  .timeout(Duration.ofSeconds(30))
+                  .build(),
+              HttpResponse.BodyHandlers.ofByteArray());
+      record(r, new String(r.body(), java.nio.charset.StandardCharsets.ISO_8859_1));
+      return r;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
   public Answer post(String path, String body) {
     return send(
         HttpRequest.newBuilder(URI.create(base + path))
@@ -68,11 +97,29 @@ public final class ApiClient {
             .method(method, HttpRequest.BodyPublishers.noBody()));
   }
 
+  /** Every exchange so far, in order. */
+  public List<Exchange> recorded() {
+    synchronized (recorded) {
+      return List.copyOf(recorded);
+    }
+  }
+
+  private void record(HttpResponse<?> r, String body) {
+    recorded.add(
+        new Exchange(
+            r.request().method(),
+            r.uri().getRawPath(),
+            r.statusCode(),
+            r.headers().firstValue("content-type").orElse(null),
+            body));
+  }
+
   private Answer send(HttpRequest.Builder b) {
     try {
       HttpResponse<String> r =
           http.send(
               b.timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+      record(r, r.body());
       return new Answer(r.statusCode(), r);
     } catch (IOException e) {
       throw new UncheckedIOException(e);

@@ -1,12 +1,15 @@
 package io.bbfindex.app.testing;
 
 import io.bbfindex.app.bitcoincore.CoreChainAccess;
+import io.bbfindex.app.http.HttpInitializer;
+import io.bbfindex.app.http.Service;
 import io.bbfindex.app.lookup.ChainBackend;
 import io.bbfindex.ingest.testing.Fixtures;
 import io.bbfindex.ingest.testing.Fixtures.Archive;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
 
 /**
@@ -19,6 +22,14 @@ public final class CoreBackends {
   public static ChainBackend open(Archive fixture, Path tmp) throws IOException {
     Path datadir = Fixtures.extract(fixture, tmp);
     return open(datadir, tmp.resolve(fixture.baseName + "-filters"));
+  }
+
+  /** The production backend over {@code datadir}, served on 127.0.0.1 at a free port. */
+  public static Service serve(Path datadir, Path filters) throws IOException {
+    return Service.start(
+        open(datadir, filters),
+        new InetSocketAddress("127.0.0.1", 0),
+        HttpInitializer.DEFAULT_MAX_BODY_BYTES);
   }
 
   public static ChainBackend open(Path datadir, Path filters) throws IOException {

@@ -12,6 +12,7 @@ import io.bbfindex.app.http.Service;
 import io.bbfindex.app.testing.ApiClient;
 import io.bbfindex.app.testing.ApiClient.Answer;
 import io.bbfindex.app.testing.CoreBackends;
+import io.bbfindex.app.testing.OpenApiContract;
 import io.bbfindex.ingest.testing.Fixtures;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -127,6 +128,7 @@ class HashedTxindexEndToEndTest {
       for (JsonNode n : none) {
         assertFalse(n.get("present").asBoolean(), n.toString());
       }
+      OpenApiContract.of(api).checkAll(api); // every answer as /v1/openapi.json says
     }
     assertEquals(
         before, hashTree(datadir), "the data directory is byte-identical after ingest and serve");
@@ -165,6 +167,7 @@ class HashedTxindexEndToEndTest {
       assertEquals(
           1.0,
           api.metric("bbf_index_txindex_layout", Map.of("layout", "legacy", "location", location)));
+      OpenApiContract.of(api).checkAll(api); // every answer as /v1/openapi.json says
     }
   }
 

@@ -15,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.Callable;
@@ -27,7 +28,10 @@ import picocli.CommandLine.Option;
  * txids) and the 150,401-txid regtest fixture, each ingested first. Per data directory, in the same
  * server run: {@code GET /livez} (baseline: HTTP and routing only), negative, positive and 50/50
  * single lookups ({@code GET /v1/tx/{txid}}, cycling through lists of txids), and batches of 1,000
- * ids ({@code POST /v1/tx/lookup}); rounds interleaved so background load hits every target alike.
+ * ids ({@code POST /v1/tx/lookup}), raw transactions ({@code GET /v1/tx/{txid}/raw}) and merkle
+ * proofs of positives, and, when {@code $BITCOIND} is set, Core's own {@code /rest/tx/<txid>.bin}
+ * for the same positives on a real bitcoind ({@code -rest -txindex}, 127.0.0.1) over a copy of the
+ * same data directory; rounds interleaved so background load hits every target alike.
  *
  * <p>Positives come from each fixture's ground-truth table; negatives are real mainnet txids of
  * {@code fixtures/mainnet-real-txids.tsv.gz} that are not in the demo (so absent from both). wrk
@@ -69,8 +73,14 @@ public final class HttpBench implements Callable<Integer> {
   static final String GENESIS_COINBASE =
       "4a5e1e4baab89f3a32518a88c31bc87f618f76673e2cc77ab2127b7afdeda33b";
 
+  static final String RAW_TX = "raw tx";
+  static final String MERKLE_PROOF = "merkle proof";
+
+  /** Core's {@code /rest/tx/<txid>.bin} on a bitcoind over a copy of the same data directory. */
+  static final String CORE_REST = "core rest tx.bin";
+
   static final List<String> TARGETS =
-      List.of("livez", "negative", "positive", "50/50", "batch 1000");
+      List.of("livez", "negative", "positive", "50/50", "batch 1000", RAW_TX, MERKLE_PROOF);
 
   record Config(
       int seconds,
@@ -183,32 +193,49 @@ public final class HttpBench implements Callable<Integer> {
         jvm.add("-XX:StartFlightRecording=filename=" + jfr + ",settings=profile,dumponexit=true");
         r.line("JFR: recording the %s server into %s", dataset, home.relativize(jfr));
       }
-      try (ServerProcess server =
-          ServerProcess.serve(
-              jvm,
-              List.of(
-                  "--datadir",
-                  datadir.toString(),
-                  "--filters",
-                  filters.toString(),
-                  "--work",
-                  work.toString(),
-                  "--port",
-                  "0",
-                  "--bind",
-                  "127.0.0.1"),
-              tmp.resolve(dataset + "-serve.log"),
-              300)) {
+      Optional<Path> bitcoind = CoreRestNode.binary();
+      if (bitcoind.isEmpty()) {
+        r.line("%s: Core REST skipped: $BITCOIND is not set to a bitcoind", dataset);
+      }
+      try (CoreRestNode core =
+              bitcoind.isEmpty()
+                  ? null
+                  : CoreRestNode.start(
+                      bitcoind.get(),
+                      demo ? DEMO : MULTIFILE,
+                      Fixtures.extract(demo ? DEMO : MULTIFILE, tmp.resolve(dataset + "-core")),
+                      tmp.resolve(dataset + "-bitcoind.log"));
+          ServerProcess server =
+              ServerProcess.serve(
+                  jvm,
+                  List.of(
+                      "--datadir",
+                      datadir.toString(),
+                      "--filters",
+                      filters.toString(),
+                      "--work",
+                      work.toString(),
+                      "--port",
+                      "0",
+                      "--bind",
+                      "127.0.0.1"),
+                  tmp.resolve(dataset + "-serve.log"),
+                  300)) {
         r.line("");
         r.line(
             "%s: %s (%,d txids in its txindex), ingest %.1f s, serve start to 'listening' %.1f s,"
                 + " %s",
             dataset, archive, positives.size(), ingest, server.startSeconds(), server.baseUrl());
-        for (String t : TARGETS) { // warm-up: JIT, connection pools, page cache
+        List<String> targets = new ArrayList<>(TARGETS);
+        if (core != null) {
+          targets.add(CORE_REST);
+          r.line("%s: Core REST on a real bitcoind over a copy of it: %s", dataset, core.baseUrl());
+        }
+        for (String t : targets) { // warm-up: JIT, connection pools, page cache
           WrkRun.run(
               wrk,
               script,
-              server.baseUrl(),
+              t.equals(CORE_REST) ? core.baseUrl() : server.baseUrl(),
               files.get(t),
               postPath(t),
               c.threads(),
@@ -219,7 +246,7 @@ public final class HttpBench implements Callable<Integer> {
         for (int round = 0; round < c.rounds(); round++) {
           // livez and negative, the pair the headline ratio compares, swap places every round, so
           // neither always runs right after the heavy batch run (and its garbage)
-          List<String> order = new ArrayList<>(TARGETS);
+          List<String> order = new ArrayList<>(targets);
           if (round % 2 == 1) {
             Collections.swap(order, 0, 1);
           }
@@ -229,7 +256,7 @@ public final class HttpBench implements Callable<Integer> {
                     WrkRun.run(
                         wrk,
                         script,
-                        server.baseUrl(),
+                        t.equals(CORE_REST) ? core.baseUrl() : server.baseUrl(),
                         files.get(t),
                         postPath(t),
                         c.threads(),
@@ -238,7 +265,7 @@ public final class HttpBench implements Callable<Integer> {
           }
         }
         List<List<String>> rows = new ArrayList<>();
-        for (String t : TARGETS) {
+        for (String t : targets) {
           Figure f = figure(dataset, t, runs.get(t));
           all.add(f);
           rows.add(
@@ -275,6 +302,13 @@ public final class HttpBench implements Callable<Integer> {
         r.line(
             "%s: negative lookups reach %.1f%% of /livez requests/s (target >= 90%%: %s)",
             dataset, 100 * ratio, ratio >= 0.9 ? "met" : "MISSED");
+        if (core != null) {
+          double raw = find(all, dataset, RAW_TX).rps() / find(all, dataset, CORE_REST).rps();
+          r.line(
+              "%s: raw transactions at %.2fx Core REST's /rest/tx/<txid>.bin requests/s (target >="
+                  + " 1: %s)",
+              dataset, raw, raw >= 1 ? "met" : "MISSED");
+        }
       }
       if (c.jfr()) { // the server has exited: its recording is complete
         JfrTop.print(r, jfr, 15);
@@ -299,6 +333,17 @@ public final class HttpBench implements Callable<Integer> {
       r.summary("rps_neg" + suffix, neg.rps());
       r.summary("rps_pos" + suffix, pos.rps());
       r.summary("rps_mix" + suffix, find(all, dataset, "50/50").rps());
+      Figure raw = find(all, dataset, RAW_TX);
+      r.summary("rps_rawtx" + suffix, raw.rps());
+      r.summary("rps_merkle_proof" + suffix, find(all, dataset, MERKLE_PROOF).rps());
+      all.stream()
+          .filter(f -> f.dataset().equals(dataset) && f.target().equals(CORE_REST))
+          .findFirst()
+          .ifPresent(
+              core -> {
+                r.summary("rps_core_rest_tx" + suffix, core.rps());
+                r.summary("rawtx_rps_over_core_rest" + suffix, raw.rps() / core.rps());
+              });
     }
     r.line(
         "summary lines without a suffix are the 150,401-txid fixture; '_demo' the embedded demo.");
@@ -373,11 +418,20 @@ public final class HttpBench implements Callable<Integer> {
     files.put("positive", Files.write(dir.resolve("positive.txt"), paths(pos)));
     files.put("50/50", Files.write(dir.resolve("mix.txt"), paths(mix)));
     files.put("batch 1000", Files.write(dir.resolve("batch.txt"), bodies));
+    files.put(RAW_TX, Files.write(dir.resolve("raw.txt"), paths(pos, "/v1/tx/", "/raw")));
+    files.put(
+        MERKLE_PROOF,
+        Files.write(dir.resolve("merkle.txt"), paths(pos, "/v1/tx/", "/merkle-proof")));
+    files.put(CORE_REST, Files.write(dir.resolve("core.txt"), paths(pos, "/rest/tx/", ".bin")));
     return files;
   }
 
   private static List<String> paths(List<String> txids) {
-    return txids.stream().map(t -> "/v1/tx/" + t).toList();
+    return paths(txids, "/v1/tx/", "");
+  }
+
+  private static List<String> paths(List<String> txids, String prefix, String suffix) {
+    return txids.stream().map(t -> prefix + t + suffix).toList();
   }
 
   private static List<String> sample(List<String> from, int max, Random rnd) {

@@ -118,24 +118,7 @@ public final class BlockFileReader implements AutoCloseable {
               + ", not to the expected block "
               + toDisplayHex(expectedBlockHash));
     }
-    long blockEnd = dataPos + block.size;
-    long txStart = dataPos + HEADER_BYTES + txOffset;
-    // txOffset >= 1: the tx-count CompactSize comes first. A transaction is at least 10 bytes.
-    if (txOffset < 1 || txStart >= blockEnd) {
-      throw new CorruptRecordException(
-          where
-              + ": tx offset "
-              + txOffset
-              + " is outside the block record of "
-              + block.size
-              + " bytes");
-    }
-    long left = blockEnd - txStart;
-    int first = (int) Math.min(left, TX_FIRST_READ);
-    Transaction tx = parse(block.channel, txStart, first, where, txOffset, first == left);
-    if (tx == null) {
-      tx = parse(block.channel, txStart, (int) left, where, txOffset, true);
-    }
+    Transaction tx = readInBlock(block, file, dataPos, txOffset).tx();
     byte[] txid = tx.getTxId().getReversedBytes();
     if (expectedTxid != null && !Arrays.equals(txid, expectedTxid)) {
       throw new CorruptRecordException(
@@ -150,14 +133,71 @@ public final class BlockFileReader implements AutoCloseable {
     return tx;
   }
 
+  /**
+   * The transaction at {@code dataPos + 80 + txOffset} of blk{file}.dat exactly as stored there
+   * (witness included, XOR removed), with its bitcoinj parse; the txid is NOT compared with
+   * anything, so that a caller can re-hash the bytes itself and name the mismatch.
+   *
+   * @throws CorruptRecordException on any framing, bound or parse error; names file and position
+   */
+  public RawTransaction readRawTransaction(int file, long dataPos, long txOffset)
+      throws IOException {
+    return readInBlock(readFramed(file, dataPos), file, dataPos, txOffset);
+  }
+
+  /**
+   * The whole block record at {@code dataPos} of blk{file}.dat (header, tx count, transactions with
+   * witnesses), XOR removed; framing checked as for any read.
+   */
+  public byte[] readBlock(int file, long dataPos) throws IOException {
+    Framed block = readFramed(file, dataPos);
+    byte[] bytes = new byte[(int) block.size]; // size <= MAX_BLOCK_RECORD, checked by readFramed
+    readPlain(block.channel, bytes, dataPos, where(file, dataPos));
+    return bytes;
+  }
+
+  /**
+   * A transaction's stored bytes and their parse.
+   *
+   * @param bytes the serialization as stored (with witness when the transaction has one)
+   * @param where the file and block position, for error messages
+   */
+  public record RawTransaction(byte[] bytes, Transaction tx, String where) {}
+
+  private RawTransaction readInBlock(Framed block, int file, long dataPos, long txOffset)
+      throws IOException {
+    String where = where(file, dataPos);
+    long blockEnd = dataPos + block.size;
+    long txStart = dataPos + HEADER_BYTES + txOffset;
+    // txOffset >= 1: the tx-count CompactSize comes first. A transaction is at least 10 bytes.
+    if (txOffset < 1 || txStart >= blockEnd) {
+      throw new CorruptRecordException(
+          where
+              + ": tx offset "
+              + txOffset
+              + " is outside the block record of "
+              + block.size
+              + " bytes");
+    }
+    long left = blockEnd - txStart;
+    int first = (int) Math.min(left, TX_FIRST_READ);
+    RawTransaction tx = parse(block.channel, txStart, first, where, txOffset, first == left);
+    if (tx == null) {
+      tx = parse(block.channel, txStart, (int) left, where, txOffset, true);
+    }
+    return tx;
+  }
+
   /** {@code null} means "ran out of bytes, but more are available" (only when {@code !whole}). */
-  private Transaction parse(
+  private RawTransaction parse(
       FileChannel ch, long pos, int len, String where, long txOffset, boolean whole)
       throws IOException {
     byte[] bytes = new byte[len]; // len <= record size <= MAX_BLOCK_RECORD, checked by readFramed
     readPlain(ch, bytes, pos, where);
     try {
-      return Transaction.read(ByteBuffer.wrap(bytes));
+      ByteBuffer buf = ByteBuffer.wrap(bytes);
+      Transaction tx = Transaction.read(buf);
+      return new RawTransaction(Arrays.copyOf(bytes, buf.position()), tx, where);
     } catch (BufferUnderflowException e) {
       if (!whole) {
         return null;

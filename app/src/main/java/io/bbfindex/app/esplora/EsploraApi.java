@@ -1,0 +1,337 @@
+package io.bbfindex.app.esplora;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.bbfindex.app.lookup.BlockAnswer;
+import io.bbfindex.app.lookup.ChainStatus;
+import io.bbfindex.app.lookup.TxAnswer;
+import io.bbfindex.app.wallet.MerkleProof;
+import io.bbfindex.app.wallet.Reply;
+import io.bbfindex.app.wallet.StoredBlock;
+import io.bbfindex.app.wallet.StoredTx;
+import io.bbfindex.app.wallet.VerifiedReads;
+import io.bbfindex.app.wallet.WalletApi;
+import io.bbfindex.app.wallet.WalletException;
+import io.bbfindex.ingest.encoding.HashKeys;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Objects;
+import org.bitcoinj.base.BitcoinNetwork;
+import org.bitcoinj.base.Sha256Hash;
+import org.bitcoinj.core.PartialMerkleTree;
+import org.bitcoinj.core.TransactionInput;
+import org.bitcoinj.core.TransactionOutput;
+
+/**
+ * A subset of the esplora REST API (Blockstream's {@code API.md}) under a configurable prefix: the
+ * transaction, block and tip routes a wallet needs, with esplora's status codes and content types
+ * (JSON objects, plain-text hex and heights, octet-stream raw bytes, plain-text errors).
+ *
+ * <p>One deliberate difference: {@code tx/:txid/status} of a txid nobody knows is a 404, like
+ * {@code tx/:txid}, where esplora answers 200 {@code {"confirmed":false}}.
+ */
+public final class EsploraApi {
+  /** The default prefix ({@code serve --esplora-prefix}). */
+  public static final String DEFAULT_PREFIX = "/api";
+
+  private static final ObjectMapper MAPPER = new ObjectMapper();
+  private static final HexFormat HEX = HexFormat.of();
+
+  private final String prefix;
+  private final WalletApi wallet;
+  private final VerifiedReads reads;
+
+  /** The followed node, or null when the server follows none. */
+  private final NodeRelay node;
+
+  public EsploraApi(String prefix, WalletApi wallet, NodeRelay node) {
+    this.prefix = checkPrefix(prefix);
+    this.wallet = Objects.requireNonNull(wallet, "wallet");
+    this.reads = wallet.reads();
+    this.node = node;
+  }
+
+  /** A prefix starts with a slash and does not end with one ({@code /api}, {@code /esplora/v1}). */
+  public static String checkPrefix(String prefix) {
+    if (prefix == null
+        || !prefix.startsWith("/")
+        || prefix.endsWith("/")
+        || prefix.length() < 2
+        || prefix.startsWith("/v1/")
+        || prefix.equals("/v1")
+        || !prefix.matches("[A-Za-z0-9/_.-]+")) {
+      throw new IllegalArgumentException(
+          "--esplora-prefix must start with '/', not end with one, not be /v1, and hold only"
+              + " letters, digits and / _ . -: got "
+              + prefix);
+    }
+    return prefix;
+  }
+
+  public String prefix() {
+    return prefix;
+  }
+
+  /** Whether {@code path} is one of this API's (query string already cut off). */
+  public boolean owns(String path) {
+    return path.startsWith(prefix)
+        && path.length() > prefix.length() + 1
+        && path.charAt(prefix.length()) == '/';
+  }
+
+  /** Answers one request; every refusal is plain text with esplora's status. */
+  public Reply handle(String method, String path, byte[] body) {
+    String[] p = path.substring(prefix.length() + 1).split("/", -1);
+    try {
+      if ("POST".equals(method)) {
+        if (p.length == 1 && p[0].equals("tx")) {
+          return postTx(body);
+        }
+        return Reply.text(405, "Method not allowed");
+      }
+      if (!"GET".equals(method)) {
+        return Reply.text(405, "Method not allowed");
+      }
+      return get(p);
+    } catch (WalletException e) {
+      return Reply.text(e.status(), esploraText(e));
+    }
+  }
+
+  private Reply get(String[] p) {
+    switch (p[0]) {
+      case "tx":
+        if (p.length == 2) {
+          return tx(p[1]);
+        }
+        if (p.length == 3) {
+          return switch (p[2]) {
+            case "status" -> txStatus(p[1]);
+            case "hex" -> wallet.hex(p[1]);
+            case "raw" -> wallet.raw(p[1]);
+            case "merkle-proof" -> wallet.merkleProof(p[1]);
+            case "merkleblock-proof" -> merkleblockProof(p[1]);
+            default -> notFound();
+          };
+        }
+        return notFound();
+      case "block":
+        return block(p);
+      case "block-height":
+        if (p.length == 2) {
+          BlockAnswer b =
+              reads.blockAt(integer(p[1], "height")).orElseThrow(EsploraApi::blockNotFound);
+          return text(HashKeys.toDisplayHex(b.hash()));
+        }
+        return notFound();
+      case "blocks":
+        if (p.length == 3 && p[1].equals("tip") && p[2].equals("height")) {
+          return text(Integer.toString(reads.lookups().backend().tipHeight()));
+        }
+        if (p.length == 3 && p[1].equals("tip") && p[2].equals("hash")) {
+          return text(HashKeys.toDisplayHex(reads.tip().hash()));
+        }
+        return notFound();
+      case "mempool":
+        if (p.length == 2 && p[1].equals("txids")) {
+          return mempoolTxids();
+        }
+        return notFound();
+      default:
+        return notFound();
+    }
+  }
+
+  private Reply tx(String txidText) {
+    byte[] txid = VerifiedReads.parseTxid(txidText);
+    TxAnswer at = reads.locate(txid);
+    StoredTx stored = reads.tx(txid, at);
+    List<TransactionOutput> prevouts = new ArrayList<>();
+    for (TransactionInput input : stored.tx().getInputs()) {
+      prevouts.add(input.isCoinBase() ? null : prevout(input));
+    }
+    return json(EsploraJson.tx(stored, prevouts, status(at), network()));
+  }
+
+  /** The output an input spends, read (and re-hashed) through the index; null if unknown. */
+  private TransactionOutput prevout(TransactionInput input) {
+    byte[] prevTxid = input.getOutpoint().hash().getReversedBytes();
+    StoredTx prev;
+    try {
+      prev = reads.tx(prevTxid);
+    } catch (WalletException e) {
+      if (e.status() == 404) {
+        return null;
+      }
+      throw e;
+    }
+    long index = input.getOutpoint().index();
+    if (index >= prev.tx().getOutputs().size()) {
+      throw new WalletException(
+          500,
+          "store_inconsistent",
+          "an input spends output "
+              + index
+              + " of "
+              + input.getOutpoint().hash()
+              + ", which has "
+              + prev.tx().getOutputs().size());
+    }
+    return prev.tx().getOutputs().get((int) index);
+  }
+
+  private Reply txStatus(String txidText) {
+    TxAnswer at = reads.locate(VerifiedReads.parseTxid(txidText));
+    return json(status(at));
+  }
+
+  private java.util.Map<String, Object> status(TxAnswer at) {
+    BlockAnswer block =
+        at.status() == ChainStatus.CONFIRMED
+            ? reads.lookups().block(at.blockHash()).orElse(null)
+            : null;
+    return EsploraJson.status(at, block);
+  }
+
+  /** BIP 37 merkleblock (header + partial merkle tree) with the one transaction matched, hex. */
+  private Reply merkleblockProof(String txidText) {
+    byte[] txid = VerifiedReads.parseTxid(txidText);
+    MerkleProof proof = wallet.proof(txid);
+    TxAnswer at = reads.locate(txid);
+    StoredBlock block = reads.block(reads.blockByHash(at.blockHash()));
+    byte[] include = new byte[(block.txids().size() + 7) / 8];
+    include[proof.pos() >>> 3] |= (byte) (1 << (proof.pos() & 7));
+    PartialMerkleTree tree = PartialMerkleTree.buildFromLeaves(include, block.txids());
+    byte[] header = Arrays.copyOf(block.bytes(), 80);
+    return text(HEX.formatHex(header) + HEX.formatHex(tree.serialize()));
+  }
+
+  private Reply block(String[] p) {
+    if (p.length < 2) {
+      return notFound();
+    }
+    BlockAnswer b = reads.blockByHash(VerifiedReads.parseBlockHash(p[1]));
+    if (p.length == 2) {
+      return json(EsploraJson.block(reads.block(b), medianTime(b)));
+    }
+    String what = p[2];
+    if (p.length == 3) {
+      return switch (what) {
+        case "header" -> text(HEX.formatHex(reads.block(b).bytes(), 0, 80));
+        case "status" ->
+            json(
+                EsploraJson.blockStatus(
+                    b, b.onActiveChain() ? reads.blockAt(b.height() + 1).orElse(null) : null));
+        case "txids" -> json(reads.block(b).txids().stream().map(Sha256Hash::toString).toList());
+        case "raw" -> Reply.ok(Reply.OCTETS, reads.block(b).bytes());
+        default -> notFound();
+      };
+    }
+    if (p.length == 4 && what.equals("txid")) {
+      List<Sha256Hash> txids = reads.block(b).txids();
+      int index = integer(p[3], "index");
+      if (index >= txids.size()) {
+        throw new WalletException(404, "tx_index_out_of_range", "tx index out of range");
+      }
+      return text(txids.get(index).toString());
+    }
+    return notFound();
+  }
+
+  /** The median of the block's and its ten ancestors' times (BIP 113), as esplora reports. */
+  private long medianTime(BlockAnswer b) {
+    List<Long> times = new ArrayList<>();
+    BlockAnswer at = b;
+    for (int i = 0; i < 11 && at != null; i++) {
+      times.add(at.time());
+      at = at.height() == 0 ? null : reads.lookups().block(at.prevHash()).orElse(null);
+    }
+    times.sort(null);
+    return times.get(times.size() / 2);
+  }
+
+  private Reply mempoolTxids() {
+    if (node == null) {
+      throw new WalletException(
+          404, "not_following", "mempool/txids needs a followed node (serve --follow)");
+    }
+    try {
+      return json(node.mempoolTxids());
+    } catch (IOException e) {
+      throw new WalletException(503, "node_unreachable", "the node did not answer: " + e);
+    }
+  }
+
+  private Reply postTx(byte[] body) {
+    if (node == null || !node.relayEnabled()) {
+      throw new WalletException(
+          404,
+          "relay_disabled",
+          "POST tx relays to the followed node only with serve --follow --esplora-relay");
+    }
+    String hex = new String(body, StandardCharsets.US_ASCII).strip();
+    if (hex.isEmpty() || hex.length() % 2 != 0 || !hex.matches("[0-9a-fA-F]+")) {
+      throw new WalletException(400, "malformed_tx", "the body must be the transaction in hex");
+    }
+    try {
+      return text(node.sendRawTransaction(hex));
+    } catch (IllegalArgumentException e) {
+      throw new WalletException(400, "rejected", e.getMessage());
+    } catch (IOException e) {
+      throw new WalletException(503, "node_unreachable", "the node did not answer: " + e);
+    }
+  }
+
+  private BitcoinNetwork network() {
+    try {
+      return ScriptTypes.network(reads.lookups().backend().blockData().orElseThrow().network());
+    } catch (IOException e) {
+      throw new WalletException(500, "block_data_unreadable", "reading block data failed: " + e);
+    }
+  }
+
+  /** esplora's error texts for the common refusals; the detail for the rest. */
+  private static String esploraText(WalletException e) {
+    return switch (e.code()) {
+      case "tx_not_found" -> "Transaction not found";
+      case "block_not_found" -> "Block not found";
+      case "malformed_txid", "malformed_hash" -> "Invalid hex string";
+      default -> e.detail();
+    };
+  }
+
+  private static int integer(String text, String what) {
+    if (!text.matches("[0-9]{1,10}")) {
+      throw new WalletException(400, "malformed_" + what, "invalid " + what + ": " + text);
+    }
+    long v = Long.parseLong(text);
+    if (v > Integer.MAX_VALUE) {
+      throw new WalletException(404, "block_not_found", "Block not found");
+    }
+    return (int) v;
+  }
+
+  private static WalletException blockNotFound() {
+    return new WalletException(404, "block_not_found", "Block not found");
+  }
+
+  private static Reply notFound() {
+    return Reply.text(404, "Not found");
+  }
+
+  private static Reply text(String s) {
+    return Reply.ok(Reply.TEXT, s.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static Reply json(Object body) {
+    try {
+      return Reply.ok(Reply.JSON, MAPPER.writeValueAsBytes(body));
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("cannot serialise " + body.getClass().getSimpleName(), e);
+    }
+  }
+}

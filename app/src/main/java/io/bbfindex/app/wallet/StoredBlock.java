@@ -1,0 +1,15 @@
+package io.bbfindex.app.wallet;
+
+import io.bbfindex.app.lookup.BlockAnswer;
+import java.util.List;
+import org.bitcoinj.base.Sha256Hash;
+import org.bitcoinj.core.Block;
+
+/**
+ * A block read from its block file whose header hashed to the block asked for and whose txids
+ * recompute the header's merkle root.
+ *
+ * @param bytes the stored record (header, tx count, transactions)
+ * @param txids in block order, as bitcoinj holds them (display order inside {@link Sha256Hash})
+ */
+public record StoredBlock(BlockAnswer answer, byte[] bytes, Block block, List<Sha256Hash> txids) {}
