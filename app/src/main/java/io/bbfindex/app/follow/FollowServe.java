@@ -12,6 +12,7 @@ import io.bbfindex.ingest.NodeIndex;
 import io.bbfindex.ingest.build.BuildOptions;
 import io.bbfindex.ingest.build.ConsoleProgress;
 import io.bbfindex.ingest.build.FilterBuilder;
+import io.bbfindex.ingest.build.StoreSalt;
 import io.bbfindex.ingest.store.FilterStore;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -68,7 +69,10 @@ public final class FollowServe {
     NodeIndex index = NodeIndex.open(datadir, work, true);
     ChainBackend history = null;
     try {
-      BuildOptions build = BuildOptions.defaults().withTargetFpr(targetFpr);
+      BuildOptions build =
+          BuildOptions.defaults()
+              .withTargetFpr(targetFpr)
+              .withSalt(StoreSalt.forStore(filters, false));
       FilterStore store = FilterBuilder.ensureBuilt(index, filters, build, new ConsoleProgress());
       history = new CoreChainBackend(index, store);
       SnapshotBase base = SnapshotBase.of(index);
