@@ -21,6 +21,7 @@ import io.bbfindex.ingest.txindex.TxIndexLayout;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -59,6 +60,8 @@ public final class NodeIndex implements AutoCloseable {
 
   private final DataDirLayout layout;
   private final Path snapshotRoot;
+  private final Scratch.OwnedDir owner;
+  private final Scratch.ExitHook exitHook;
   private final LevelDbSnapshot blockDb;
   private final LevelDbSnapshot txDb;
   private final Obfuscation txObfuscation;
@@ -95,6 +98,8 @@ public final class NodeIndex implements AutoCloseable {
   private NodeIndex(NodeIndexLoader o) {
     this.layout = o.layout;
     this.snapshotRoot = o.snapshotRoot;
+    this.owner = o.owner;
+    this.exitHook = o.exitHook;
     this.blockDb = o.blockDb;
     this.txDb = o.txDb;
     this.txObfuscation = o.txObfuscation;
@@ -152,9 +157,19 @@ public final class NodeIndex implements AutoCloseable {
     }
     NodeIndexLoader o = new NodeIndexLoader(layout);
     o.liveSnapshot = allowRunningNode;
+    Path work = workDir.toAbsolutePath().normalize();
     try {
-      Files.createDirectories(workDir);
-      o.snapshotRoot = Files.createTempDirectory(workDir.toAbsolutePath(), "node-snapshot-");
+      Files.createDirectories(work);
+      // snapshots of runs killed before their close or shutdown hook could remove them
+      Scratch.removeStaleSnapshots(work);
+      o.owner = Scratch.createSnapshotDir(work);
+      o.snapshotRoot = o.owner.dir();
+    } catch (IOException e) {
+      throw unusableWork(work, e);
+    }
+    Path root = o.snapshotRoot;
+    o.exitHook = Scratch.onExit("bbf-snapshot-cleanup", () -> deleteQuietly(root));
+    try {
       o.load();
       return new NodeIndex(o);
     } catch (DataDirException e) {
@@ -162,8 +177,31 @@ public final class NodeIndex implements AutoCloseable {
       throw e;
     } catch (IOException | RuntimeException e) {
       o.abandon(e);
+      if (e instanceof FileSystemException f
+          && (inside(f.getFile(), work) || inside(f.getOtherFile(), work))) {
+        // copying into the snapshot failed (e.g. the work directory's file system is full)
+        throw unusableWork(work, f);
+      }
       throw new DataDirException(dd, "could not be read: " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * The work directory, not the data directory, is at fault: not creatable, not writable, or full.
+   */
+  private static DataDirException unusableWork(Path work, IOException e) {
+    String reason =
+        e instanceof FileSystemException f && f.getReason() != null ? f.getReason() : e.toString();
+    return new DataDirException(
+        work,
+        "the work directory cannot hold the private LevelDB snapshots ("
+            + reason
+            + "); pass a writable --work directory with free space",
+        e);
+  }
+
+  private static boolean inside(String file, Path dir) {
+    return file != null && Path.of(file).toAbsolutePath().normalize().startsWith(dir);
   }
 
   /** Key of the (file, dataPos) → block map: a blk position fits 32 bits (files < 128 MiB). */
@@ -464,7 +502,9 @@ public final class NodeIndex implements AutoCloseable {
           }
         }
       }
+      owner.close();
       deleteTree(snapshotRoot);
+      exitHook.close();
       if (failure != null) {
         throw failure;
       }
@@ -483,6 +523,15 @@ public final class NodeIndex implements AutoCloseable {
     Objects.requireNonNull(h, what);
     if (h.length != 32) {
       throw new IllegalArgumentException(what + " must be 32 bytes (internal order): " + h.length);
+    }
+  }
+
+  /** For the shutdown hook: removes what it can, the JVM is exiting. */
+  private static void deleteQuietly(Path root) {
+    try {
+      deleteTree(root);
+    } catch (IOException | RuntimeException e) {
+      System.err.println("bbf-index: could not remove " + root + ": " + e.getMessage());
     }
   }
 

@@ -46,6 +46,13 @@ final class NodeIndexLoader {
 
   final DataDirLayout layout;
   Path snapshotRoot;
+
+  /** The lock on {@link #snapshotRoot} that tells other runs it is in use; null before. */
+  Scratch.OwnedDir owner;
+
+  /** Removes the snapshot if the JVM exits (SIGTERM) before close; null before. */
+  Scratch.ExitHook exitHook;
+
   LevelDbSnapshot blockDb;
   LevelDbSnapshot txDb;
   Obfuscation blockObfuscation;
@@ -344,8 +351,14 @@ final class NodeIndexLoader {
       if (blockDb != null) {
         blockDb.close();
       }
+      if (owner != null) {
+        owner.close();
+      }
       if (snapshotRoot != null) {
         NodeIndex.deleteTree(snapshotRoot);
+      }
+      if (exitHook != null) {
+        exitHook.close();
       }
     } catch (IOException | RuntimeException e) {
       cause.addSuppressed(e);

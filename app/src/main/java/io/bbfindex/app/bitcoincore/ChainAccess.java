@@ -26,4 +26,24 @@ public interface ChainAccess {
    */
   ChainBackend open(Path datadir, Path filters, Path work, double targetFpr, PrintStream log)
       throws IOException;
+
+  /**
+   * As {@link #ingest(Path, Path, Path, double, PrintStream)}; {@code unsalted} asks for the
+   * public, unkeyed bit derivation instead of the default secret per-store salt.
+   */
+  default String ingest(
+      Path datadir, Path filters, Path work, double targetFpr, boolean unsalted, PrintStream log)
+      throws IOException {
+    return ingest(datadir, filters, work, targetFpr, log);
+  }
+
+  /**
+   * As {@link #open(Path, Path, Path, double, PrintStream)}; {@code unsalted} as in {@link
+   * #ingest(Path, Path, Path, double, boolean, PrintStream)}.
+   */
+  default ChainBackend open(
+      Path datadir, Path filters, Path work, double targetFpr, boolean unsalted, PrintStream log)
+      throws IOException {
+    return open(datadir, filters, work, targetFpr, log);
+  }
 }

@@ -6,6 +6,8 @@ import io.bbfindex.ingest.build.BuildOptions;
 import io.bbfindex.ingest.build.BuildReport;
 import io.bbfindex.ingest.build.ConsoleProgress;
 import io.bbfindex.ingest.build.FilterBuilder;
+import io.bbfindex.ingest.build.ProgressListener;
+import io.bbfindex.ingest.build.StoreSalt;
 import io.bbfindex.ingest.store.FilterStore;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -21,11 +23,25 @@ public final class CoreChainAccess implements ChainAccess {
   @Override
   public String ingest(Path datadir, Path filters, Path work, double targetFpr, PrintStream log)
       throws IOException {
+    return ingest(datadir, filters, work, targetFpr, false, log);
+  }
+
+  @Override
+  public ChainBackend open(Path datadir, Path filters, Path work, double targetFpr, PrintStream log)
+      throws IOException {
+    return open(datadir, filters, work, targetFpr, false, log);
+  }
+
+  @Override
+  public String ingest(
+      Path datadir, Path filters, Path work, double targetFpr, boolean unsalted, PrintStream log)
+      throws IOException {
     log.println(
         "bbf-index: reading " + datadir + " (private LevelDB snapshots under " + work + ")");
     try (NodeIndex index = NodeIndex.open(datadir, work)) {
       BuildReport report =
-          FilterBuilder.build(index, filters, options(targetFpr), new ConsoleProgress());
+          FilterBuilder.build(
+              index, filters, options(filters, targetFpr, unsalted), new ConsoleProgress());
       return "txindex: "
           + index.txindexDescription()
           + (index.txindexLayout().storesEveryTxid() ? "" : " (txids computed from the blk files)")
@@ -45,16 +61,22 @@ public final class CoreChainAccess implements ChainAccess {
    * never served in part or stale.
    */
   @Override
-  public ChainBackend open(Path datadir, Path filters, Path work, double targetFpr, PrintStream log)
+  public ChainBackend open(
+      Path datadir, Path filters, Path work, double targetFpr, boolean unsalted, PrintStream log)
       throws IOException {
     long start = System.nanoTime();
     log.println(
         "bbf-index: opening " + datadir + " (private LevelDB snapshots under " + work + ")");
     NodeIndex index = NodeIndex.open(datadir, work);
     try {
-      FilterStore store =
-          FilterBuilder.ensureBuilt(index, filters, options(targetFpr), new ConsoleProgress());
-      CoreChainBackend backend = new CoreChainBackend(index, store);
+      BuildOptions options = options(filters, targetFpr, unsalted);
+      FilterStore store = FilterBuilder.ensureBuilt(index, filters, options, new ConsoleProgress());
+      // a store faulted under the server is verified again and what fails is rebuilt
+      CoreChainBackend backend =
+          new CoreChainBackend(
+              index,
+              store,
+              () -> FilterBuilder.ensureBuilt(index, filters, options, ProgressListener.NONE));
       log.println("bbf-index: txindex " + index.txindexDescription());
       log.printf(
           "bbf-index: index tip %d, %,d txids in %d filter(s) under %s, ready in %d ms%n",
@@ -70,7 +92,10 @@ public final class CoreChainAccess implements ChainAccess {
     }
   }
 
-  private static BuildOptions options(double targetFpr) {
-    return BuildOptions.defaults().withTargetFpr(targetFpr);
+  /** Keyed by the store's secret salt unless {@code unsalted} ({@link StoreSalt}). */
+  private static BuildOptions options(Path filters, double targetFpr, boolean unsalted) {
+    return BuildOptions.defaults()
+        .withTargetFpr(targetFpr)
+        .withSalt(StoreSalt.forStore(filters, unsalted));
   }
 }

@@ -1,5 +1,6 @@
 package io.bbfindex.app.bitcoincore;
 
+import io.bbfindex.app.lookup.BackendUnavailableException;
 import io.bbfindex.app.lookup.BlockAnswer;
 import io.bbfindex.app.lookup.BlockData;
 import io.bbfindex.app.lookup.ChainBackend;
@@ -9,12 +10,14 @@ import io.bbfindex.ingest.NodeIndex;
 import io.bbfindex.ingest.records.BlockInfo;
 import io.bbfindex.ingest.records.TxLocation;
 import io.bbfindex.ingest.store.FilterStore;
+import io.bbfindex.ingest.store.FilterStoreFaultException;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The production backend: chain-ingest's {@link FilterStore} in front (the summary filter over
@@ -28,16 +31,35 @@ import java.util.OptionalInt;
 public final class CoreChainBackend implements ChainBackend {
   private static final System.Logger LOG = System.getLogger(CoreChainBackend.class.getName());
 
+  /** How long a replaced store stays mapped for lookups that already hold it. */
+  private static final long RETIRE_GRACE_MS = 2_000;
+
   private final NodeIndex index;
-  private final FilterStore store;
-  private final FilterDescriptions descriptions;
   private final BlockData blockData;
+  private final StoreRecovery.Reopen reopen;
+  private volatile FilterStore store;
+  private volatile FilterDescriptions descriptions;
   private volatile boolean open = true;
 
-  /** Takes ownership of both: {@link #close()} closes them. */
+  /** Set while the store is faulted and being re-verified: not ready, lookups may be 503. */
+  private final AtomicBoolean faulted = new AtomicBoolean();
+
+  /**
+   * Takes ownership of both: {@link #close()} closes them. A faulted store is re-verified by
+   * opening it again (a store that fails its checksums then stays unavailable).
+   */
   public CoreChainBackend(NodeIndex index, FilterStore store) {
+    this(index, store, () -> FilterStore.open(store.dir()));
+  }
+
+  /**
+   * As {@link #CoreChainBackend(NodeIndex, FilterStore)}; {@code reopen} brings a faulted store
+   * back (e.g. {@code FilterBuilder.ensureBuilt}, which rebuilds what fails its checksums).
+   */
+  CoreChainBackend(NodeIndex index, FilterStore store, StoreRecovery.Reopen reopen) {
     this.index = Objects.requireNonNull(index, "index");
     this.store = Objects.requireNonNull(store, "store");
+    this.reopen = Objects.requireNonNull(reopen, "reopen");
     this.descriptions = new FilterDescriptions(store);
     this.blockData = new CoreBlockData(index);
   }
@@ -48,12 +70,56 @@ public final class CoreChainBackend implements ChainBackend {
 
   @Override
   public boolean txMaybe(byte[] keys, int offset) {
-    return store.mightContainTx(keys, offset);
+    FilterStore s = store;
+    try {
+      return s.mightContainTx(keys, offset);
+    } catch (FilterStoreFaultException e) {
+      throw unavailable(s, e);
+    }
   }
 
   @Override
   public int txMaybeBatch(byte[] keys, int count, long[] maybe) {
-    return store.mightContainTxBatch(keys, count, maybe);
+    FilterStore s = store;
+    try {
+      return s.mightContainTxBatch(keys, count, maybe);
+    } catch (FilterStoreFaultException e) {
+      throw unavailable(s, e);
+    }
+  }
+
+  /**
+   * The filter-store boundary: a faulted or changed filter file makes the service not ready and
+   * starts its re-verification (once per faulted store); the lookup gets no answer but a 503.
+   */
+  private BackendUnavailableException unavailable(FilterStore s, FilterStoreFaultException e) {
+    if (s == store && faulted.compareAndSet(false, true)) {
+      LOG.log(Level.ERROR, "filter store fault, not ready until it is verified again", e);
+      StoreRecovery.start(e.file(), reopen, this::swap, () -> open);
+    }
+    return new BackendUnavailableException(
+        "the filter store is being verified again: " + e.getMessage(), e);
+  }
+
+  /** Serves {@code fresh} from now on; the faulted store is unmapped after a grace period. */
+  private void swap(FilterStore fresh) {
+    FilterStore old;
+    synchronized (this) {
+      if (!open) {
+        fresh.close();
+        return;
+      }
+      old = store;
+      descriptions = new FilterDescriptions(fresh);
+      store = fresh;
+      faulted.set(false);
+    }
+    try {
+      Thread.sleep(RETIRE_GRACE_MS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    old.close();
   }
 
   @Override
@@ -77,7 +143,12 @@ public final class CoreChainBackend implements ChainBackend {
 
   @Override
   public boolean blockMaybe(byte[] hash) {
-    return store.mightContainBlock(hash, 0);
+    FilterStore s = store;
+    try {
+      return s.mightContainBlock(hash, 0);
+    } catch (FilterStoreFaultException e) {
+      throw unavailable(s, e);
+    }
   }
 
   @Override
@@ -146,12 +217,14 @@ public final class CoreChainBackend implements ChainBackend {
 
   @Override
   public boolean ready() {
-    return open;
+    return open && !faulted.get();
   }
 
   @Override
   public void close() {
-    open = false;
+    synchronized (this) {
+      open = false;
+    }
     try {
       store.close();
     } finally {

@@ -140,8 +140,7 @@ final class EthCommands {
         work = filters.resolveSibling(filters.getFileName() + "-work");
       }
       EthConfig config = config(o, store);
-      backend =
-          access.open(datadir, filters, work, o.probability("fpr", IngestCommand.DEFAULT_FPR), err);
+      backend = access.open(datadir, filters, work, o.fpr("fpr", IngestCommand.DEFAULT_FPR), err);
       return start(config, backend, bind, port, out);
     }
     store = o.path("filters");
@@ -191,7 +190,7 @@ final class EthCommands {
           store,
           o.integer("range-bits", EthConfig.DEFAULT_RANGE_BITS, 0, 20),
           o.integer("depth", -1, 0, 1_000_000),
-          o.probability("fpr", EthConfig.DEFAULT_FPR),
+          o.fpr("fpr", EthConfig.DEFAULT_FPR),
           Duration.ofMillis(
               o.integer("poll-ms", (int) EthConfig.DEFAULT_POLL.toMillis(), 50, 1_000)),
           EthConfig.DEFAULT_TIMEOUT);

@@ -14,7 +14,7 @@ final class IngestCommand {
 
   static final String HELP =
       """
-      usage: bbf-index ingest --datadir DIR --out FILTERS [--fpr P] [--work DIR]
+      usage: bbf-index ingest --datadir DIR --out FILTERS [--fpr P] [--work DIR] [--unsalted]
 
       Reads Bitcoin Core's block index, txindex and block files (never writing to DIR) and builds
       one blocked Bloom filter per block file, a summary filter over all txids and a filter of
@@ -22,8 +22,10 @@ final class IngestCommand {
 
         --datadir DIR   Bitcoin Core data directory holding blocks/ (and indexes/txindex)
         --out FILTERS   where the filter store is written
-        --fpr P         target false-positive rate per filter (default 0.01)
+        --fpr P         target false-positive rate per filter, in [1e-9, 0.5] (default 0.01)
         --work DIR      scratch for private LevelDB snapshots (default: FILTERS-work)
+        --unsalted      build unkeyed filters (by default each store gets a secret random salt,
+                        so that false positives cannot be precomputed from the public chain)
       """;
 
   private static final Set<String> OPTIONS = Set.of("datadir", "out", "fpr", "work");
@@ -35,14 +37,16 @@ final class IngestCommand {
    */
   static boolean run(List<String> args, PrintStream out, PrintStream err, ChainAccess access)
       throws UsageException, IOException {
-    Options o = Options.parse("ingest", args, OPTIONS);
+    List<String> rest = new java.util.ArrayList<>(args);
+    boolean unsalted = Options.flag(rest, "unsalted");
+    Options o = Options.parse("ingest", rest, OPTIONS);
     if (o.help()) {
       out.print(HELP);
       return false;
     }
     Path datadir = o.requiredPath("datadir");
     Path filters = o.requiredPath("out");
-    double fpr = o.probability("fpr", DEFAULT_FPR);
+    double fpr = o.fpr("fpr", DEFAULT_FPR);
     if (!Files.isDirectory(datadir.resolve("blocks"))) {
       throw new UsageException(
           "--datadir "
@@ -54,7 +58,7 @@ final class IngestCommand {
     if (work == null) {
       work = filters.resolveSibling(filters.getFileName() + "-work");
     }
-    out.println(access.ingest(datadir, filters, work, fpr, err));
+    out.println(access.ingest(datadir, filters, work, fpr, unsalted, err));
     return true;
   }
 }

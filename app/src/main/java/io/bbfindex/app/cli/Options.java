@@ -134,6 +134,38 @@ final class Options {
     }
   }
 
+  /** Lowest target FPR accepted: 1e-9 already needs ~50 bits a key; below, sizes explode. */
+  static final double MIN_FPR = 1e-9;
+
+  /** Highest target FPR accepted: above one half a filter no longer saves most reads. */
+  static final double MAX_FPR = 0.5;
+
+  /**
+   * A target false-positive rate in [{@value #MIN_FPR}, {@value #MAX_FPR}]: the filter's size grows
+   * with log(1/p), so an unbounded p is an unbounded disk and memory bill (1e-25 wrote 17.7 GB for
+   * 150,401 txids) and 1e-300 overflowed the sizing.
+   */
+  double fpr(String name, double fallback) throws UsageException {
+    double p = probability(name, fallback);
+    if (p < MIN_FPR || p > MAX_FPR) {
+      throw new UsageException(
+          "option --"
+              + name
+              + " must be in ["
+              + MIN_FPR
+              + ", "
+              + MAX_FPR
+              + "] (smaller rates make huge filters): "
+              + values.get(name));
+    }
+    return p;
+  }
+
+  /** A flag without a value ({@code --name}), removed from {@code args}; true when it was there. */
+  static boolean flag(List<String> args, String name) {
+    return args.remove("--" + name);
+  }
+
   /**
    * A literal IP address (no DNS lookup: binding to a name that resolves elsewhere would surprise).
    */

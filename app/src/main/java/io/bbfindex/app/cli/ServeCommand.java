@@ -14,6 +14,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -25,7 +26,7 @@ import java.util.stream.Stream;
 public final class ServeCommand {
   static final String HELP =
       """
-      usage: bbf-index serve [--datadir DIR --filters DIR] [--port N] [--bind ADDR] [--work DIR] [--fpr P]
+      usage: bbf-index serve [--datadir DIR --filters DIR] [--port N] [--bind ADDR] [--work DIR] [--fpr P] [--unsalted]
 
       Serves txid and block lookups over HTTP.
 
@@ -40,7 +41,9 @@ public final class ServeCommand {
         --port N        TCP port, 0 picks a free one (default 8080)
         --bind ADDR     IP address to listen on (default 127.0.0.1)
         --work DIR      scratch for private LevelDB snapshots (default: DIR/../work of --filters)
-        --fpr P         target false-positive rate when the store must be built (default 0.01)
+        --fpr P         target false-positive rate when the store must be built, in [1e-9, 0.5]
+                        (default 0.01)
+        --unsalted      build unkeyed filters (default: a secret random salt per store)
         --esplora-prefix P   where the esplora-compatible routes live (default /api)
         --esplora-relay with --follow: POST <prefix>/tx relays to the node's sendrawtransaction
 
@@ -66,12 +69,13 @@ public final class ServeCommand {
   static Started start(
       List<String> args, PrintStream out, PrintStream err, ChainAccess access, Path home)
       throws UsageException, IOException {
-    boolean follow = args.contains(FollowOptions.FLAG);
-    boolean relay = args.contains(RELAY_FLAG);
+    List<String> rest = new java.util.ArrayList<>(args);
+    boolean unsalted = Options.flag(rest, "unsalted");
+    boolean relay = Options.flag(rest, RELAY_FLAG.substring(2));
+    boolean follow = rest.contains(FollowOptions.FLAG);
     if (relay && !follow) {
       throw new UsageException(RELAY_FLAG + " needs --follow: it relays to the followed node");
     }
-    List<String> rest = args.stream().filter(a -> !a.equals(RELAY_FLAG)).toList();
     Options o =
         follow
             ? Options.parse(
@@ -90,8 +94,9 @@ public final class ServeCommand {
     }
     int port = o.integer("port", 8080, 0, 65_535);
     InetAddress bind = o.address("bind", "127.0.0.1");
-    double fpr = o.probability("fpr", IngestCommand.DEFAULT_FPR);
+    double fpr = o.fpr("fpr", IngestCommand.DEFAULT_FPR);
     HttpOptions http = HttpServeOptions.parse(o);
+    requirePortFree(bind, port);
     Path datadir = o.path("datadir");
     Path filters = o.path("filters");
     Path work = o.path("work");
@@ -143,7 +148,7 @@ public final class ServeCommand {
         throw new UsageException(e.getMessage());
       }
     } else {
-      backend = access.open(datadir, filters, work, fpr, err);
+      backend = access.open(datadir, filters, work, fpr, unsalted, err);
     }
     Service service =
         Service.start(
@@ -161,6 +166,30 @@ public final class ServeCommand {
     }
     out.flush();
     return new Started(service, demo);
+  }
+
+  /**
+   * Binds the port and lets it go: a port in use is a usage error found in a millisecond, not after
+   * building or verifying the store (minutes on mainnet). Port 0 is always free.
+   */
+  private static void requirePortFree(InetAddress bind, int port) throws UsageException {
+    if (port == 0) {
+      return;
+    }
+    try (ServerSocket probe = new ServerSocket()) {
+      probe.setReuseAddress(true); // as the server binds: a TIME_WAIT leftover is no conflict
+      probe.bind(new InetSocketAddress(bind, port));
+    } catch (IOException e) {
+      throw new UsageException(
+          "--port "
+              + port
+              + " on "
+              + bind.getHostAddress()
+              + " is in use or not allowed ("
+              + e.getMessage()
+              + "); pick another port, or 0 for a free one",
+          e);
+    }
   }
 
   static String demoExamples(String base) {

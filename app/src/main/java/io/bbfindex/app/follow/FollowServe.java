@@ -14,6 +14,7 @@ import io.bbfindex.ingest.NodeIndex;
 import io.bbfindex.ingest.build.BuildOptions;
 import io.bbfindex.ingest.build.ConsoleProgress;
 import io.bbfindex.ingest.build.FilterBuilder;
+import io.bbfindex.ingest.build.StoreSalt;
 import io.bbfindex.ingest.store.FilterStore;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -74,7 +75,10 @@ public final class FollowServe {
     }
     ChainBackend history = null;
     try {
-      BuildOptions build = BuildOptions.defaults().withTargetFpr(targetFpr);
+      BuildOptions build =
+          BuildOptions.defaults()
+              .withTargetFpr(targetFpr)
+              .withSalt(StoreSalt.forStore(filters, false));
       FilterStore store = FilterBuilder.ensureBuilt(index, filters, build, new ConsoleProgress());
       history = new CoreChainBackend(index, store);
       SnapshotBase base = SnapshotBase.of(index);

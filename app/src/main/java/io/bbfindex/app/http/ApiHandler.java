@@ -7,6 +7,7 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.bbfindex.app.esplora.EsploraApi;
 import io.bbfindex.app.eth.EthApi;
+import io.bbfindex.app.lookup.BackendUnavailableException;
 import io.bbfindex.app.lookup.BlockAnswer;
 import io.bbfindex.app.lookup.ChainBackend;
 import io.bbfindex.app.lookup.LookupService;
@@ -162,6 +163,13 @@ public final class ApiHandler extends ChannelInboundHandlerAdapter {
         response = dispatch(ctx, route, request, path);
       } catch (ApiError.Exception refused) {
         response = error(refused.error());
+      } catch (BackendUnavailableException unavailable) {
+        response =
+            error(
+                new ApiError(
+                    HttpResponseStatus.SERVICE_UNAVAILABLE,
+                    "store_unavailable",
+                    "the filter store is being verified again; retry shortly"));
       } catch (RuntimeException bug) {
         LOG.log(
             Level.ERROR, "internal error on " + request.method() + " route " + route.tag(), bug);

@@ -23,7 +23,8 @@ class IngestCommandTest {
 
   record Run(int code, String out, String err) {}
 
-  private static Run run(String... args) {
+  /** Runs the command line in this JVM with the production chain access, capturing its output. */
+  static Run run(String... args) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     int code =

@@ -113,6 +113,13 @@ record BuildPlan(
       BuildOptions opts) {
     Manifest found = stands.manifest();
     String noPrior = found == null ? stands.noManifest() : incompatibility(found, datadir, opts);
+    if (noPrior == null && !node.holdsBlock(found.tipHash())) {
+      // the datadir at the same path now holds another chain: an update would keep the old txids
+      noPrior =
+          "the store's tip block "
+              + io.bbfindex.ingest.encoding.HashKeys.toDisplayHex(found.tipHash())
+              + " is not in the node's block index (another chain)";
+    }
     Manifest prior = noPrior == null ? found : null;
     boolean sourceMoved =
         prior == null

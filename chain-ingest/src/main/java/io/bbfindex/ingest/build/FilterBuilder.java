@@ -3,14 +3,17 @@ package io.bbfindex.ingest.build;
 import io.bbfindex.filters.BbfGeometry;
 import io.bbfindex.filters.BbfSizing;
 import io.bbfindex.ingest.NodeIndex;
+import io.bbfindex.ingest.Scratch;
 import io.bbfindex.ingest.store.FilterStore;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 
@@ -119,7 +122,16 @@ public final class FilterBuilder {
     Objects.requireNonNull(outDir, "outDir");
     Objects.requireNonNull(opts, "opts");
     Objects.requireNonNull(progress, "progress");
-    Files.createDirectories(outDir);
+    if (Files.exists(outDir) && !Files.isDirectory(outDir)) {
+      throw new FilterBuildException(
+          outDir, "is a file, not a directory: a filter store is a directory (pass a new path)");
+    }
+    try {
+      Files.createDirectories(outDir);
+    } catch (FileSystemException e) {
+      throw new FilterBuildException(
+          outDir, "cannot create the filter store directory: " + reason(e), e);
+    }
     try (FileChannel ch =
         FileChannel.open(
             outDir.resolve(LOCK_NAME), StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
@@ -133,12 +145,30 @@ public final class FilterBuilder {
         throw new FilterBuildException(
             outDir, "another build is writing this filter store; wait for it to finish");
       }
-      try {
+      // holding the lock: temporary files here are orphans of a killed build
+      List<Path> orphans = Scratch.removeTempFiles(outDir);
+      if (!orphans.isEmpty()) {
+        LOG.log(System.Logger.Level.INFO, "removed temporary files of a killed build: " + orphans);
+      }
+      try (Scratch.ExitHook hook =
+          Scratch.onExit("bbf-build-cleanup", () -> removeTempFilesQuietly(outDir))) {
         return new BuildRun(index, outDir, opts, progress).run();
       } finally {
         lock.release();
       }
     }
+  }
+
+  private static void removeTempFilesQuietly(Path outDir) {
+    try {
+      Scratch.removeTempFiles(outDir);
+    } catch (IOException | RuntimeException e) {
+      System.err.println("bbf-index: could not remove temporary files in " + outDir + ": " + e);
+    }
+  }
+
+  private static String reason(FileSystemException e) {
+    return e.getReason() != null ? e.getReason() : e.getClass().getSimpleName();
   }
 
   /**

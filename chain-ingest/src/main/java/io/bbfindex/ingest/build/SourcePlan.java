@@ -96,6 +96,11 @@ record SourcePlan(
     }
   }
 
+  /** Whether the node stores the block {@code hash} (internal order), active or stale. */
+  boolean holdsBlock(byte[] hash) {
+    return java.util.Collections.binarySearch(blockHashes, hash, Arrays::compareUnsigned) >= 0;
+  }
+
   /** SHA-256 over the sorted hashes: any added, removed or changed block changes it. */
   private static String digest(List<byte[]> sorted) {
     try {

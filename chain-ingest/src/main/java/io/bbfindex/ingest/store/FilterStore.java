@@ -27,6 +27,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>Lookups: {@link #mightContainTx} probes only the summary filter over every txid, one cache
  * line whatever the number of block files; {@link #candidateFiles} probes the per-file filters
  * (diagnostics). Thread-safe for lookups; {@link #close} unmaps everything.
+ *
+ * <p>The mapped lookup filters are trusted only while their files stay as verified: a read that
+ * faults, or a "no" from a file changed in place since (size or modification time, see {@link
+ * FileFingerprint}), is a {@link FilterStoreFaultException} instead of an answer.
  */
 public final class FilterStore implements AutoCloseable {
 
@@ -37,6 +41,18 @@ public final class FilterStore implements AutoCloseable {
   private final List<LoadedFilter> perFile;
   private final List<FileEntry> perFileEntries;
   private final Map<String, Double> fillRatios = new ConcurrentHashMap<>();
+
+  /** The lookup filters as verified: a "no" is trusted only while its file is still this one. */
+  private final FileFingerprint summaryPrint;
+
+  private final FileFingerprint blocksPrint;
+
+  /**
+   * Set at the first fault, for good: a rebuild may later rename a good file over the faulted path,
+   * and the path's new inode must not vouch for the old mapping's bits.
+   */
+  private volatile String voided;
+
   private volatile boolean closed;
 
   private FilterStore(
@@ -44,7 +60,11 @@ public final class FilterStore implements AutoCloseable {
       Manifest manifest,
       LoadedFilter summary,
       LoadedFilter blocks,
-      List<LoadedFilter> perFile) {
+      List<LoadedFilter> perFile,
+      FileFingerprint summaryPrint,
+      FileFingerprint blocksPrint) {
+    this.summaryPrint = summaryPrint;
+    this.blocksPrint = blocksPrint;
     this.dir = dir;
     this.manifest = manifest;
     this.summary = summary;
@@ -62,6 +82,9 @@ public final class FilterStore implements AutoCloseable {
   public static FilterStore open(Path dir) throws FilterStoreException {
     Objects.requireNonNull(dir, "dir");
     Manifest m = ManifestFile.read(dir);
+    // taken before the checksums are verified, so a change during verification is caught too
+    FileFingerprint summaryPrint = fingerprint(dir.resolve(m.summary().name()));
+    FileFingerprint blocksPrint = fingerprint(dir.resolve(m.blocks().name()));
     List<LoadedFilter> loaded = Collections.synchronizedList(new ArrayList<>());
     List<FilterStoreException> problems = Collections.synchronizedList(new ArrayList<>());
     List<Check> checks = new ArrayList<>();
@@ -123,7 +146,22 @@ public final class FilterStore implements AutoCloseable {
       sorted.stream().skip(1).forEach(e::addSuppressed);
       throw e;
     }
-    return new FilterStore(dir, m, slots[0], slots[1], List.of(slots).subList(2, slots.length));
+    return new FilterStore(
+        dir,
+        m,
+        slots[0],
+        slots[1],
+        List.of(slots).subList(2, slots.length),
+        summaryPrint,
+        blocksPrint);
+  }
+
+  private static FileFingerprint fingerprint(Path file) throws FilterStoreException {
+    try {
+      return FileFingerprint.of(file);
+    } catch (java.io.IOException e) {
+      throw new FilterStoreException(file, "filter file is missing or unreadable: " + e, e);
+    }
   }
 
   /**
@@ -171,7 +209,43 @@ public final class FilterStore implements AutoCloseable {
    * type=BBF_SIMD_LW64 vs BBF_SCALAR in `./bbf-index bench filters`; docs/benchmarks.md).
    */
   public boolean mightContainTx(byte[] keys, int offset) {
-    return summary.filter().mightContain(keys, offset);
+    boolean maybe;
+    try {
+      maybe = summary.filter().mightContain(keys, offset);
+    } catch (InternalError e) {
+      throw faulted(summaryPrint, e);
+    }
+    if (!maybe) {
+      requireUnchanged(summaryPrint);
+    }
+    return maybe;
+  }
+
+  /**
+   * The JVM reports a fault in a mapped file (SIGBUS: a page past a truncation) as an {@link
+   * InternalError} at the read.
+   */
+  private FilterStoreFaultException faulted(FileFingerprint f, InternalError e) {
+    String why = "faulted when read (truncated under the mapping?): " + e.getMessage();
+    voided = f.path() + ": " + why;
+    return new FilterStoreFaultException(f.path(), why, e);
+  }
+
+  /**
+   * Throws unless the file is still the one verified: a "no" read from a changed file may be a
+   * false negative. One stat per negative answer (per batch for batches).
+   */
+  private void requireUnchanged(FileFingerprint f) {
+    String earlier = voided;
+    if (earlier != null) {
+      throw new FilterStoreFaultException(f.path(), "the store is void: " + earlier, null);
+    }
+    String change = f.change();
+    if (change != null) {
+      String why = "changed since it was verified (" + change + "); its answers are void";
+      voided = f.path() + ": " + why;
+      throw new FilterStoreFaultException(f.path(), why, null);
+    }
   }
 
   /**
@@ -182,12 +256,30 @@ public final class FilterStore implements AutoCloseable {
    * @return how many of the txids may be on chain
    */
   public int mightContainTxBatch(byte[] keys, int count, long[] maybe) {
-    return summary.filter().mightContainBatch(keys, count, maybe);
+    int maybes;
+    try {
+      maybes = summary.filter().mightContainBatch(keys, count, maybe);
+    } catch (InternalError e) {
+      throw faulted(summaryPrint, e);
+    }
+    if (maybes < count) {
+      requireUnchanged(summaryPrint);
+    }
+    return maybes;
   }
 
   /** Whether a block hash (internal order) may be in the block index. */
   public boolean mightContainBlock(byte[] keys, int offset) {
-    return blocks.filter().mightContain(keys, offset);
+    boolean maybe;
+    try {
+      maybe = blocks.filter().mightContain(keys, offset);
+    } catch (InternalError e) {
+      throw faulted(blocksPrint, e);
+    }
+    if (!maybe) {
+      requireUnchanged(blocksPrint);
+    }
+    return maybe;
   }
 
   /** Block files whose own filter says "maybe" for this txid (one probe per block file). */

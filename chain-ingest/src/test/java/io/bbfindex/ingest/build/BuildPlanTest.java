@@ -67,6 +67,14 @@ class BuildPlanTest {
             "keep [0, 1] | rebuild [] | summary UPDATE | blocks keep | scan",
             "whose row count changed"),
         row(
+            "another chain at the same path (the store's tip block unknown to the node)",
+            s -> {
+              s.anotherChain = true;
+              s.tip = filled(0x22);
+            },
+            "keep [] | rebuild [0*, 1*] | summary REBUILD | blocks rebuild | scan",
+            "is not in the node's block index (another chain)"),
+        row(
             "last block file grown",
             s -> s.grow(1, 10, 4_000_000, 1_000),
             "keep [0] | rebuild [1*] | summary UPDATE | blocks rebuild | scan",
@@ -221,6 +229,7 @@ class BuildPlanTest {
                 new FileSource(0, 300, 130_000_000, 299, 100_000, filled(0x30)),
                 new FileSource(1, 200, 90_000_000, 499, 50_000, filled(0x31))));
     int blockHashes = 500;
+    boolean anotherChain;
     String blockDigest = DIGEST;
     String noManifest;
     int filterFormatVersion = 1;
@@ -318,7 +327,10 @@ class BuildPlanTest {
 
     SourcePlan node() {
       List<byte[]> hashes =
-          Stream.generate(() -> new byte[32]).limit(blockHashes).collect(Collectors.toList());
+          Stream.generate(() -> new byte[32]).limit(blockHashes - 1).collect(Collectors.toList());
+      // the baseline node holds the store's tip block; another chain at the same path does not
+      hashes.add(anotherChain ? filled(0x23) : TIP);
+      hashes.sort(java.util.Arrays::compareUnsigned);
       int slots = files.stream().mapToInt(f -> f.file() + 1).max().orElse(0);
       return new SourcePlan(
           List.copyOf(files),

@@ -77,6 +77,11 @@ public final class AtomicFileWriter {
           FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
         content.writeTo(ch);
         ch.force(true);
+      } catch (IOException e) {
+        // a failed write says only "No space left on device": name the file it was for
+        throw e.getClass() == IOException.class
+            ? new IOException("writing " + absolute + " failed: " + e.getMessage(), e)
+            : e;
       }
       try {
         Files.move(
