@@ -61,6 +61,9 @@ public final class BlockDataTxSource {
 
   private static final int READ_CHUNK = 1 << 20;
 
+  /** The smallest serialized transaction: version, two empty counts, lock time. */
+  private static final int MIN_TX_BYTES = 10;
+
   /** Blocks with data, by file, in position order. */
   private final Map<Integer, List<BlockInfo>> blocksByFile = new TreeMap<>();
 
@@ -173,6 +176,20 @@ public final class BlockDataTxSource {
     try {
       plain = readPlain(file, blocks.getLast(), buffers.poll());
       long total = blocks.stream().mapToLong(b -> Integer.toUnsignedLong(b.txCount())).sum();
+      // The block index's nTx sizes the arrays below: check it against the bytes first, so a
+      // corrupt count is an error, not a 2 GiB allocation (each block's own count is checked
+      // against its data by hashBlock).
+      if (total > plain.length() / MIN_TX_BYTES) {
+        throw new CorruptRecordException(
+            reader.blockFile(file)
+                + ": the block index claims "
+                + total
+                + " transactions in its "
+                + blocks.size()
+                + " block(s), more than its "
+                + plain.length()
+                + " bytes can hold");
+      }
       byte[] txids = new byte[Math.toIntExact(total * 32)];
       long[] positions = new long[(int) total];
       long[] offsets = new long[(int) total];

@@ -53,11 +53,16 @@ public final class TxidHasher {
       // BIP144: a zero input count is the marker; the flag byte follows
       flags = data[need(p, 1) - 1] & 0xFF;
       p++;
-      if (flags != 0) {
-        bodyStart = p;
-        inputs = compactSize(p);
-        p = afterCompactSize(p);
+      if (flags == 0) {
+        // Core then reads no outputs either (version, 0x00, 0x00, lock time): a transaction
+        // without inputs, which no block holds. Reading on as if outputs followed would put every
+        // later transaction of the block at the wrong offset.
+        throw new CorruptRecordException(
+            "transaction at " + start + ": no inputs (a zero marker followed by a zero flag)");
       }
+      bodyStart = p;
+      inputs = compactSize(p);
+      p = afterCompactSize(p);
     }
     for (long i = 0; i < inputs; i++) {
       p = need(p, 36); // prevout
@@ -73,12 +78,20 @@ public final class TxidHasher {
     int bodyEnd = p;
     if ((flags & 1) != 0) {
       flags ^= 1;
+      boolean anyWitness = false;
       for (long i = 0; i < inputs; i++) {
         long items = compactSize(p);
         p = afterCompactSize(p);
+        anyWitness |= items != 0;
         for (long j = 0; j < items; j++) {
           p = skipBytes(p);
         }
+      }
+      if (!anyWitness) {
+        // Core's UnserializeTransaction refuses it ("Superfluous witness record"): no node
+        // writes a witness flag over empty witnesses.
+        throw new CorruptRecordException(
+            "transaction at " + start + ": witness flag without any witness data");
       }
     }
     if (flags != 0) {

@@ -1,0 +1,55 @@
+package io.bbfindex.ingest.txindex;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.bbfindex.ingest.encoding.CorruptRecordException;
+import java.util.HexFormat;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Transactions Core's reader refuses are refused, not walked differently (found by {@code
+ * BlockFileFuzzTest}: its input {@code finding-txidhasher-no-inputs-zero-flag}). The txids of real
+ * transactions are checked on every fixture by {@code HashedBlockDataTxidsTest}.
+ */
+class TxidHasherTest {
+
+  private static final HexFormat HEX = HexFormat.of();
+
+  @Test
+  void noInputsFollowedByAZeroFlagIsRefusedInsteadOfReadAsOutputs() {
+    // version | 00 (no inputs) | 00 (flag 0) | lock time, then the next bytes of a block: Core
+    // reads this as a 10-byte transaction without outputs; reading a 0x00 output count from the
+    // lock time made it 11 bytes and shifted every later transaction.
+    byte[] block = HEX.parseHex("01000000" + "00" + "00" + "00000000" + "ffffffff");
+    CorruptRecordException e =
+        assertThrows(
+            CorruptRecordException.class,
+            () -> new TxidHasher().hash(block, 0, block.length, new byte[32], 0));
+    assertTrue(e.getMessage().contains("no inputs"), e.getMessage());
+  }
+
+  @Test
+  void aWitnessFlagOverEmptyWitnessesIsRefusedAsCoreDoes() {
+    String input = "11".repeat(32) + "00000000" + "00" + "ffffffff"; // prevout, empty script, seq
+    String output = "0100000000000000" + "00"; // value, empty script
+    byte[] tx =
+        HEX.parseHex("02000000" + "0001" + "01" + input + "01" + output + "00" + "00000000");
+    CorruptRecordException e =
+        assertThrows(
+            CorruptRecordException.class,
+            () -> new TxidHasher().hash(tx, 0, tx.length, new byte[32], 0));
+    assertTrue(e.getMessage().contains("without any witness"), e.getMessage());
+  }
+
+  @Test
+  void aWitnessTransactionIsWalkedToItsEnd() throws CorruptRecordException {
+    String input = "11".repeat(32) + "00000000" + "00" + "ffffffff";
+    String output = "0100000000000000" + "00";
+    byte[] tx =
+        HEX.parseHex(
+            "02000000" + "0001" + "01" + input + "01" + output + "01" + "02abcd" + "00000000");
+    assertEquals(tx.length, new TxidHasher().hash(tx, 0, tx.length, new byte[32], 0));
+  }
+}
