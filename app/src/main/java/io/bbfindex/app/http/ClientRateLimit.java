@@ -10,7 +10,6 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
-import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -65,12 +64,11 @@ final class ClientRateLimit extends ChannelInboundHandlerAdapter {
     long retryAfter =
         Math.max(1, TimeUnit.NANOSECONDS.toSeconds(probe.getNanosToWaitForRefill() + 999_999_999L));
     FullHttpResponse tooMany =
-        ApiHandler.error(
-            new ApiError(
-                HttpResponseStatus.TOO_MANY_REQUESTS,
-                "rate_limited",
-                "this client is over its request rate; retry after " + retryAfter + " s"));
-    tooMany.headers().set(HttpHeaderNames.RETRY_AFTER, retryAfter);
+        Replies.retryLater(
+            HttpResponseStatus.TOO_MANY_REQUESTS,
+            "rate_limited",
+            "this client is over its request rate; retry after " + retryAfter + " s",
+            retryAfter);
     try {
       Replies.answer(ctx, request, tooMany);
     } finally {

@@ -8,8 +8,6 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
-import io.netty.handler.codec.http.FullHttpResponse;
-import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -43,14 +41,13 @@ final class ConnectionCap extends ChannelInboundHandlerAdapter {
     if (open.incrementAndGet() > max) {
       open.decrementAndGet();
       metrics.connectionRefused();
-      FullHttpResponse busy =
-          ApiHandler.error(
-              new ApiError(
-                  HttpResponseStatus.SERVICE_UNAVAILABLE,
-                  "too_many_connections",
-                  "the server holds its maximum of " + max + " connections; retry later"));
-      busy.headers().setInt(HttpHeaderNames.RETRY_AFTER, 1);
-      Replies.answerAndClose(ctx, busy);
+      Replies.answerAndClose(
+          ctx,
+          Replies.retryLater(
+              HttpResponseStatus.SERVICE_UNAVAILABLE,
+              "too_many_connections",
+              "the server holds its maximum of " + max + " connections; retry later",
+              1));
       return;
     }
     ch.closeFuture().addListener(f -> open.decrementAndGet());

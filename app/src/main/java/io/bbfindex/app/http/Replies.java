@@ -6,6 +6,7 @@ import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 
@@ -16,6 +17,14 @@ import io.netty.handler.codec.http.HttpVersion;
  */
 final class Replies {
   private Replies() {}
+
+  /** A JSON error answer with {@code Retry-After: seconds}: the client may come back then. */
+  static FullHttpResponse retryLater(
+      HttpResponseStatus status, String error, String detail, long seconds) {
+    FullHttpResponse response = ApiHandler.error(new ApiError(status, error, detail));
+    response.headers().set(HttpHeaderNames.RETRY_AFTER, seconds);
+    return response;
+  }
 
   /** Answers {@code request}, keeping the connection when the request asked to keep it. */
   static void answer(ChannelHandlerContext ctx, HttpRequest request, FullHttpResponse response) {

@@ -132,4 +132,73 @@ class ServeCommandTest {
       assertEquals(200, new ApiClient(m.group(1)).get("/readyz").status());
     }
   }
+
+  @Test
+  void httpLimitOptionsReachTheServer() throws Exception {
+    Path datadir = Fixtures.extract(Archive.MAINNET_LDB, home);
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    List<String> args = new java.util.ArrayList<>(List.of("--datadir", datadir.toString()));
+    args.addAll(
+        List.of(
+            "--filters",
+            home.resolve("f").toString(),
+            "--port=0",
+            "--cors-origins",
+            "https://wallet.example, http://localhost:3000",
+            "--rate-limit",
+            "1",
+            "--rate-burst",
+            "2",
+            "--max-connections",
+            "50",
+            "--idle-timeout",
+            "5",
+            "--request-timeout",
+            "5"));
+    ServeCommand.Started started =
+        ServeCommand.start(
+            args,
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            System.err,
+            new RecordingAccess(),
+            null);
+    try (var service = started.service()) {
+      Matcher m = LISTENING.matcher(out.toString(StandardCharsets.UTF_8));
+      assertTrue(m.find());
+      java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+      java.net.http.HttpRequest get =
+          java.net.http.HttpRequest.newBuilder(java.net.URI.create(m.group(1) + "/livez"))
+              .header("Origin", "http://localhost:3000")
+              .build();
+      List<Integer> statuses = new java.util.ArrayList<>();
+      String allowOrigin = null;
+      for (int i = 0; i < 3; i++) {
+        var r = http.send(get, java.net.http.HttpResponse.BodyHandlers.ofString());
+        statuses.add(r.statusCode());
+        allowOrigin = r.headers().firstValue("Access-Control-Allow-Origin").orElse(allowOrigin);
+      }
+      assertEquals(List.of(200, 200, 429), statuses, "burst 2, then over 1 request/s");
+      assertEquals("http://localhost:3000", allowOrigin);
+    }
+  }
+
+  @Test
+  void badHttpLimitOptionsAreUsageErrorsBeforeAnythingIsOpened() {
+    for (List<String> bad :
+        List.of(
+            List.of("--cors-origins", "https://wallet.example/path"),
+            List.of("--cors-origins", "wallet.example"),
+            List.of("--rate-limit", "-1"),
+            List.of("--rate-burst", "5"),
+            List.of("--max-connections", "0"),
+            List.of("--idle-timeout", "0"),
+            List.of("--request-timeout", "soon"))) {
+      UsageException e =
+          org.junit.jupiter.api.Assertions.assertThrows(
+              UsageException.class,
+              () -> ServeCommand.start(bad, System.out, System.err, new RecordingAccess(), home),
+              bad.toString());
+      assertTrue(e.getMessage().contains(bad.getFirst()), e.getMessage());
+    }
+  }
 }

@@ -330,7 +330,7 @@ class HttpApiTest {
     assertEquals("not_found", missing.json().get("error").asText());
     Answer postTx = api.post("/v1/tx/" + PAYMENT_170, "[]");
     assertEquals(405, postTx.status());
-    assertEquals("GET", postTx.header("allow"));
+    assertEquals("GET, HEAD", postTx.header("allow"));
     assertEquals("method_not_allowed", postTx.json().get("error").asText());
     Answer getBatch = api.get("/v1/tx/lookup");
     assertEquals(405, getBatch.status());
