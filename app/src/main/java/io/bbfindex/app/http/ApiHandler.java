@@ -12,6 +12,7 @@ import io.bbfindex.app.lookup.LookupService;
 import io.bbfindex.app.lookup.TxAnswer;
 import io.bbfindex.app.metrics.Metrics;
 import io.bbfindex.ingest.encoding.HashKeys;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Timer;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufInputStream;
@@ -29,6 +30,7 @@ import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpStatusClass;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
@@ -85,6 +87,7 @@ public final class ApiHandler extends ChannelInboundHandlerAdapter {
   private final LookupService lookups;
   private final Supplier<String> metricsText;
   private final Map<Route, Timer> timers = new EnumMap<>(Route.class);
+  private final Map<Route, Counter> serverErrors = new EnumMap<>(Route.class);
 
   /** The Ethereum routes, or null when the server has no Ethereum source. */
   private final EthApi eth;
@@ -106,6 +109,7 @@ public final class ApiHandler extends ChannelInboundHandlerAdapter {
     this.metricsText = Objects.requireNonNull(metricsText, "metricsText");
     for (Route r : Route.values()) {
       timers.put(r, metrics.requestTimer(r.tag()));
+      serverErrors.put(r, metrics.serverErrors(r.tag()));
     }
   }
 
@@ -141,6 +145,9 @@ public final class ApiHandler extends ChannelInboundHandlerAdapter {
                     HttpResponseStatus.INTERNAL_SERVER_ERROR,
                     "internal_error",
                     "the server failed to answer; the failure is in its log"));
+      }
+      if (response.status().codeClass() == HttpStatusClass.SERVER_ERROR) {
+        serverErrors.get(route).increment(); // the alerts' error rate and store-unavailable
       }
       write(ctx, request, response, HttpUtil.isKeepAlive(request));
     } finally {
