@@ -5,6 +5,7 @@ import io.bbfindex.benchmarks.follow.FollowBench;
 import io.bbfindex.benchmarks.http.HttpBench;
 import io.bbfindex.benchmarks.ingest.IngestThroughputBench;
 import io.bbfindex.benchmarks.scale.ScaleBench;
+import io.bbfindex.benchmarks.soak.SoakBench;
 import io.bbfindex.benchmarks.store.StoreBench;
 import java.nio.file.Path;
 import picocli.CommandLine;
@@ -15,12 +16,12 @@ import picocli.CommandLine.Spec;
 
 /**
  * The one entry point of the cross-module benchmarks ({@code benchmarks/target/bbf-bench.jar}, run
- * by {@code ./bbf-index bench store|scale|http|ingest|follow|eth}). Options are parsed strictly by
- * picocli: an unknown option or a malformed value is an error (exit 2, with the usage), never a
- * silent full run. Each suite prints its tables, then {@code summary: NAME VALUE} lines, and writes
- * both to {@code bench-results/} under the project root ({@code -Dbbf.home}, set by the launcher).
- * The JMH suites of one module (filters, paper) are not here: they live in that module's {@code
- * src/jmh}.
+ * by {@code ./bbf-index bench store|scale|http|ingest|follow|eth|soak}). Options are parsed
+ * strictly by picocli: an unknown option or a malformed value is an error (exit 2, with the usage),
+ * never a silent full run. Each suite prints its tables, then {@code summary: NAME VALUE} lines,
+ * and writes both to {@code bench-results/} under the project root ({@code -Dbbf.home}, set by the
+ * launcher). The JMH suites of one module (filters, paper) are not here: they live in that module's
+ * {@code src/jmh}.
  */
 @Command(
     name = "bbf-index bench",
@@ -35,7 +36,8 @@ import picocli.CommandLine.Spec;
       HttpBench.class,
       IngestThroughputBench.class,
       FollowBench.Suite.class,
-      EthBench.Suite.class
+      EthBench.Suite.class,
+      SoakBench.class
     })
 public final class BenchMain implements Runnable {
 
@@ -46,7 +48,7 @@ public final class BenchMain implements Runnable {
   @Override
   public void run() {
     throw new ParameterException(
-        spec.commandLine(), "name a suite: store, scale, http, ingest, follow or eth");
+        spec.commandLine(), "name a suite: store, scale, http, ingest, follow, eth or soak");
   }
 
   public static void main(String[] args) {

@@ -155,12 +155,21 @@ public final class BenchReport {
 
   /** Current resident set size (VmRSS), or -1 where unavailable. */
   public static long rssBytes() {
-    return procStatusKb("VmRSS:") * 1024;
+    return procStatusKb("self", "VmRSS:") * 1024;
+  }
+
+  /** Current resident set size (VmRSS) of process {@code pid}, or -1 where unavailable. */
+  public static long rssBytes(long pid) {
+    return procStatusKb(Long.toString(pid), "VmRSS:") * 1024;
   }
 
   private static long procStatusKb(String field) {
+    return procStatusKb("self", field);
+  }
+
+  private static long procStatusKb(String process, String field) {
     try {
-      for (String l : Files.readAllLines(Path.of("/proc/self/status"))) {
+      for (String l : Files.readAllLines(Path.of("/proc", process, "status"))) {
         if (l.startsWith(field)) {
           return Long.parseLong(l.substring(field.length()).trim().split("\\s+")[0]);
         }
@@ -183,7 +192,8 @@ public final class BenchReport {
         loadAverage());
   }
 
-  private static String loadAverage() {
+  /** The 1-minute load average of /proc/loadavg, or "?". */
+  public static String loadAverage() {
     try {
       return Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+", 4)[0];
     } catch (IOException | RuntimeException e) {

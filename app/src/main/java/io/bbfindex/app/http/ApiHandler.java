@@ -17,6 +17,7 @@ import io.bbfindex.app.wallet.Reply;
 import io.bbfindex.app.wallet.WalletApi;
 import io.bbfindex.app.wallet.WalletException;
 import io.bbfindex.ingest.encoding.HashKeys;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Timer;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufInputStream;
@@ -34,6 +35,7 @@ import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpStatusClass;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
@@ -90,6 +92,7 @@ public final class ApiHandler extends ChannelInboundHandlerAdapter {
   private final LookupService lookups;
   private final Supplier<String> metricsText;
   private final Map<Route, Timer> timers = new EnumMap<>(Route.class);
+  private final Map<Route, Counter> serverErrors = new EnumMap<>(Route.class);
 
   /** The Ethereum routes, or null when the server has no Ethereum source. */
   private final EthApi eth;
@@ -137,6 +140,7 @@ public final class ApiHandler extends ChannelInboundHandlerAdapter {
     this.metricsText = Objects.requireNonNull(metricsText, "metricsText");
     for (Route r : Route.values()) {
       timers.put(r, metrics.requestTimer(r.tag()));
+      serverErrors.put(r, metrics.serverErrors(r.tag()));
     }
   }
 
@@ -179,6 +183,9 @@ public final class ApiHandler extends ChannelInboundHandlerAdapter {
                     HttpResponseStatus.INTERNAL_SERVER_ERROR,
                     "internal_error",
                     "the server failed to answer; the failure is in its log"));
+      }
+      if (response.status().codeClass() == HttpStatusClass.SERVER_ERROR) {
+        serverErrors.get(route).increment(); // the alerts' error rate and store-unavailable
       }
       write(ctx, request, response, HttpUtil.isKeepAlive(request));
     } finally {

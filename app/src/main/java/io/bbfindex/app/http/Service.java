@@ -86,8 +86,7 @@ public final class Service implements AutoCloseable {
       String esploraPrefix,
       NodeRelay node)
       throws IOException {
-    return start(
-        backend, eth, address, maxBodyBytes, HttpOptions.DEFAULTS, esploraPrefix, node);
+    return start(backend, eth, address, maxBodyBytes, HttpOptions.DEFAULTS, esploraPrefix, node);
   }
 
   /**

@@ -47,6 +47,12 @@ public final class Metrics implements LookupCounter {
   /** Timer histogram {@code bbf_http_request_seconds{route}} (buckets, count, sum, max). */
   public static final String HTTP_REQUEST = "bbf.http.request";
 
+  /**
+   * Counter {@code bbf_http_server_errors_total{route}}: responses with a 5xx status (503 while the
+   * store is not ready, 500 on a failure), for the error-rate and store-unavailable alerts.
+   */
+  public static final String HTTP_SERVER_ERRORS = "bbf.http.server.errors";
+
   /** Gauge {@code bbf_filter_fill_ratio{filter}}: share of bits set. */
   public static final String FILTER_FILL_RATIO = "bbf.filter.fill.ratio";
 
@@ -207,6 +213,14 @@ public final class Metrics implements LookupCounter {
                 .minimumExpectedValue(Duration.ofNanos(5_000))
                 .maximumExpectedValue(Duration.ofSeconds(10))
                 .register(registry));
+  }
+
+  /** The count of 5xx responses of one route (registered up front, so every route has a series). */
+  public Counter serverErrors(String route) {
+    return Counter.builder(HTTP_SERVER_ERRORS)
+        .description("HTTP responses with a 5xx status")
+        .tag(TAG_ROUTE, route)
+        .register(registry);
   }
 
   private static void registerBuildInfo(MeterRegistry registry, String version) {

@@ -18,7 +18,7 @@ import java.util.regex.Pattern;
  * port 0, waiting for its {@code listening on http://HOST:PORT} line, or {@code ingest} to
  * completion. Its output goes to a log file in the benchmark's temporary directory.
  */
-final class ServerProcess implements AutoCloseable {
+public final class ServerProcess implements AutoCloseable {
 
   private static final Pattern LISTENING = Pattern.compile("listening on (http://[^\\s/]+)");
 
@@ -39,7 +39,8 @@ final class ServerProcess implements AutoCloseable {
    * @param jvmFlags extra JVM flags (e.g. a JFR recording)
    * @throws IOException if it exits or prints nothing useful within {@code timeoutSeconds}
    */
-  static ServerProcess serve(List<String> jvmFlags, List<String> args, Path log, int timeoutSeconds)
+  public static ServerProcess serve(
+      List<String> jvmFlags, List<String> args, Path log, int timeoutSeconds)
       throws IOException, InterruptedException {
     List<String> cmd =
         ChildJvm.command(
@@ -88,8 +89,31 @@ final class ServerProcess implements AutoCloseable {
     }
   }
 
+  /**
+   * The arguments of {@code serve} over {@code datadir} with the filter store {@code filters} and
+   * the scratch {@code work}, on 127.0.0.1 port 0, then {@code extra} (e.g. {@code --follow}).
+   */
+  public static List<String> serveArgs(Path datadir, Path filters, Path work, String... extra) {
+    List<String> args =
+        new java.util.ArrayList<>(
+            List.of(
+                "--datadir",
+                datadir.toString(),
+                "--filters",
+                filters.toString(),
+                "--work",
+                work.toString(),
+                "--port",
+                "0",
+                "--bind",
+                "127.0.0.1"));
+    args.addAll(List.of(extra));
+    return args;
+  }
+
   /** Runs {@code ingest} with {@code args} to completion; seconds it took. */
-  static double ingest(List<String> args, Path log) throws IOException, InterruptedException {
+  public static double ingest(List<String> args, Path log)
+      throws IOException, InterruptedException {
     List<String> cmd =
         ChildJvm.command(
             List.of(),
@@ -109,16 +133,16 @@ final class ServerProcess implements AutoCloseable {
     return (System.nanoTime() - start) / 1e9;
   }
 
-  String baseUrl() {
+  public String baseUrl() {
     return baseUrl;
   }
 
   /** Process start to the listening line. */
-  double startSeconds() {
+  public double startSeconds() {
     return startSeconds;
   }
 
-  long pid() {
+  public long pid() {
     return process.pid();
   }
 
