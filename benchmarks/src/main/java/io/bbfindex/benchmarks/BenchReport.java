@@ -158,6 +158,19 @@ public final class BenchReport {
     return procStatusKb("VmRSS:") * 1024;
   }
 
+  /**
+   * Resident pages of this process backed by files (RssFile: mapped filter files among them), or -1
+   * where unavailable.
+   */
+  public static long rssFileBytes() {
+    return procStatusKb("RssFile:") * 1024;
+  }
+
+  /** Resident anonymous pages (RssAnon: heap, JIT, thread stacks), or -1 where unavailable. */
+  public static long rssAnonBytes() {
+    return procStatusKb("RssAnon:") * 1024;
+  }
+
   private static long procStatusKb(String field) {
     try {
       for (String l : Files.readAllLines(Path.of("/proc/self/status"))) {
