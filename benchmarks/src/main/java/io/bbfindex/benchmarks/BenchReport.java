@@ -163,6 +163,19 @@ public final class BenchReport {
     return procStatusKb(Long.toString(pid), "VmRSS:") * 1024;
   }
 
+  /**
+   * Resident pages of this process backed by files (RssFile: mapped filter files among them), or -1
+   * where unavailable.
+   */
+  public static long rssFileBytes() {
+    return procStatusKb("RssFile:") * 1024;
+  }
+
+  /** Resident anonymous pages (RssAnon: heap, JIT, thread stacks), or -1 where unavailable. */
+  public static long rssAnonBytes() {
+    return procStatusKb("RssAnon:") * 1024;
+  }
+
   private static long procStatusKb(String field) {
     return procStatusKb("self", field);
   }

@@ -82,7 +82,7 @@ public final class CoreChainAccess implements ChainAccess {
           "bbf-index: index tip %d, %,d txids in %d filter(s) under %s, ready in %d ms%n",
           index.tipHeight(),
           store.manifest().txKeys(),
-          store.manifest().files().size() + 2,
+          store.filterCount(),
           filters,
           (System.nanoTime() - start) / 1_000_000);
       return backend;

@@ -17,8 +17,8 @@ final class IngestCommand {
       usage: bbf-index ingest --datadir DIR --out FILTERS [--fpr P] [--work DIR] [--unsalted]
 
       Reads Bitcoin Core's block index, txindex and block files (never writing to DIR) and builds
-      one blocked Bloom filter per block file, a summary filter over all txids and a filter of
-      block hashes into FILTERS. A re-run only rebuilds what changed.
+      a blocked Bloom filter over all txids (the summary) and one of block hashes into FILTERS,
+      with a manifest of each block file's txid count. A re-run only rebuilds what changed.
 
         --datadir DIR   Bitcoin Core data directory holding blocks/ (and indexes/txindex)
         --out FILTERS   where the filter store is written

@@ -2,6 +2,7 @@ package io.bbfindex.benchmarks.scale;
 
 import io.bbfindex.app.http.HttpInitializer;
 import io.bbfindex.app.http.Service;
+import io.bbfindex.benchmarks.BenchReport;
 import io.bbfindex.benchmarks.store.FilterStoreBackend;
 import io.bbfindex.ingest.store.FilterStore;
 import java.lang.management.ManagementFactory;
@@ -18,7 +19,10 @@ import java.util.Locale;
  * mainnet block index ({@code NodeIndex}): a synthetic store has none.
  *
  * <p>Output: {@code listening on ...}, then {@code probe: jvm_to_main_ms=.. open_ms=.. [cpu ..]
- * describe_ms=.. [cpu ..] http_start_ms=.. [cpu ..] filters=..}.
+ * describe_ms=.. [cpu ..] http_start_ms=.. [cpu ..] filters=.. rss_mib=.. rss_file_mib=..
+ * rss_anon_mib=..}: the filters the store mapped, and the memory the process holds once it listens
+ * (VmRSS of /proc/self/status, and its file-backed part, where the mapped filters are, and
+ * anonymous part).
  */
 public final class StartupProbe {
 
@@ -46,7 +50,7 @@ public final class StartupProbe {
     FilterStoreBackend backend = new FilterStoreBackend(store, null);
     long described = System.nanoTime();
     long cpu2 = processCpuNanos();
-    int filters = store.manifest().files().size() + 2;
+    int filters = store.filterCount();
     try (Service service =
         Service.start(
             backend,
@@ -54,13 +58,17 @@ public final class StartupProbe {
             HttpInitializer.DEFAULT_MAX_BODY_BYTES)) {
       long listening = System.nanoTime();
       long cpu3 = processCpuNanos();
+      long rss = BenchReport.rssBytes();
+      long rssFile = BenchReport.rssFileBytes();
+      long rssAnon = BenchReport.rssAnonBytes();
       System.out.println("listening on " + service.server().baseUrl());
       // wall ms, and in brackets the CPU ms of the whole process (all threads) in the same phase:
       // on a shared machine, wall time includes waiting for a core
       System.out.printf(
           Locale.ROOT,
           "probe: jvm_to_main_ms=%d open_ms=%.0f [cpu %.0f] describe_ms=%.0f [cpu %.0f] "
-              + "http_start_ms=%.0f [cpu %.0f] filters=%d%n",
+              + "http_start_ms=%.0f [cpu %.0f] filters=%d rss_mib=%.1f rss_file_mib=%.1f"
+              + " rss_anon_mib=%.1f%n",
           jvmMs,
           (opened - mainNanos) / 1e6,
           (cpu1 - cpu0) / 1e6,
@@ -68,7 +76,10 @@ public final class StartupProbe {
           (cpu2 - cpu1) / 1e6,
           (listening - described) / 1e6,
           (cpu3 - cpu2) / 1e6,
-          filters);
+          filters,
+          rss / 1048576.0,
+          rssFile / 1048576.0,
+          rssAnon / 1048576.0);
       System.out.flush();
     }
   }

@@ -117,14 +117,36 @@ public final class StoreAssembly {
    */
   public static SummaryEntry shareSummary(Path dir, Path otherStore, SummaryEntry entry)
       throws IOException {
-    Path from = otherStore.resolve(entry.name());
-    Path to = dir.resolve(entry.name());
+    link(otherStore, dir, entry.name());
+    return entry;
+  }
+
+  /**
+   * Store {@code from} as the builder writes it by default ({@link BuildOptions#fileFilters()}
+   * off), in {@code to}: the summary and block-hash files linked, the manifest's per-file entries
+   * without filter files.
+   */
+  public static Manifest withoutFileFilters(Path from, Path to) throws IOException {
+    Manifest m = ManifestFile.read(from);
+    Files.createDirectories(to);
+    link(from, to, m.summary().name());
+    link(from, to, m.blocks().name());
+    Manifest without = m.withFiles(m.files().stream().map(FileEntry::withoutFilterFile).toList());
+    ManifestFile.write(to, without);
+    return without;
+  }
+
+  /**
+   * {@code fromDir/name} as {@code toDir/name}: a hard link, or a copy where linking is refused.
+   */
+  private static void link(Path fromDir, Path toDir, String name) throws IOException {
+    Path from = fromDir.resolve(name);
+    Path to = toDir.resolve(name);
     try {
       Files.createLink(to, from);
     } catch (IOException | UnsupportedOperationException e) {
       Files.copy(from, to);
     }
-    return entry;
   }
 
   /**

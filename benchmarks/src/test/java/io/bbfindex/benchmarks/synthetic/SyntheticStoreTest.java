@@ -59,7 +59,7 @@ class SyntheticStoreTest {
           }
         }
       }
-      // absent txids: mostly "no" (sized for 1 % at 1.25x the keys; 5 % leaves room for chance)
+      // absent txids: mostly "no" (sized for 1 % at 1.04x the keys; 5 % leaves room for chance)
       byte[] neg = new SyntheticKeys(SEED + 1).keys(0, 20_000);
       int maybe = 0;
       for (int i = 0; i < 20_000; i++) {

@@ -10,7 +10,8 @@ import java.util.Map;
  *
  * @param rebuilt names of the filter files written, with the reason for each in {@code reasons}
  * @param kept names of the filter files verified and left as they were
- * @param removed filter files deleted (their block file is gone from the block index)
+ * @param removed filter files deleted (their block file is gone from the block index, or per-file
+ *     filters are off)
  * @param summaryAction {@code "kept"}, {@code "updated"} (keys of rebuilt files added to the
  *     existing summary) or {@code "rebuilt"}
  * @param scans full scans of the txindex made (0 when nothing changed)

@@ -54,8 +54,9 @@ final class BuildRun {
 
       List<String> rebuilt = new ArrayList<>(scanned.reasons().keySet());
       Map<String, String> reasons = new LinkedHashMap<>(scanned.reasons());
-      List<String> kept = new ArrayList<>(scanned.kept().stream().map(FileEntry::name).toList());
-      List<FileEntry> entries = new ArrayList<>(scanned.kept());
+      List<String> kept =
+          new ArrayList<>(scanned.kept().stream().map(FilterBuilder::reportName).toList());
+      List<FileEntry> entries = new ArrayList<>(commit.dropFileFilters(scanned.kept(), removed));
       entries.addAll(scanned.written());
 
       SummaryEntry summary;

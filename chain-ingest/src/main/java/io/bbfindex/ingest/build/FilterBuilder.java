@@ -18,10 +18,11 @@ import java.util.Locale;
 import java.util.Objects;
 
 /**
- * Builds a filter store from a node's txindex and block index: one BBF per {@code blkNNNNN.dat}
- * (its txids), one summary BBF over every txid, one BBF of block hashes, and the manifest ({@link
- * io.bbfindex.ingest.store.Manifest}). The per-file filter is the unit of building, persisting and
- * rebuilding; the summary is what the service probes.
+ * Builds a filter store from a node's txindex and block index: one summary BBF over every txid, one
+ * BBF of block hashes, the manifest ({@link io.bbfindex.ingest.store.Manifest}) and, only with
+ * {@link BuildOptions#fileFilters()}, one BBF per {@code blkNNNNN.dat} (its txids). The block file
+ * (its manifest entry: 'f' record and exact row count) is the unit of building and rebuilding; the
+ * summary is what the service probes.
  *
  * <h2>One pass, no grouping buffers</h2>
  *
@@ -29,11 +30,11 @@ import java.util.Objects;
  * billion txids by file (tens of GB), every per-file filter is sized <em>before</em> the scan from
  * the block index (the sum of nTx of the blocks stored in the file, an upper bound of its rows) and
  * each row is inserted directly into its file's filter and the summary ({@link TxFilterPass}).
- * Memory is the filters themselves (per-file filters 2.1 bytes a txid at 1 % with today's
- * power-of-two geometries, `./bbf-index bench scale`; docs/benchmarks.md); when the filters to
- * rebuild exceed {@link BuildOptions#memoryBudgetBytes()}, the rest are built in further scans. A
- * file whose rows exceed its planned capacity (a block index that undercounts) is rebuilt at its
- * real count in another scan, so no filter ever runs above its target FPR.
+ * Memory is the filters themselves (per-file filters about 1.26 bytes a txid at 1 %: eq. 3's 10.1
+ * bits, `BbfSizing.forTarget`); when the filters to rebuild exceed {@link
+ * BuildOptions#memoryBudgetBytes()}, the rest are built in further scans. A file whose rows exceed
+ * its planned capacity (a block index that undercounts) is rebuilt at its real count in another
+ * scan, so no filter ever runs above its target FPR.
  *
  * <h2>Summary sizing: why one summary over every txid, with headroom</h2>
  *
@@ -46,14 +47,16 @@ import java.util.Objects;
  * <ul>
  *   <li>Target FPR: {@link BuildOptions#summaryFpr()} (1 % by default): the summary's FPR is the
  *       fraction of unknown txids that cost a LevelDB read.
- *   <li>Headroom: the summary is sized for {@code headroom x} (1.25 by default) the txids expected,
+ *   <li>Headroom: the summary is sized for {@code headroom x} (1.04 by default) the txids expected,
  *       and its capacity is then the largest key count at which eq. 3 still meets the target for
- *       the geometry chosen (r is a power of two, so real headroom is 25 % to 150 %). While the
- *       node grows within capacity, a rebuild only adds the txids of the rebuilt files to the
- *       existing summary ({@code "updated"}: bits are only set, so no txid is ever lost, and
- *       re-adding keys already present changes nothing); only beyond capacity is it built afresh
- *       with a new geometry. Mainnet grows about 10 % a year, so 25 % buys a couple of years
- *       between geometry changes, for at most 25 % more memory than needed.
+ *       the geometry chosen (any group count since filter format v2, so the real headroom is the
+ *       option's, to within one group). While the node grows within capacity, a rebuild only adds
+ *       the txids of the rebuilt files to the existing summary ({@code "updated"}: bits are only
+ *       set, so no txid is ever lost, and re-adding keys already present changes nothing); only
+ *       beyond capacity is it built afresh with a new geometry. The summary therefore costs at most
+ *       1.05x the bits eq. 3 needs for the present txids; mainnet grows about 10 % a year, so 4 %
+ *       lasts about five months between full rebuilds, and the tip and mempool layers answer for
+ *       what arrived since the last refresh.
  *   <li>An updated summary's header key count is an upper bound (a rebuilt file's old keys are
  *       counted again; the filters API has no way to set the count); the manifest keeps the exact
  *       count, which is what {@code FilterStore.filters()} reports and models the FPR with.
@@ -96,6 +99,14 @@ public final class FilterBuilder {
   /** File name of block file {@code file}'s txid filter: {@code tx-blk00000.bbf}. */
   public static String fileFilterName(int file) {
     return String.format(Locale.ROOT, "tx-blk%05d.bbf", file);
+  }
+
+  /**
+   * How a build report names block file {@code e}'s unit of work: its filter file, or {@code
+   * blkNNNNN.dat} when it has none (per-file filters off).
+   */
+  static String reportName(io.bbfindex.ingest.store.Manifest.FileEntry e) {
+    return e.hasFilterFile() ? e.name() : String.format(Locale.ROOT, "blk%05d.dat", e.file());
   }
 
   /**

@@ -26,7 +26,9 @@ import java.util.concurrent.ForkJoinPool;
  * each scan fills as many of the pending per-file filters as {@link
  * BuildOptions#memoryBudgetBytes()} holds (at least one) and, in the first scan, the summary, then
  * writes the filters it completed ({@link StoreCommit#writeFileFilter}) and frees them before the
- * next scan.
+ * next scan. With per-file filters off ({@link BuildOptions#fileFilters()}, the default) the scan
+ * only counts the rebuilt files' rows and records them ({@link
+ * StoreCommit#recordFileWithoutFilter}).
  *
  * <p>The first scan also counts the rows of every block file, which may change the plan:
  *
@@ -224,6 +226,10 @@ final class FilterScan {
   private List<Integer> fillWithinBudget(
       TreeMap<Integer, Long> pending, long[] counts, BlockedBloomFilter[] byFile) {
     List<Integer> inScan = new ArrayList<>();
+    if (!opts.fileFilters()) {
+      inScan.addAll(pending.keySet()); // only their rows are counted: no filter, no budget
+      return inScan;
+    }
     long bytes = 0;
     for (Map.Entry<Integer, Long> p : pending.entrySet()) {
       if (counts != null && counts[p.getKey()] > p.getValue()) {
@@ -298,7 +304,7 @@ final class FilterScan {
     List<Integer> done = new ArrayList<>();
     for (int f : inScan) {
       long planned = pending.remove(f);
-      if (counts[f] > planned) {
+      if (byFile[f] != null && counts[f] > planned) {
         byFile[f].close();
         pending.put(f, counts[f]);
         reasons.merge(f, "; resized to its " + counts[f] + " rows", String::concat);
@@ -312,14 +318,16 @@ final class FilterScan {
             done,
             f -> {
               try {
-                return commit.writeFileFilter(sources.get(f), byFile[f], counts[f]);
+                return byFile[f] == null
+                    ? commit.recordFileWithoutFilter(sources.get(f), counts[f])
+                    : commit.writeFileFilter(sources.get(f), byFile[f], counts[f]);
               } catch (IOException e) {
                 throw new UncheckedIOException(e);
               }
             });
     for (FileEntry e : entries) {
       written.add(e);
-      writtenReasons.put(e.name(), reasons.get(e.file()));
+      writtenReasons.put(FilterBuilder.reportName(e), reasons.get(e.file()));
     }
   }
 

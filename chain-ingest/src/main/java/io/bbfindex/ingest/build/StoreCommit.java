@@ -72,6 +72,49 @@ final class StoreCommit {
   }
 
   /**
+   * The manifest entry of block file {@code fs} holding {@code keys} txids when no filter file is
+   * written for it ({@link BuildOptions#fileFilters()} off): its bookkeeping alone.
+   */
+  FileEntry recordFileWithoutFilter(FileSource fs, long keys) {
+    return new FileEntry(
+        fs.file(),
+        FileEntry.NO_FILTER_FILE,
+        keys,
+        Math.max(keys, fs.capacity()),
+        fs.fBlocks(),
+        fs.fSize(),
+        fs.heightLast(),
+        0);
+  }
+
+  /**
+   * With per-file filters off, deletes the filter files of kept entries that still have one (a
+   * store built with them on), so they cost neither disk nor anything at start.
+   *
+   * @param kept the kept entries; returned as they are with per-file filters on
+   * @param removed receives the names of the deleted files
+   * @return the entries, without filter files when they are off
+   * @throws IOException if a file cannot be deleted
+   */
+  List<FileEntry> dropFileFilters(List<FileEntry> kept, List<String> removed) throws IOException {
+    if (opts.fileFilters()) {
+      return kept;
+    }
+    List<FileEntry> out = new ArrayList<>(kept.size());
+    for (FileEntry e : kept) {
+      if (e.hasFilterFile()) {
+        if (Files.deleteIfExists(outDir.resolve(e.name()))) {
+          removed.add(e.name());
+        }
+        out.add(e.withoutFilterFile());
+      } else {
+        out.add(e);
+      }
+    }
+    return out;
+  }
+
+  /**
    * Writes the summary, and closes it.
    *
    * @param keys the exact txid count the manifest records (the header's may be an upper bound)
@@ -135,7 +178,7 @@ final class StoreCommit {
   List<String> removeVanished(List<FileEntry> vanished) throws IOException {
     List<String> removed = new ArrayList<>();
     for (FileEntry e : vanished) {
-      if (Files.deleteIfExists(outDir.resolve(e.name()))) {
+      if (e.hasFilterFile() && Files.deleteIfExists(outDir.resolve(e.name()))) {
         removed.add(e.name());
       }
     }

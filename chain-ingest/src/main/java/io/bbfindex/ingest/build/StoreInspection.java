@@ -19,8 +19,9 @@ import java.util.concurrent.ForkJoinPool;
  * Finds out what stands in a store directory ({@link StoreState}): reads the manifest and, when it
  * suits the build ({@link BuildPlan#incompatibility}), verifies every filter file it lists (full
  * checksums, the header CRC the manifest recorded, and that a per-file filter describes its block
- * file with the manifest's key count), the per-file filters in parallel. A verified summary stays
- * mapped ({@link #summary()}) until {@link #close}: an updated summary starts as its copy.
+ * file with the manifest's key count), the per-file filters in parallel, and only when the build
+ * writes them ({@link BuildOptions#fileFilters()}). A verified summary stays mapped ({@link
+ * #summary()}) until {@link #close}: an updated summary starts as its copy.
  */
 final class StoreInspection implements AutoCloseable {
 
@@ -55,7 +56,8 @@ final class StoreInspection implements AutoCloseable {
       // nothing of it will be kept: verifying its files would be wasted
       return new StoreInspection(new StoreState(m, null, Map.of(), null, null), null);
     }
-    List<String> problems = Parallel.map(pool, m.files(), e -> fileFilterProblem(outDir, e));
+    List<String> problems =
+        Parallel.map(pool, m.files(), e -> fileFilterProblem(outDir, e, opts.fileFilters()));
     Map<Integer, String> badFiles = new HashMap<>();
     for (int i = 0; i < problems.size(); i++) {
       if (problems.get(i) != null) {
@@ -80,8 +82,18 @@ final class StoreInspection implements AutoCloseable {
         new StoreState(m, null, badFiles, badSummary, badBlockHashes), summary);
   }
 
-  /** Why the filter file of {@code e} is unusable, or null when it verifies. */
-  private static String fileFilterProblem(Path outDir, FileEntry e) {
+  /**
+   * Why the filter file of {@code e} is unusable, or null when it verifies or is not wanted: with
+   * per-file filters off, a file is never read (this build drops it, {@link StoreCommit}); with
+   * them on, an entry without one needs it built.
+   */
+  private static String fileFilterProblem(Path outDir, FileEntry e, boolean fileFilters) {
+    if (!fileFilters) {
+      return null;
+    }
+    if (!e.hasFilterFile()) {
+      return "no filter file (it was built with per-file filters off)";
+    }
     try (LoadedFilter l = ExpectedFilterFile.load(outDir.resolve(e.name()), e.headerCrc())) {
       if (l.metadata().blockFile() != e.file() || l.filter().count() != e.keys()) {
         return "filter file does not describe block file "

@@ -26,7 +26,10 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Lookups: {@link #mightContainTx} probes only the summary filter over every txid, one cache
  * line whatever the number of block files; {@link #candidateFiles} probes the per-file filters
- * (diagnostics). Thread-safe for lookups; {@link #close} unmaps everything.
+ * (diagnostics), when the store has them: they are written only with {@code
+ * BuildOptions.fileFilters} on, and then validated and mapped here like the others. A store without
+ * them maps nothing but the summary and the block-hash filter. Thread-safe for lookups; {@link
+ * #close} unmaps everything.
  *
  * <p>The mapped lookup filters are trusted only while their files stay as verified: a read that
  * faults, or a "no" from a file changed in place since (size or modification time, see {@link
@@ -70,7 +73,7 @@ public final class FilterStore implements AutoCloseable {
     this.summary = summary;
     this.blocks = blocks;
     this.perFile = List.copyOf(perFile);
-    this.perFileEntries = manifest.files();
+    this.perFileEntries = manifest.files().stream().filter(FileEntry::hasFilterFile).toList();
   }
 
   /**
@@ -103,7 +106,10 @@ public final class FilterStore implements AutoCloseable {
             FilterMetadata.NO_BLOCK_FILE,
             m.blocks().keys()));
     for (FileEntry f : m.files()) {
-      checks.add(new Check(f.name(), f.headerCrc(), FilterKind.TX_BLOCK_FILE, f.file(), f.keys()));
+      if (f.hasFilterFile()) { // none by default: BuildOptions.fileFilters
+        checks.add(
+            new Check(f.name(), f.headerCrc(), FilterKind.TX_BLOCK_FILE, f.file(), f.keys()));
+      }
     }
     LoadedFilter[] slots = new LoadedFilter[checks.size()];
     // CRC32C of every byte dominates opening a large store: spread it over the cores
@@ -282,7 +288,10 @@ public final class FilterStore implements AutoCloseable {
     return maybe;
   }
 
-  /** Block files whose own filter says "maybe" for this txid (one probe per block file). */
+  /**
+   * Block files whose own filter says "maybe" for this txid (one probe per block file); empty when
+   * the store has no per-file filters.
+   */
   public List<Integer> candidateFiles(byte[] keys, int offset) {
     List<Integer> out = new ArrayList<>();
     for (int i = 0; i < perFile.size(); i++) {
@@ -293,12 +302,17 @@ public final class FilterStore implements AutoCloseable {
     return out;
   }
 
+  /** How many filter files the store mapped: summary, block hashes and any per-file filters. */
+  public int filterCount() {
+    return perFile.size() + 2;
+  }
+
   /** The summary filter itself (read-only, valid until {@link #close}). */
   public BlockedBloomFilter summaryFilter() {
     return summary.filter();
   }
 
-  /** The filter of block file {@code file}, if the store has one. */
+  /** The filter of block file {@code file}, if the store has one (only with per-file filters). */
   public java.util.Optional<BlockedBloomFilter> fileFilter(int file) {
     for (int i = 0; i < perFileEntries.size(); i++) {
       if (perFileEntries.get(i).file() == file) {
@@ -309,8 +323,9 @@ public final class FilterStore implements AutoCloseable {
   }
 
   /**
-   * Every filter: summary, block hashes, then per file in file order. Key counts are the manifest's
-   * exact ones; the fill ratio is computed on first call (a popcount of the bits).
+   * Every filter: summary, block hashes, then per file in file order (those that have a file). Key
+   * counts are the manifest's exact ones; the fill ratio is computed on first call (a popcount of
+   * the bits).
    */
   public List<FilterInfo> filters() {
     List<FilterInfo> out = new ArrayList<>(perFile.size() + 2);

@@ -47,10 +47,11 @@ public record Manifest(
   public record BlockHashEntry(String name, long keys, String digest, int headerCrc) {}
 
   /**
-   * One block file's txid filter.
+   * One block file's txid filter, or its bookkeeping alone when no filter file was written ({@link
+   * #NO_FILTER_FILE} as the name, crc 0: the build option {@code fileFilters} off).
    *
    * @param keys 't' rows pointing into this file (exact)
-   * @param capacity keys the filter was sized for
+   * @param capacity keys the filter was (or would have been) sized for
    * @param fBlocks the 'f' record's nBlocks at build time
    * @param fSize the 'f' record's nSize (bytes of the blk file in use) at build time
    * @param heightLast the 'f' record's nHeightLast
@@ -63,7 +64,21 @@ public record Manifest(
       long fBlocks,
       long fSize,
       long heightLast,
-      int headerCrc) {}
+      int headerCrc) {
+
+    /** {@link #name()} of an entry without a filter file. */
+    public static final String NO_FILTER_FILE = "-";
+
+    /** Whether a filter file {@link #name()} belongs to this entry. */
+    public boolean hasFilterFile() {
+      return !NO_FILTER_FILE.equals(name);
+    }
+
+    /** This entry's bookkeeping without its filter file. */
+    public FileEntry withoutFilterFile() {
+      return new FileEntry(file, NO_FILTER_FILE, keys, capacity, fBlocks, fSize, heightLast, 0);
+    }
+  }
 
   public Manifest {
     Objects.requireNonNull(datadir, "datadir");

@@ -137,7 +137,11 @@ class DistortedSourceBuildTest {
         };
     Path dir = tmp.resolve("undercount");
     BuildReport r =
-        FilterBuilder.build(undercounting, dir, BuildOptions.defaults(), ProgressListener.NONE);
+        FilterBuilder.build(
+            undercounting,
+            dir,
+            BuildOptions.defaults().withFileFilters(true),
+            ProgressListener.NONE);
     assertEquals(2, r.scans(), r.describe());
     assertTrue(
         r.reasons().get("tx-blk00000.bbf").contains("resized to its 135386 rows"), r.describe());
@@ -170,7 +174,8 @@ class DistortedSourceBuildTest {
         };
     Path dir = tmp.resolve("strays");
     BuildReport r =
-        FilterBuilder.build(withStrays, dir, BuildOptions.defaults(), ProgressListener.NONE);
+        FilterBuilder.build(
+            withStrays, dir, BuildOptions.defaults().withFileFilters(true), ProgressListener.NONE);
     assertEquals(500, r.strayRecords());
     assertTrue(
         r.describe().contains("500 txindex rows name block files the block index lacks"),
@@ -189,7 +194,9 @@ class DistortedSourceBuildTest {
                 f.fSize() - 1,
                 f.heightLast(),
                 f.headerCrc()));
-    r = FilterBuilder.build(withStrays, dir, BuildOptions.defaults(), ProgressListener.NONE);
+    r =
+        FilterBuilder.build(
+            withStrays, dir, BuildOptions.defaults().withFileFilters(true), ProgressListener.NONE);
     assertEquals("rebuilt", r.summaryAction(), r.describe());
     assertEquals(2, r.scans());
     try (FilterStore s = FilterStore.open(dir)) {
@@ -224,11 +231,14 @@ class DistortedSourceBuildTest {
           }
         };
     Path dir = tmp.resolve("lagging");
-    FilterBuilder.build(lagging, dir, BuildOptions.defaults(), ProgressListener.NONE);
+    FilterBuilder.build(
+        lagging, dir, BuildOptions.defaults().withFileFilters(true), ProgressListener.NONE);
     long before = ManifestFile.read(dir).file(1).orElseThrow().keys();
     assertTrue(before < 15_015 && before > 5_000, "blk00001 rows while lagging: " + before);
 
-    BuildReport r = FilterBuilder.build(real, dir, BuildOptions.defaults(), ProgressListener.NONE);
+    BuildReport r =
+        FilterBuilder.build(
+            real, dir, BuildOptions.defaults().withFileFilters(true), ProgressListener.NONE);
     assertEquals(List.of("tx-blk00001.bbf", "tx-summary.bbf"), r.rebuilt(), r.describe());
     assertTrue(
         r.reasons()
@@ -240,7 +250,8 @@ class DistortedSourceBuildTest {
         2, r.scans(), "one to count, one to fill the changed file and add its rows to the summary");
     assertNoFalseNegatives(dir);
     assertTrue(
-        FilterBuilder.build(real, dir, BuildOptions.defaults(), ProgressListener.NONE)
+        FilterBuilder.build(
+                real, dir, BuildOptions.defaults().withFileFilters(true), ProgressListener.NONE)
             .nothingRebuilt());
   }
 }

@@ -76,7 +76,7 @@ class FilterBuildFixtureTest {
             FilterBuilder.build(
                 idx,
                 tmp.resolve("store").resolve(a.name()),
-                BuildOptions.defaults(),
+                BuildOptions.defaults().withFileFilters(true),
                 ProgressListener.NONE));
         blocksWithData.put(
             a, idx.blocks().stream().filter(b -> BlockStatus.hasData(b.status())).toList());
@@ -250,7 +250,12 @@ class FilterBuildFixtureTest {
       FilterBuildException e =
           org.junit.jupiter.api.Assertions.assertThrows(
               FilterBuildException.class,
-              () -> FilterBuilder.build(idx, dir, BuildOptions.defaults(), ProgressListener.NONE));
+              () ->
+                  FilterBuilder.build(
+                      idx,
+                      dir,
+                      BuildOptions.defaults().withFileFilters(true),
+                      ProgressListener.NONE));
       assertTrue(e.getMessage().contains("another build"), e.getMessage());
     }
   }

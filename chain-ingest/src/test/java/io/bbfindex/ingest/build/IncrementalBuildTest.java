@@ -63,7 +63,8 @@ class IncrementalBuildTest {
   private Path freshStore() throws IOException {
     Path dir = tmp.resolve("store-" + storeCounter++);
     BuildReport first =
-        FilterBuilder.build(index, dir, BuildOptions.defaults(), ProgressListener.NONE);
+        FilterBuilder.build(
+            index, dir, BuildOptions.defaults().withFileFilters(true), ProgressListener.NONE);
     assertEquals(
         Set.of(BLK0, BLK1, FilterBuilder.SUMMARY_NAME, FilterBuilder.BLOCKS_NAME),
         Set.copyOf(first.rebuilt()));
@@ -71,7 +72,8 @@ class IncrementalBuildTest {
   }
 
   private BuildReport again(Path dir) throws IOException {
-    return FilterBuilder.build(index, dir, BuildOptions.defaults(), ProgressListener.NONE);
+    return FilterBuilder.build(
+        index, dir, BuildOptions.defaults().withFileFilters(true), ProgressListener.NONE);
   }
 
   private static Map<String, String> filterHashes(Path dir) throws IOException {
@@ -100,10 +102,108 @@ class IncrementalBuildTest {
         m.withFiles(m.files().stream().map(f -> f.file() == file ? edit.apply(f) : f).toList()));
   }
 
+  /**
+   * Rewrites block file {@code file}'s manifest entry as if the file had been one block and 1,000
+   * bytes shorter at build time.
+   */
+  static void shrinkBlockFileRecord(Path dir, int file) throws IOException {
+    editFileEntry(
+        dir,
+        file,
+        f ->
+            new FileEntry(
+                f.file(),
+                f.name(),
+                f.keys(),
+                f.capacity(),
+                f.fBlocks() - 1,
+                f.fSize() - 1000,
+                f.heightLast() - 1,
+                f.headerCrc()));
+  }
+
   private static void flipByte(Path file, long offset) throws IOException {
     byte[] b = Files.readAllBytes(file);
     b[(int) offset] ^= 0x10;
     Files.write(file, b);
+  }
+
+  /** Names of the per-file filter files in {@code dir}. */
+  private static Set<String> fileFilterFiles(Path dir) throws IOException {
+    try (var files = Files.list(dir)) {
+      return files
+          .map(p -> p.getFileName().toString())
+          .filter(n -> n.startsWith("tx-blk"))
+          .collect(Collectors.toSet());
+    }
+  }
+
+  /**
+   * The default build writes no per-file filter: the manifest keeps each block file's bookkeeping
+   * (exact rows, 'f' record), the store maps the summary and the block-hash filter only, the
+   * summary still holds every txid, and the incremental rules work from the bookkeeping alone.
+   */
+  @Test
+  void byDefaultNoPerFileFilterIsWrittenAndOnlyTwoFiltersAreMapped() throws IOException {
+    Path dir = tmp.resolve("store-" + storeCounter++);
+    BuildReport first =
+        FilterBuilder.build(index, dir, BuildOptions.defaults(), ProgressListener.NONE);
+    assertEquals(
+        Set.of(
+            "blk00000.dat", "blk00001.dat", FilterBuilder.SUMMARY_NAME, FilterBuilder.BLOCKS_NAME),
+        Set.copyOf(first.rebuilt()),
+        first.describe());
+    assertEquals(Set.of(), fileFilterFiles(dir));
+    Manifest m = ManifestFile.read(dir);
+    assertEquals(2, m.files().size());
+    for (FileEntry e : m.files()) {
+      assertEquals(FileEntry.NO_FILTER_FILE, e.name());
+      assertEquals(truth.stream().filter(r -> r.file() == e.file()).count(), e.keys());
+    }
+    try (FilterStore s = FilterStore.open(dir)) {
+      assertEquals(2, s.filters().size(), "summary and block hashes only");
+      assertTrue(s.fileFilter(0).isEmpty() && s.fileFilter(1).isEmpty());
+      for (TxRow r : truth) {
+        assertTrue(s.mightContainTx(r.txidInternal(), 0), "summary misses " + r.txidHex());
+        assertEquals(List.of(), s.candidateFiles(r.txidInternal(), 0));
+      }
+    }
+    BuildReport same =
+        FilterBuilder.build(index, dir, BuildOptions.defaults(), ProgressListener.NONE);
+    assertTrue(same.nothingRebuilt(), same.describe());
+    assertEquals(0, same.scans());
+
+    shrinkBlockFileRecord(dir, 1); // as if blk00001.dat had grown since the build
+    BuildReport changed =
+        FilterBuilder.build(index, dir, BuildOptions.defaults(), ProgressListener.NONE);
+    assertEquals(Set.of("blk00001.dat", FilterBuilder.SUMMARY_NAME), Set.copyOf(changed.rebuilt()));
+    assertEquals("updated", changed.summaryAction(), changed.describe());
+    assertEquals(Set.of(), fileFilterFiles(dir));
+    assertEquals(150_401, changed.manifest().txKeys());
+  }
+
+  /**
+   * Turning per-file filters off deletes a store's filter files without a scan (their rows are in
+   * the manifest); turning them on again builds them, and only them (the summary has their txids).
+   */
+  @Test
+  void perFileFiltersAreDroppedWhenOffAndBuiltWhenOn() throws IOException {
+    Path dir = freshStore();
+    assertEquals(Set.of(BLK0, BLK1), fileFilterFiles(dir));
+    BuildReport off =
+        FilterBuilder.build(index, dir, BuildOptions.defaults(), ProgressListener.NONE);
+    assertEquals(List.of(), off.rebuilt(), off.describe());
+    assertEquals(0, off.scans());
+    assertEquals(Set.of(BLK0, BLK1), Set.copyOf(off.removed()));
+    assertEquals(Set.of(), fileFilterFiles(dir));
+    try (FilterStore s = FilterStore.open(dir)) {
+      assertEquals(2, s.filters().size());
+    }
+    BuildReport on = again(dir);
+    assertEquals(Set.of(BLK0, BLK1), Set.copyOf(on.rebuilt()), on.describe());
+    assertTrue(on.reasons().get(BLK0).contains("per-file filters off"), on.describe());
+    assertEquals("kept", on.summaryAction());
+    assertNoFalseNegatives(dir);
   }
 
   @Test
@@ -127,19 +227,7 @@ class IncrementalBuildTest {
     Map<String, String> before = filterHashes(dir);
     long realSize = ManifestFile.read(dir).file(1).orElseThrow().fSize();
     // as if blk00001.dat had been shorter when the store was built: the node has grown since
-    editFileEntry(
-        dir,
-        1,
-        f ->
-            new FileEntry(
-                f.file(),
-                f.name(),
-                f.keys(),
-                f.capacity(),
-                f.fBlocks() - 1,
-                f.fSize() - 1000,
-                f.heightLast() - 1,
-                f.headerCrc()));
+    shrinkBlockFileRecord(dir, 1);
     BuildReport r = again(dir);
     assertEquals(Set.of(BLK1, FilterBuilder.SUMMARY_NAME), Set.copyOf(r.rebuilt()), r.describe());
     assertTrue(r.reasons().get(BLK1).contains("block file changed"), r.reasons().toString());
@@ -179,7 +267,8 @@ class IncrementalBuildTest {
         e.getMessage().startsWith(victim.toString()) && e.getMessage().contains("checksum"),
         e.getMessage());
     try (FilterStore s =
-        FilterBuilder.ensureBuilt(index, dir, BuildOptions.defaults(), ProgressListener.NONE)) {
+        FilterBuilder.ensureBuilt(
+            index, dir, BuildOptions.defaults().withFileFilters(true), ProgressListener.NONE)) {
       assertEquals(2, s.manifest().files().size());
     }
     assertNoFalseNegatives(dir);
@@ -240,7 +329,10 @@ class IncrementalBuildTest {
 
     r =
         FilterBuilder.build(
-            index, dir, BuildOptions.defaults().withTargetFpr(0.001), ProgressListener.NONE);
+            index,
+            dir,
+            BuildOptions.defaults().withFileFilters(true).withTargetFpr(0.001),
+            ProgressListener.NONE);
     assertEquals(4, r.rebuilt().size());
     assertTrue(r.reasons().get(BLK1).contains("options"), r.reasons().toString());
     try (FilterStore s = FilterStore.open(dir)) {
@@ -252,14 +344,17 @@ class IncrementalBuildTest {
   void aSmallMemoryBudgetAndARangeSplitScanGiveIdenticalFilters() throws IOException {
     Path normal = tmp.resolve("sequential");
     FilterBuilder.build(
-        index, normal, BuildOptions.defaults().withParallelism(1), ProgressListener.NONE);
+        index,
+        normal,
+        BuildOptions.defaults().withFileFilters(true).withParallelism(1),
+        ProgressListener.NONE);
     Path tight = tmp.resolve("tight");
     // 4 threads: 3 decoders over txid ranges + 1 inserter; 1-byte budget: one file per scan
     BuildReport r =
         FilterBuilder.build(
             index,
             tight,
-            BuildOptions.defaults().withMemoryBudget(1).withParallelism(4),
+            BuildOptions.defaults().withFileFilters(true).withMemoryBudget(1).withParallelism(4),
             ProgressListener.NONE);
     assertEquals(2, r.scans(), "one file per scan");
     try (FilterStore a = FilterStore.open(normal);
@@ -277,7 +372,10 @@ class IncrementalBuildTest {
   void aSaltedStoreHasNoFalseNegativesEither() throws IOException {
     Path dir = tmp.resolve("salted");
     FilterBuilder.build(
-        index, dir, BuildOptions.defaults().withSalt(0x5A17_5A17L), ProgressListener.NONE);
+        index,
+        dir,
+        BuildOptions.defaults().withFileFilters(true).withSalt(0x5A17_5A17L),
+        ProgressListener.NONE);
     assertEquals(2, ManifestFile.read(dir).derivationId());
     assertNoFalseNegatives(dir);
   }

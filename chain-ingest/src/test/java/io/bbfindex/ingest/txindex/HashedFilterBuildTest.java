@@ -59,7 +59,10 @@ class HashedFilterBuildTest {
         reports.put(
             a,
             FilterBuilder.build(
-                idx, store(a), BuildOptions.defaults().withParallelism(2), ProgressListener.NONE));
+                idx,
+                store(a),
+                BuildOptions.defaults().withFileFilters(true).withParallelism(2),
+                ProgressListener.NONE));
       }
       stores.put(a, FilterStore.open(store(a)));
     }
@@ -108,7 +111,10 @@ class HashedFilterBuildTest {
     try (NodeIndex idx = NodeIndex.open(datadirs.get(a), tmp.resolve("work2"))) {
       BuildReport again =
           FilterBuilder.build(
-              idx, store(a), BuildOptions.defaults().withParallelism(2), ProgressListener.NONE);
+              idx,
+              store(a),
+              BuildOptions.defaults().withFileFilters(true).withParallelism(2),
+              ProgressListener.NONE);
       assertTrue(again.nothingRebuilt(), again.describe());
     }
   }
@@ -182,7 +188,10 @@ class HashedFilterBuildTest {
     try (NodeIndex idx = NodeIndex.open(datadirs.get(a), tmp.resolve("work4"))) {
       BuildReport r =
           FilterBuilder.build(
-              idx, copy, BuildOptions.defaults().withParallelism(2), ProgressListener.NONE);
+              idx,
+              copy,
+              BuildOptions.defaults().withFileFilters(true).withParallelism(2),
+              ProgressListener.NONE);
       assertEquals(List.of(victim), r.rebuilt(), r.describe());
     }
     try (FilterStore s = FilterStore.open(copy)) {
@@ -207,7 +216,10 @@ class HashedFilterBuildTest {
     try (NodeIndex idx = NodeIndex.open(dd, tmp.resolve("work5"))) {
       f12 = idx.blockFiles().get(12);
       FilterBuilder.build(
-          idx, copy, BuildOptions.defaults().withParallelism(2), ProgressListener.NONE);
+          idx,
+          copy,
+          BuildOptions.defaults().withFileFilters(true).withParallelism(2),
+          ProgressListener.NONE);
     }
     java.io.ByteArrayOutputStream v = new java.io.ByteArrayOutputStream();
     for (long x :
@@ -229,7 +241,10 @@ class HashedFilterBuildTest {
     try (NodeIndex idx = NodeIndex.open(dd, tmp.resolve("work6"))) {
       BuildReport r =
           FilterBuilder.build(
-              idx, copy, BuildOptions.defaults().withParallelism(2), ProgressListener.NONE);
+              idx,
+              copy,
+              BuildOptions.defaults().withFileFilters(true).withParallelism(2),
+              ProgressListener.NONE);
       assertEquals(
           List.of(FilterBuilder.fileFilterName(12), FilterBuilder.SUMMARY_NAME),
           r.rebuilt(),
