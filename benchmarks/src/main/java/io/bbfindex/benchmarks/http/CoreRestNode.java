@@ -1,5 +1,6 @@
 package io.bbfindex.benchmarks.http;
 
+import io.bbfindex.follow.regtest.RegtestNode;
 import io.bbfindex.ingest.testing.Fixtures.Archive;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -50,20 +51,8 @@ final class CoreRestNode implements AutoCloseable {
     }
     List<String> cmd =
         new java.util.ArrayList<>(
-            List.of(
-                bitcoind.toString(),
-                "-datadir=" + (regtest ? datadir.getParent() : datadir),
-                "-txindex=1",
-                "-rest=1",
-                "-server=1",
-                "-listen=0",
-                "-connect=0",
-                "-dnsseed=0",
-                "-rpcbind=127.0.0.1",
-                "-rpcallowip=127.0.0.1",
-                "-rpcport=" + port,
-                "-printtoconsole=0",
-                "-daemon=0"));
+            List.of(bitcoind.toString(), "-datadir=" + (regtest ? datadir.getParent() : datadir)));
+    cmd.addAll(RegtestNode.isolatedFlags(port));
     if (regtest) {
       cmd.add(1, "-regtest");
     }

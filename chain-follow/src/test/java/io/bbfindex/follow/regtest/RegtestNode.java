@@ -64,6 +64,25 @@ public final class RegtestNode implements AutoCloseable {
   }
 
   /**
+   * A node alone on 127.0.0.1: txindex and REST on, no peers, RPC on {@code rpcPort} only from
+   * loopback, in the foreground, logging to its datadir.
+   */
+  public static List<String> isolatedFlags(int rpcPort) {
+    return List.of(
+        "-txindex=1",
+        "-rest=1",
+        "-server=1",
+        "-listen=0",
+        "-connect=0",
+        "-dnsseed=0",
+        "-rpcbind=127.0.0.1",
+        "-rpcallowip=127.0.0.1",
+        "-rpcport=" + rpcPort,
+        "-printtoconsole=0",
+        "-daemon=0");
+  }
+
+  /**
    * Starts a fresh node of {@code binary} with a wallet; ZMQ {@code sequence} on when {@code zmq}.
    */
   public static RegtestNode start(Path binary, boolean zmq)
@@ -89,23 +108,9 @@ public final class RegtestNode implements AutoCloseable {
         zmqPort = rpcPort + 1;
       }
       List<String> cmd =
-          new ArrayList<>(
-              List.of(
-                  bitcoind.toString(),
-                  "-regtest",
-                  "-datadir=" + datadir,
-                  "-txindex=1",
-                  "-rest=1",
-                  "-server=1",
-                  "-listen=0",
-                  "-connect=0",
-                  "-dnsseed=0",
-                  "-rpcbind=127.0.0.1",
-                  "-rpcallowip=127.0.0.1",
-                  "-rpcport=" + rpcPort,
-                  "-fallbackfee=0.0001",
-                  "-printtoconsole=0",
-                  "-daemon=0"));
+          new ArrayList<>(List.of(bitcoind.toString(), "-regtest", "-datadir=" + datadir));
+      cmd.addAll(isolatedFlags(rpcPort));
+      cmd.add("-fallbackfee=0.0001");
       cmd.addAll(extraArgs);
       if (zmqEnabled) {
         cmd.add("-zmqpubsequence=tcp://127.0.0.1:" + zmqPort);
