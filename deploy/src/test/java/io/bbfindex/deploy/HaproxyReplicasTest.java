@@ -45,7 +45,7 @@ class HaproxyReplicasTest {
   void killingOneOfThreeReplicasUnderLoadFailsFewerThanOneRequestInAThousand() throws Exception {
     Tool haproxy = Tool.require("haproxy");
     Tool wrk = Tool.require("wrk");
-    DemoStore store = DemoStore.build(tmp);
+    DemoStore store = DemoStore.extract(tmp);
 
     List<ServerProcess> replicas = startReplicas(store);
     Process lb = null;

@@ -47,7 +47,7 @@ class PrometheusDashboardTest {
     assertEquals(0, check.exit(), check.output());
     assertTrue(check.output().contains("SUCCESS"), check.output());
 
-    DemoStore store = DemoStore.build(tmp.resolve("demo"));
+    DemoStore store = DemoStore.extract(tmp.resolve("demo"));
     RegtestNode node = followedNode();
     try (ServerProcess demo = store.serve(tmp.resolve("demo-work"), tmp.resolve("demo.log"));
         ServerProcess follow = node == null ? null : followServer(node)) {

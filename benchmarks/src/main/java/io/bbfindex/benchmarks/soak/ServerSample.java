@@ -13,9 +13,11 @@ import java.util.stream.Stream;
 
 /**
  * The server process's resources at one moment: resident set size and open files from {@code
- * /proc/PID}, heap and direct memory from its own {@code /metrics} (Micrometer's JVM meters).
+ * /proc/PID}, heap and direct memory from its own {@code /metrics}: the JVM's direct buffers and,
+ * apart, the direct memory of Netty's pooled allocator, which the JVM's buffer pools do not count.
  */
-record ServerSample(long rssBytes, long openFiles, double heapBytes, double directBytes) {
+record ServerSample(
+    long rssBytes, long openFiles, double heapBytes, double directBytes, double nettyDirectBytes) {
 
   static ServerSample of(long pid, String baseUrl, HttpClient http)
       throws IOException, InterruptedException {
@@ -34,7 +36,8 @@ record ServerSample(long rssBytes, long openFiles, double heapBytes, double dire
         BenchReport.rssBytes(pid),
         fds,
         sum(metrics, "jvm_memory_used_bytes{", "area=\"heap\""),
-        sum(metrics, "jvm_buffer_memory_used_bytes{", "id=\"direct\""));
+        sum(metrics, "jvm_buffer_memory_used_bytes{", "id=\"direct\""),
+        sum(metrics, "netty_allocator_memory_used{", "memory_type=\"direct\""));
   }
 
   /**

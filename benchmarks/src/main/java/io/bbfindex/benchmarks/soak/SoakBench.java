@@ -187,7 +187,15 @@ public final class SoakBench implements Callable<Integer> {
       }
       r.table(
           "server resources during the run (t: seconds after the warm-up)",
-          List.of("t s", "req/s", "errors", "RSS MiB", "heap MiB", "direct MiB", "open files"),
+          List.of(
+              "t s",
+              "req/s",
+              "errors",
+              "RSS MiB",
+              "heap MiB",
+              "direct MiB",
+              "Netty direct MiB",
+              "open files"),
           rows);
       r.line("load average at the end: %s", BenchReport.loadAverage());
       r.summary("errors", errors);
@@ -199,6 +207,8 @@ public final class SoakBench implements Callable<Integer> {
       r.summary("heap_end_mib", last.heapBytes() / 1048576.0);
       r.summary("direct_start_mib", first.directBytes() / 1048576.0);
       r.summary("direct_end_mib", last.directBytes() / 1048576.0);
+      r.summary("netty_direct_start_mib", first.nettyDirectBytes() / 1048576.0);
+      r.summary("netty_direct_end_mib", last.nettyDirectBytes() / 1048576.0);
       r.summary("open_files_start", first.openFiles());
       r.summary("open_files_end", last.openFiles());
       boolean ok = errors == 0 && rssGrowth < MAX_RSS_GROWTH_PCT;
@@ -216,12 +226,14 @@ public final class SoakBench implements Callable<Integer> {
         String.format(Locale.ROOT, "%.1f", s.rssBytes() / 1048576.0),
         String.format(Locale.ROOT, "%.1f", s.heapBytes() / 1048576.0),
         String.format(Locale.ROOT, "%.1f", s.directBytes() / 1048576.0),
+        String.format(Locale.ROOT, "%.1f", s.nettyDirectBytes() / 1048576.0),
         Long.toString(s.openFiles()));
   }
 
   private static void printRow(BenchReport r, List<String> row) {
     r.line(
-        "t=%ss req/s=%s errors=%s rss_mib=%s heap_mib=%s direct_mib=%s open_files=%s",
+        "t=%ss req/s=%s errors=%s rss_mib=%s heap_mib=%s direct_mib=%s netty_direct_mib=%s"
+            + " open_files=%s",
         row.toArray());
   }
 }

@@ -35,7 +35,12 @@ class SoakBenchTest {
     assertTrue(report.contains("summary: errors 0"), report);
     for (String key :
         new String[] {
-          "requests", "rss_growth_pct", "heap_end_mib", "direct_end_mib", "open_files_end"
+          "requests",
+          "rss_growth_pct",
+          "heap_end_mib",
+          "direct_end_mib",
+          "netty_direct_end_mib",
+          "open_files_end"
         }) {
       assertTrue(report.contains("summary: " + key + " "), key + " missing:\n" + report);
     }
