@@ -6,6 +6,7 @@ import io.bbfindex.follow.layer.BlockPosition;
 import io.bbfindex.follow.layer.DecodedBlock;
 import io.bbfindex.follow.layer.MempoolLayer;
 import io.bbfindex.follow.layer.TipAnswer;
+import io.bbfindex.follow.layer.TipBlock;
 import io.bbfindex.follow.layer.TipLayer;
 import io.bbfindex.follow.node.NodeRpc;
 import io.bbfindex.follow.node.NodeUnreachableException;
@@ -129,6 +130,14 @@ public final class Follower implements AutoCloseable {
       return Optional.of(new TipAnswer.InMempool());
     }
     return t;
+  }
+
+  /**
+   * A block connected after the snapshot, or disconnected by a reorg since (a snapshot block
+   * included). Never calls the node.
+   */
+  public Optional<TipBlock> block(Hash32 hash) {
+    return tip.block(hash);
   }
 
   /** Height of the newest block the answers reflect. */

@@ -11,6 +11,7 @@ import io.bbfindex.follow.FollowStats;
 import io.bbfindex.follow.FollowStatus;
 import io.bbfindex.follow.Follower;
 import io.bbfindex.follow.layer.TipAnswer;
+import io.bbfindex.follow.layer.TipBlock;
 import io.bbfindex.ingest.encoding.Hash32;
 import io.bbfindex.ingest.records.IndexReadException;
 import io.micrometer.core.instrument.DistributionSummary;
@@ -193,12 +194,23 @@ public final class FollowingBackend implements ChainBackend, MeterBinder {
 
   @Override
   public boolean blockMaybe(byte[] hash) {
-    return layers.history().blockMaybe(hash);
+    Layers l = layers;
+    return l.history().blockMaybe(hash) || l.follower().block(Hash32.ofInternal(hash)).isPresent();
   }
 
+  /**
+   * The follower's blocks first: those after the snapshot, and snapshot blocks a reorg disconnected
+   * since (the history still has them on its active chain); then the history's, with confirmations
+   * from the served tip.
+   */
   @Override
   public Optional<BlockAnswer> lookupBlock(byte[] hash) {
-    return layers.history().lookupBlock(hash);
+    Layers l = layers;
+    Optional<TipBlock> recent = l.follower().block(Hash32.ofInternal(hash));
+    if (recent.isPresent() && recent.get().block().header() != null) {
+      return recent.map(TipBlocks::answer);
+    }
+    return l.history().lookupBlock(hash).map(b -> TipBlocks.onServedTip(b, l.follower()));
   }
 
   /**

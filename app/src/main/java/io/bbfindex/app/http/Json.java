@@ -109,8 +109,10 @@ final class Json {
     writeLong(out, b.file());
     out.writeBytes(DATA_POS);
     writeLong(out, b.dataPos());
-    out.writeBytes(N_STATUS);
-    writeLong(out, b.nStatus());
+    if (b.nStatus() != BlockAnswer.NO_STATUS) {
+      out.writeBytes(N_STATUS);
+      writeLong(out, b.nStatus());
+    }
     out.writeBytes(VERSION);
     writeLong(out, b.version());
     out.writeBytes(PREV_HASH);

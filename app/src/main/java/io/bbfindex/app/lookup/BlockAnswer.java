@@ -4,7 +4,8 @@ package io.bbfindex.app.lookup;
  * A block index entry ({@code 'b'} record) as the API reports it.
  *
  * @param hash internal byte order
- * @param nStatus Core's raw {@code nStatus} validity/data bits
+ * @param nStatus Core's raw {@code nStatus} validity/data bits, or {@link #NO_STATUS} for a block
+ *     known from the followed node's RPC only (its block index entry is not on disk yet)
  * @param nTx transactions in the block
  * @param file the {@code blk?????.dat} number, or -1 when Core holds no data for the block
  * @param dataPos byte offset of the header in that file
@@ -30,6 +31,9 @@ public record BlockAnswer(
     long nonce,
     boolean onActiveChain,
     int confirmations) {
+
+  /** {@code nStatus} of a block whose block index entry was not read (the field is left out). */
+  public static final int NO_STATUS = -1;
 
   public ChainStatus status() {
     return ChainStatus.of(onActiveChain);

@@ -70,6 +70,12 @@ class ServeFollowTest {
                 .asInt(),
             "history answers count confirmations from the node's tip");
 
+        // Block answers: the followed block and a history block, as getblockheader says.
+        assertBlockAsTheNode(node, api, block);
+        assertBlockAsTheNode(
+            node, api, Hash32.ofDisplayHex(node.rpc().call("getblockhash", 111).asText()));
+        assertTrue(api.get("/v1/block/" + block).json().path("file").asInt() >= 0, "located");
+
         // A reorg: the tx goes back to the mempool, the lost block's coinbase is only in a stale
         // block.
         String coinbase =
@@ -90,6 +96,8 @@ class ServeFollowTest {
             node.rpc().call("getblockheader", block.displayHex()).path("confirmations").asInt(),
             "the node's answer for the stale block itself");
         assertEquals(nodeTx.get("confirmations"), s.get("confirmations"), s.toString());
+        assertBlockAsTheNode(node, api, block); // now stale: -1, off the active chain
+        assertFalse(api.get("/v1/block/" + block).json().path("onActiveChain").asBoolean());
 
         JsonNode batch =
             ApiClient.JSON.readTree(
@@ -119,6 +127,24 @@ class ServeFollowTest {
         assertEquals(1, api.metric("bbf_follow_state", java.util.Map.of("state", "following")));
       }
     }
+  }
+
+  /** {@code GET /v1/block/{hash}} has the fields of the node's {@code getblockheader}. */
+  private static void assertBlockAsTheNode(RegtestNode node, ApiClient api, Hash32 hash)
+      throws java.io.IOException {
+    JsonNode n = node.rpc().call("getblockheader", hash.displayHex());
+    JsonNode a = api.get("/v1/block/" + hash).json();
+    String ctx = "node " + n + ", served " + a;
+    assertTrue(a.path("present").asBoolean(), ctx);
+    assertEquals(n.path("height").asInt(), a.path("height").asInt(), ctx);
+    assertEquals(n.path("confirmations").asInt(), a.path("confirmations").asInt(), ctx);
+    assertEquals(n.path("nTx").asInt(), a.path("nTx").asInt(), ctx);
+    assertEquals(n.path("version").asInt(), a.path("version").asInt(), ctx);
+    assertEquals(n.path("previousblockhash").asText(), a.path("prevHash").asText(), ctx);
+    assertEquals(n.path("merkleroot").asText(), a.path("merkleRoot").asText(), ctx);
+    assertEquals(n.path("time").asLong(), a.path("time").asLong(), ctx);
+    assertEquals(n.path("bits").asText(), a.path("bits").asText(), ctx);
+    assertEquals(n.path("nonce").asLong(), a.path("nonce").asLong(), ctx);
   }
 
   private static JsonNode await(ApiClient api, Hash32 txid, Predicate<JsonNode> done)

@@ -12,9 +12,17 @@ import org.bitcoinj.base.Sha256Hash;
  *
  * @param txids internal order, in block order
  * @param txOffsets {@code txOffsets[i]} is the byte offset of tx i from the end of the header
+ * @param header the 80-byte header (version, prev, merkle root, time, bits, nonce), or {@code null}
+ *     when built without one (tests)
  */
-public record DecodedBlock(Hash32 hash, Hash32 prevHash, Hash32[] txids, long[] txOffsets) {
+public record DecodedBlock(
+    Hash32 hash, Hash32 prevHash, Hash32[] txids, long[] txOffsets, byte[] header) {
   static final int HEADER_BYTES = 80;
+
+  /** A block known by its txids only (no header fields to answer with). */
+  public DecodedBlock(Hash32 hash, Hash32 prevHash, Hash32[] txids, long[] txOffsets) {
+    this(hash, prevHash, txids, txOffsets, null);
+  }
 
   /**
    * Parses a serialized block ({@code /rest/block/<hash>.bin} or {@code getblock <hash> 0}). Only
@@ -47,7 +55,7 @@ public record DecodedBlock(Hash32 hash, Hash32 prevHash, Hash32[] txids, long[] 
       throw new IllegalArgumentException(
           "block " + hash + ": " + (raw.length - f.pos) + " bytes after the last tx");
     }
-    return new DecodedBlock(hash, prev, txids, offsets);
+    return new DecodedBlock(hash, prev, txids, offsets, Arrays.copyOf(raw, HEADER_BYTES));
   }
 
   private static MessageDigest sha256() {

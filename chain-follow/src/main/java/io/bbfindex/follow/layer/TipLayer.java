@@ -35,6 +35,9 @@ public final class TipLayer {
   private final KeyFilter confirmedFilter = new KeyFilter();
   private final Map<Hash32, Place> stale = new HashMap<>();
   private final KeyFilter staleFilter = new KeyFilter();
+  // Blocks by hash, for block answers: the connected ones, and those a reorg disconnected.
+  private final Map<Hash32, Connected> connectedByHash = new HashMap<>();
+  private final Map<Hash32, Connected> staleByHash = new HashMap<>();
 
   /** A tip layer on top of the snapshot's tip block ({@code baseHash} at {@code baseHeight}). */
   public TipLayer(Hash32 baseHash, int baseHeight) {
@@ -81,6 +84,7 @@ public final class TipLayer {
         throw new IllegalArgumentException("block " + base.hash() + " is not the base " + baseHash);
       }
       Connected c = new Connected(base, baseHeight, null);
+      staleByHash.put(base.hash(), c);
       Hash32[] txids = base.txids();
       for (int i = 0; i < txids.length; i++) {
         if (stale.put(txids[i], new Place(c, i)) == null) {
@@ -139,6 +143,8 @@ public final class TipLayer {
       }
       Connected c = new Connected(block, baseHeight + blocks.size() + 1, location);
       blocks.addLast(c);
+      connectedByHash.put(block.hash(), c);
+      staleByHash.remove(block.hash());
       Hash32[] txids = block.txids();
       for (int i = 0; i < txids.length; i++) {
         Place old = confirmed.put(txids[i], new Place(c, i));
@@ -170,6 +176,8 @@ public final class TipLayer {
         throw new IllegalStateException(
             "no block above the snapshot's tip " + baseHash + " to disconnect");
       }
+      connectedByHash.remove(c.block().hash());
+      staleByHash.put(c.block().hash(), c);
       Hash32[] txids = c.block().txids();
       for (int i = 0; i < txids.length; i++) {
         Place p = confirmed.get(txids[i]);
@@ -197,6 +205,9 @@ public final class TipLayer {
     long stamp = lock.writeLock();
     try {
       Connected c = new Connected(block, height, null);
+      if (!connectedByHash.containsKey(block.hash())) {
+        staleByHash.put(block.hash(), c);
+      }
       Hash32[] txids = block.txids();
       int added = 0;
       for (int i = 0; i < txids.length; i++) {
@@ -247,6 +258,28 @@ public final class TipLayer {
       return s == null
           ? Optional.empty()
           : Optional.of(new TipAnswer.Stale(s.in().block().hash(), s.in().height()));
+    } finally {
+      lock.unlockRead(stamp);
+    }
+  }
+
+  /**
+   * A block this layer connected (on the active chain, confirmations counted from the layer's tip),
+   * or one a reorg disconnected since ({@code confirmations} -1, as Core's getblockheader says off
+   * the active chain).
+   */
+  public Optional<TipBlock> block(Hash32 hash) {
+    long stamp = lock.readLock();
+    try {
+      Connected c = connectedByHash.get(hash);
+      if (c != null) {
+        int confirmations = baseHeight + blocks.size() - c.height() + 1;
+        return Optional.of(new TipBlock(c.block(), c.height(), c.location(), true, confirmations));
+      }
+      Connected s = staleByHash.get(hash);
+      return s == null
+          ? Optional.empty()
+          : Optional.of(new TipBlock(s.block(), s.height(), s.location(), false, -1));
     } finally {
       lock.unlockRead(stamp);
     }
