@@ -83,6 +83,13 @@ public final class StoreBench implements Callable<Integer> {
   Long hashedRecords;
 
   @Option(
+      names = "--unsalted",
+      description =
+          "build the store with the public, unsalted bit derivation (default: salted, as the"
+              + " product builds stores); the salted-vs-unsalted probe table is printed either way")
+  boolean unsalted;
+
+  @Option(
       names = {"-h", "--help"},
       usageHelp = true,
       description = "this help")
@@ -90,15 +97,30 @@ public final class StoreBench implements Callable<Integer> {
 
   /** What to run. */
   record Config(
-      long records, int queries, long minNanosPerRound, int rounds, long seed, boolean quick) {
+      long records,
+      int queries,
+      long minNanosPerRound,
+      int rounds,
+      long seed,
+      boolean quick,
+      boolean unsalted) {
+    /** Salted, as the product builds stores. */
+    Config(long records, int queries, long minNanosPerRound, int rounds, long seed, boolean quick) {
+      this(records, queries, minNanosPerRound, rounds, seed, quick, false);
+    }
+
     static Config of(boolean quick) {
       return quick
-          ? new Config(2_000_000, 100_000, 300_000_000L, 3, 0x5702EL, true)
-          : new Config(10_000_000, 200_000, 1_000_000_000L, 5, 0x5702EL, false);
+          ? new Config(2_000_000, 100_000, 300_000_000L, 3, 0x5702EL, true, false)
+          : new Config(10_000_000, 200_000, 1_000_000_000L, 5, 0x5702EL, false, false);
     }
 
     Config withRecords(long r) {
-      return new Config(r, queries, minNanosPerRound, rounds, seed, quick);
+      return new Config(r, queries, minNanosPerRound, rounds, seed, quick, unsalted);
+    }
+
+    Config withUnsalted(boolean u) {
+      return new Config(records, queries, minNanosPerRound, rounds, seed, quick, u);
     }
   }
 
@@ -127,7 +149,7 @@ public final class StoreBench implements Callable<Integer> {
 
   @Override
   public Integer call() throws IOException {
-    Config c = Config.of(quick);
+    Config c = Config.of(quick).withUnsalted(unsalted);
     if (records != null) {
       c = c.withRecords(records);
     }
@@ -167,7 +189,10 @@ public final class StoreBench implements Callable<Integer> {
             + " its Bloom filter block. The negative speed-up over Core's own LevelDB would be"
             + " smaller than the one measured here.");
 
-    BuildOptions opts = BuildOptions.defaults();
+    // salted as the product's stores are (a secret salt per store), unless --unsalted
+    BuildOptions opts =
+        BuildOptions.defaults().withSalt(c.unsalted() ? 0 : new SplittableRandom().nextLong() | 1);
+    r.line("store derivation: %s", c.unsalted() ? "unsalted (--unsalted)" : "salted (the default)");
     long t0 = System.nanoTime();
     // laid out as IngestThroughputBench expects (DIR/RECORDS-SEED), so it reuses this txindex
     Path ingestDir = tmp.resolve("ingest");
@@ -250,7 +275,9 @@ public final class StoreBench implements Callable<Integer> {
         negKeys.key(i, neg[i], 0);
       }
       try (FilterStore store = FilterStore.open(storeDir)) {
-        return measure(c, r, txindex, store, pos, neg, ingest);
+        Result result = measure(c, r, txindex, store, pos, neg, ingest);
+        SaltCost.measure(c, r, store.summaryFilter().geometry(), pos, neg);
+        return result;
       }
     }
   }
