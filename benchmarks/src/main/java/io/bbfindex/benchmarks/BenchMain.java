@@ -3,6 +3,7 @@ package io.bbfindex.benchmarks;
 import io.bbfindex.benchmarks.eth.EthBench;
 import io.bbfindex.benchmarks.follow.FollowBench;
 import io.bbfindex.benchmarks.http.HttpBench;
+import io.bbfindex.benchmarks.http.VsCoreBench;
 import io.bbfindex.benchmarks.ingest.IngestThroughputBench;
 import io.bbfindex.benchmarks.scale.ScaleBench;
 import io.bbfindex.benchmarks.soak.SoakBench;
@@ -16,7 +17,7 @@ import picocli.CommandLine.Spec;
 
 /**
  * The one entry point of the cross-module benchmarks ({@code benchmarks/target/bbf-bench.jar}, run
- * by {@code ./bbf-index bench store|scale|http|ingest|follow|eth|soak}). Options are parsed
+ * by {@code ./bbf-index bench store|scale|http|ingest|follow|eth|soak|vs-core}). Options are parsed
  * strictly by picocli: an unknown option or a malformed value is an error (exit 2, with the usage),
  * never a silent full run. Each suite prints its tables, then {@code summary: NAME VALUE} lines,
  * and writes both to {@code bench-results/} under the project root ({@code -Dbbf.home}, set by the
@@ -37,7 +38,8 @@ import picocli.CommandLine.Spec;
       IngestThroughputBench.class,
       FollowBench.Suite.class,
       EthBench.Suite.class,
-      SoakBench.class
+      SoakBench.class,
+      VsCoreBench.class
     })
 public final class BenchMain implements Runnable {
 
@@ -48,7 +50,8 @@ public final class BenchMain implements Runnable {
   @Override
   public void run() {
     throw new ParameterException(
-        spec.commandLine(), "name a suite: store, scale, http, ingest, follow, eth or soak");
+        spec.commandLine(),
+        "name a suite: store, scale, http, ingest, follow, eth, soak or vs-core");
   }
 
   public static void main(String[] args) {

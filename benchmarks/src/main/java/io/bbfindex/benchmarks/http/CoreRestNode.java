@@ -32,7 +32,12 @@ final class CoreRestNode implements AutoCloseable {
 
   /** {@code $BITCOIND}, when set to an executable. */
   static Optional<Path> binary() {
-    String env = System.getenv("BITCOIND");
+    return binary("BITCOIND");
+  }
+
+  /** The bitcoind named by environment variable {@code variable}, when set to an executable. */
+  static Optional<Path> binary(String variable) {
+    String env = System.getenv(variable);
     return env == null || env.isBlank() || !Files.isExecutable(Path.of(env))
         ? Optional.empty()
         : Optional.of(Path.of(env));
@@ -44,7 +49,16 @@ final class CoreRestNode implements AutoCloseable {
    */
   static CoreRestNode start(Path bitcoind, Archive archive, Path datadir, Path log)
       throws IOException, InterruptedException {
-    boolean regtest = !archive.datadirSubpath.isEmpty();
+    return start(bitcoind, !archive.datadirSubpath.isEmpty(), datadir, log);
+  }
+
+  /**
+   * Starts {@code bitcoind} on {@code datadir} (the folder holding {@code blocks/}; a regtest one
+   * sits in {@code regtest/} of the directory given to bitcoind) and waits until its REST interface
+   * answers.
+   */
+  static CoreRestNode start(Path bitcoind, boolean regtest, Path datadir, Path log)
+      throws IOException, InterruptedException {
     int port;
     try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       port = s.getLocalPort();

@@ -109,15 +109,34 @@ public final class HttpBench implements Callable<Integer> {
       long requests,
       long non2xx,
       long socketErrors,
-      String check) {}
+      String check) {
+
+    /**
+     * A table row: {@code label}, requests/s, [txids/s,] p50 and p99 ms, requests, [non-2xx,] the
+     * answers' check; the bracketed cells only {@code withIdsAndNon2xx}.
+     */
+    List<String> row(String label, boolean withIdsAndNon2xx) {
+      List<String> cells =
+          new ArrayList<>(List.of(label, String.format(Locale.ROOT, "%,.0f", rps)));
+      if (withIdsAndNon2xx) {
+        cells.add(String.format(Locale.ROOT, "%,.0f", idsPerSecond));
+      }
+      cells.add(String.format(Locale.ROOT, "%.2f", p50));
+      cells.add(String.format(Locale.ROOT, "%.2f", p99));
+      cells.add(String.format(Locale.ROOT, "%,d", requests));
+      if (withIdsAndNon2xx) {
+        cells.add(String.format(Locale.ROOT, "%,d", non2xx));
+      }
+      cells.add(check);
+      return cells;
+    }
+  }
 
   HttpBench() {}
 
   @Override
   public Integer call() throws IOException, InterruptedException {
-    if (WrkRun.findWrk().isEmpty()) {
-      System.err.println(
-          "bbf-index bench http: wrk is not installed (Debian/Ubuntu: apt-get install wrk)");
+    if (!WrkRun.installedFor("http")) {
       return 2;
     }
     Path home = BenchMain.home();
@@ -138,9 +157,7 @@ public final class HttpBench implements Callable<Integer> {
 
   static List<Figure> run(Config c, BenchReport r, Path tmp, Path home)
       throws IOException, InterruptedException {
-    Path wrk =
-        WrkRun.findWrk()
-            .orElseThrow(() -> new IOException("wrk is not installed (apt-get install wrk)"));
+    Path wrk = WrkRun.require();
     r.line(
         "bbf-index bench http%s: wrk -t%d -c%d -d%ds --latency, %d round(s), against serve on"
             + " 127.0.0.1",
@@ -171,15 +188,7 @@ public final class HttpBench implements Callable<Integer> {
       Path filters = tmp.resolve(dataset + "-filters");
       Path work = tmp.resolve(dataset + "-work");
       double ingest =
-          ServerProcess.ingest(
-              List.of(
-                  "--datadir",
-                  datadir.toString(),
-                  "--out",
-                  filters.toString(),
-                  "--work",
-                  work.toString()),
-              tmp.resolve(dataset + "-ingest.log"));
+          ServerProcess.ingest(datadir, filters, work, tmp.resolve(dataset + "-ingest.log"));
       Map<String, Path> files =
           requestFiles(
               tmp.resolve(dataset + "-requests"),
@@ -268,16 +277,7 @@ public final class HttpBench implements Callable<Integer> {
         for (String t : targets) {
           Figure f = figure(dataset, t, runs.get(t));
           all.add(f);
-          rows.add(
-              List.of(
-                  t,
-                  String.format(Locale.ROOT, "%,.0f", f.rps()),
-                  String.format(Locale.ROOT, "%,.0f", f.idsPerSecond()),
-                  String.format(Locale.ROOT, "%.2f", f.p50()),
-                  String.format(Locale.ROOT, "%.2f", f.p99()),
-                  String.format(Locale.ROOT, "%,d", f.requests()),
-                  String.format(Locale.ROOT, "%,d", f.non2xx()),
-                  f.check()));
+          rows.add(f.row(t, true));
         }
         r.table(
             dataset

@@ -111,6 +111,23 @@ public final class ServerProcess implements AutoCloseable {
     return args;
   }
 
+  /**
+   * Runs {@code ingest} of {@code datadir} into the filter store {@code filters} (scratch {@code
+   * work}) to completion; seconds it took.
+   */
+  public static double ingest(Path datadir, Path filters, Path work, Path log)
+      throws IOException, InterruptedException {
+    return ingest(
+        List.of(
+            "--datadir",
+            datadir.toString(),
+            "--out",
+            filters.toString(),
+            "--work",
+            work.toString()),
+        log);
+  }
+
   /** Runs {@code ingest} with {@code args} to completion; seconds it took. */
   public static double ingest(List<String> args, Path log)
       throws IOException, InterruptedException {

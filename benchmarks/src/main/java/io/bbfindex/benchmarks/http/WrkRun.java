@@ -96,6 +96,25 @@ public record WrkRun(
     return Optional.empty();
   }
 
+  /** The wrk executable on the PATH; an IOException naming the package when there is none. */
+  public static Path require() throws IOException {
+    return findWrk()
+        .orElseThrow(() -> new IOException("wrk is not installed (apt-get install wrk)"));
+  }
+
+  /**
+   * Whether wrk is installed; if not, says so on stderr for {@code bbf-index bench SUITE} (whose
+   * command then exits 2).
+   */
+  public static boolean installedFor(String suite) {
+    if (findWrk().isPresent()) {
+      return true;
+    }
+    System.err.println(
+        "bbf-index bench " + suite + ": wrk is not installed (Debian/Ubuntu: apt-get install wrk)");
+    return false;
+  }
+
   /** Writes the script into {@code dir}. */
   public static Path writeScript(Path dir) throws IOException {
     return Files.writeString(dir.resolve(SCRIPT), LUA, StandardCharsets.UTF_8);

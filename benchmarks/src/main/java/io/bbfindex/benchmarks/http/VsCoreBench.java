@@ -1,0 +1,381 @@
+package io.bbfindex.benchmarks.http;
+
+import io.bbfindex.benchmarks.BenchMain;
+import io.bbfindex.benchmarks.BenchReport;
+import io.bbfindex.benchmarks.BenchTempDir;
+import io.bbfindex.ingest.testing.Fixtures;
+import io.bbfindex.ingest.testing.HashedFixtures;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code bbf-index bench vs-core [--quick] [--index hashed|legacy|both]}: bbf-index beside a real
+ * Bitcoin Core, on the same data. Per index layout, a real {@code bitcoind} ({@code -rest
+ * -txindex}, 127.0.0.1; {@code $BITCOIND} for the hashed v32 index, {@code
+ * $BITCOIND_LEGACY_TXINDEX} for the legacy one) runs on one copy of a fixture's data directory and
+ * {@code serve} on another (ingested first), and wrk, with the same threads and connections for
+ * both, measures in alternating rounds: absent txids (random ids) and present ones (from the
+ * fixture's ground truth), as bbf-index's {@code GET /v1/tx/<txid>} against Core's {@code GET
+ * /rest/tx/<txid>.bin}, and bbf-index's {@code /livez} as the ceiling of its HTTP path. Both
+ * servers must first answer a present txid 200 and an absent one 404.
+ */
+@Command(
+    name = "vs-core",
+    description = {
+      "wrk against bbf-index 'serve' and a real bitcoind's REST (/rest/tx/<txid>.bin) on copies of"
+          + " the same data directory: absent and present txids, /livez as the ceiling."
+    })
+public final class VsCoreBench implements Callable<Integer> {
+
+  /**
+   * Which txindex layout a run compares on, the fixture that holds it and the Core that reads it.
+   */
+  enum Index {
+    /** Core 31.99 after PR #35531 (salted-hash {@code x} rows): 4,154 txids in 43 blk files. */
+    HASHED(HashedFixtures.Archive.HASHED_MULTIFILE.baseName, "BITCOIND"),
+    /** Legacy {@code t} rows (Core 0.21.1 wrote them, Core 31.99 before #35531 serves them). */
+    LEGACY(Fixtures.Archive.REGTEST_MULTIFILE.baseName, "BITCOIND_LEGACY_TXINDEX");
+
+    final String fixture;
+    final String bitcoindVariable;
+
+    Index(String fixture, String bitcoindVariable) {
+      this.fixture = fixture;
+      this.bitcoindVariable = bitcoindVariable;
+    }
+
+    String label() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+
+    /** The txids a lookup finds: on the active chain and in Core's txindex. */
+    List<String> present() throws IOException {
+      return this == HASHED
+          ? HashedFixtures.expectedAnswers(HashedFixtures.Archive.HASHED_MULTIFILE)
+              .values()
+              .stream()
+              .filter(r -> r.active() && r.inTxindex())
+              .map(HashedFixtures.TruthRow::txidHex)
+              .toList()
+          : HttpBench.txids(Fixtures.Archive.REGTEST_MULTIFILE);
+    }
+  }
+
+  /** What {@code --index} selects. */
+  enum Selection {
+    hashed,
+    legacy,
+    both;
+
+    List<Index> indexes() {
+      return switch (this) {
+        case hashed -> List.of(Index.HASHED);
+        case legacy -> List.of(Index.LEGACY);
+        case both -> List.of(Index.HASHED, Index.LEGACY);
+      };
+    }
+  }
+
+  @Option(names = "--quick", description = "5 s per run, 1 round (default 10 s, median of 3)")
+  boolean quick;
+
+  @Option(
+      names = "--index",
+      description = "hashed (v32, $BITCOIND), legacy ($BITCOIND_LEGACY_TXINDEX) or both (default)")
+  Selection selection = Selection.both;
+
+  @Option(
+      names = {"-h", "--help"},
+      usageHelp = true,
+      description = "this help")
+  boolean help;
+
+  static final String ABSENT = "absent";
+  static final String PRESENT = "present";
+  static final String LIVEZ = "livez";
+  static final String BBF = "bbf-index";
+  static final String CORE = "core rest";
+
+  record Config(
+      int seconds,
+      int warmupSeconds,
+      int rounds,
+      int threads,
+      int connections,
+      boolean quick,
+      List<Index> indexes) {
+    static Config of(boolean quick, List<Index> indexes) {
+      return quick
+          ? new Config(5, 2, 1, 1, 32, true, indexes)
+          : new Config(10, 5, 3, 1, 32, false, indexes);
+    }
+  }
+
+  /** One wrk target: what is asked of which server. */
+  record Target(String kind, String server) {
+    String label() {
+      return kind + " (" + server + ")";
+    }
+  }
+
+  static final List<Target> TARGETS =
+      List.of(
+          new Target(ABSENT, BBF),
+          new Target(ABSENT, CORE),
+          new Target(PRESENT, BBF),
+          new Target(PRESENT, CORE),
+          new Target(LIVEZ, BBF));
+
+  VsCoreBench() {}
+
+  @Override
+  public Integer call() throws IOException, InterruptedException {
+    if (!WrkRun.installedFor("vs-core")) {
+      return 2;
+    }
+    for (Index i : selection.indexes()) {
+      if (CoreRestNode.binary(i.bitcoindVariable).isEmpty()) {
+        System.err.println(
+            "bbf-index bench vs-core: $"
+                + i.bitcoindVariable
+                + " must name a bitcoind for the "
+                + i.label()
+                + " index (see ../shared/tools/README.md)");
+        return 2;
+      }
+    }
+    Path home = BenchMain.home();
+    Config c = Config.of(quick, selection.indexes());
+    BenchReport report = new BenchReport(c.quick() ? "vs-core-quick" : "vs-core", System.out);
+    try (BenchTempDir tmp = BenchTempDir.create("bbf-bench-vs-core-")) {
+      run(c, report, tmp.path());
+    }
+    report.finish(home);
+    return 0;
+  }
+
+  /** Runs every selected index; the summary figures go into {@code r}. */
+  static void run(Config c, BenchReport r, Path tmp) throws IOException, InterruptedException {
+    Path wrk = WrkRun.require();
+    r.line(
+        "bbf-index bench vs-core%s: wrk -t%d -c%d -d%ds --latency against both servers, %d"
+            + " round(s), targets alternating",
+        c.quick() ? " --quick" : "", c.threads(), c.connections(), c.seconds(), c.rounds());
+    r.environment();
+    r.line(
+        "NOTE: wrk, bbf-index and bitcoind share this machine's %d cores; the two servers run"
+            + " side by side and are measured one after the other in each round.",
+        Runtime.getRuntime().availableProcessors());
+    Path script = WrkRun.writeScript(tmp);
+    for (Index index : c.indexes()) {
+      Map<Target, HttpBench.Figure> figures = runIndex(c, r, tmp, wrk, script, index);
+      double neg = rps(figures, ABSENT, BBF) / rps(figures, ABSENT, CORE);
+      double pos = rps(figures, PRESENT, BBF) / rps(figures, PRESENT, CORE);
+      String suffix = c.indexes().size() > 1 ? "_" + index.label() : "";
+      r.line(
+          "%s: absent txids at %.2fx Core REST's requests/s, present at %.2fx; absent at %.0f%% of"
+              + " bbf-index's /livez%s",
+          index.label(),
+          neg,
+          pos,
+          100 * rps(figures, ABSENT, BBF) / rps(figures, LIVEZ, BBF),
+          index == Index.HASHED
+              ? String.format(
+                  Locale.ROOT,
+                  " (targets on hashed: absent >= 2.0x %s, present >= 1.5x %s)",
+                  neg >= 2.0 ? "met" : "MISSED",
+                  pos >= 1.5 ? "met" : "MISSED")
+              : "");
+      r.summary("neg_rps_over_core_rest" + suffix, neg);
+      r.summary("pos_rps_over_core_rest" + suffix, pos);
+      r.summary("rps_neg" + suffix, rps(figures, ABSENT, BBF));
+      r.summary("rps_pos" + suffix, rps(figures, PRESENT, BBF));
+      r.summary("rps_core_rest_neg" + suffix, rps(figures, ABSENT, CORE));
+      r.summary("rps_core_rest_pos" + suffix, rps(figures, PRESENT, CORE));
+      r.summary("rps_livez" + suffix, rps(figures, LIVEZ, BBF));
+    }
+  }
+
+  private static Map<Target, HttpBench.Figure> runIndex(
+      Config c, BenchReport r, Path tmp, Path wrk, Path script, Index index)
+      throws IOException, InterruptedException {
+    String name = index.label();
+    Path bitcoind =
+        CoreRestNode.binary(index.bitcoindVariable)
+            .orElseThrow(() -> new IOException("$" + index.bitcoindVariable + " is not set"));
+    List<String> present = index.present();
+    Map<Target, Path> files =
+        requestFiles(tmp.resolve(name + "-requests"), present, new Random(0xC0DE + name.length()));
+    Path datadir = Fixtures.extract(index.fixture, tmp.resolve(name + "-bbf"));
+    Path coreDatadir = Fixtures.extract(index.fixture, tmp.resolve(name + "-core"));
+    Path filters = tmp.resolve(name + "-filters");
+    Path work = tmp.resolve(name + "-work");
+    double ingest = ServerProcess.ingest(datadir, filters, work, tmp.resolve(name + "-ingest.log"));
+    boolean regtest = datadir.getFileName().toString().equals("regtest");
+    try (CoreRestNode core =
+            CoreRestNode.start(
+                bitcoind, regtest, coreDatadir, tmp.resolve(name + "-bitcoind.log"));
+        ServerProcess server =
+            ServerProcess.serve(
+                List.of(),
+                ServerProcess.serveArgs(datadir, filters, work),
+                tmp.resolve(name + "-serve.log"),
+                300)) {
+      r.line("");
+      r.line(
+          "%s index: %s (%,d present txids), ingest %.1f s; bbf-index %s, Core (%s) %s",
+          name, index.fixture, present.size(), ingest, server.baseUrl(), bitcoind, core.baseUrl());
+      checkAnswers(server.baseUrl(), core.baseUrl(), present.get(0), files.get(TARGETS.get(0)));
+      r.line(
+          "%s: both servers answer a present txid 200 and an absent one 404 (checked before"
+              + " timing)",
+          name);
+      for (Target t : TARGETS) { // warm-up: JIT, Core's caches, page cache
+        wrkRun(c, wrk, script, t, files.get(t), server, core, c.warmupSeconds());
+      }
+      Map<Target, List<WrkRun>> runs = new LinkedHashMap<>();
+      for (int round = 0; round < c.rounds(); round++) {
+        // which server goes first alternates every round, so neither always follows the other
+        List<Target> order = new ArrayList<>(TARGETS);
+        if (round % 2 == 1) {
+          Collections.swap(order, 0, 1);
+          Collections.swap(order, 2, 3);
+        }
+        for (Target t : order) {
+          runs.computeIfAbsent(t, k -> new ArrayList<>())
+              .add(wrkRun(c, wrk, script, t, files.get(t), server, core, c.seconds()));
+        }
+      }
+      Map<Target, HttpBench.Figure> figures = new LinkedHashMap<>();
+      List<List<String>> rows = new ArrayList<>();
+      for (Target t : TARGETS) {
+        HttpBench.Figure f =
+            HttpBench.figure(name, t.kind().equals(ABSENT) ? "negative" : t.kind(), runs.get(t));
+        figures.put(t, f);
+        rows.add(f.row(t.label(), false));
+      }
+      r.table(
+          name
+              + " index ("
+              + index.fixture
+              + "): median of "
+              + c.rounds()
+              + " round(s) of "
+              + c.seconds()
+              + " s",
+          List.of("target", "requests/s", "p50 ms", "p99 ms", "requests", "answers"),
+          rows);
+      for (HttpBench.Figure f : figures.values()) {
+        if (f.check().contains("UNEXPECTED") || f.socketErrors() > 0) {
+          throw new IOException(name + ": wrong answers under load: " + f);
+        }
+      }
+      return figures;
+    }
+  }
+
+  private static WrkRun wrkRun(
+      Config c,
+      Path wrk,
+      Path script,
+      Target t,
+      Path requests,
+      ServerProcess server,
+      CoreRestNode core,
+      int seconds)
+      throws IOException, InterruptedException {
+    String base = t.server().equals(CORE) ? core.baseUrl() : server.baseUrl();
+    return WrkRun.run(wrk, script, base, requests, null, c.threads(), c.connections(), seconds);
+  }
+
+  /**
+   * Fails unless both servers answer {@code presentTxid} 200 and the first absent id 404: a
+   * benchmark of wrong answers would mean nothing.
+   */
+  static void checkAnswers(String bbf, String core, String presentTxid, Path absentBbfRequests)
+      throws IOException, InterruptedException {
+    String absent = Files.readAllLines(absentBbfRequests).get(0).substring("/v1/tx/".length());
+    HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    Map<String, Integer> expected = new LinkedHashMap<>();
+    expected.put(bbf + "/v1/tx/" + presentTxid, 200);
+    expected.put(core + "/rest/tx/" + presentTxid + ".bin", 200);
+    expected.put(bbf + "/v1/tx/" + absent, 404);
+    expected.put(core + "/rest/tx/" + absent + ".bin", 404);
+    for (Map.Entry<String, Integer> e : expected.entrySet()) {
+      int status =
+          http.send(
+                  HttpRequest.newBuilder(URI.create(e.getKey()))
+                      .timeout(Duration.ofSeconds(30))
+                      .build(),
+                  HttpResponse.BodyHandlers.discarding())
+              .statusCode();
+      if (status != e.getValue()) {
+        throw new IOException(
+            "GET " + e.getKey() + " answered " + status + ", expected " + e.getValue());
+      }
+    }
+  }
+
+  /**
+   * The request list of each target: 20,000 random ids (absent: 2^-256 odds of a collision, and
+   * checked against the present ones), up to 20,000 present ones, the same ids for both servers.
+   */
+  static Map<Target, Path> requestFiles(Path dir, List<String> present, Random rnd)
+      throws IOException {
+    Files.createDirectories(dir);
+    Set<String> known = new HashSet<>(present);
+    List<String> absent = new ArrayList<>();
+    byte[] id = new byte[32];
+    while (absent.size() < 20_000) {
+      rnd.nextBytes(id);
+      String hex = HexFormat.of().formatHex(id);
+      if (!known.contains(hex)) {
+        absent.add(hex);
+      }
+    }
+    List<String> pos = new ArrayList<>(present);
+    Collections.shuffle(pos, rnd);
+    pos = pos.subList(0, Math.min(20_000, pos.size()));
+    Map<Target, Path> files = new LinkedHashMap<>();
+    for (Target t : TARGETS) {
+      String file = t.kind() + "-" + (t.server().equals(BBF) ? "bbf" : "core") + ".txt";
+      List<String> lines =
+          switch (t.kind()) {
+            case LIVEZ -> List.of("/livez");
+            case ABSENT -> paths(absent, t.server());
+            default -> paths(pos, t.server());
+          };
+      files.put(t, Files.write(dir.resolve(file), lines));
+    }
+    return files;
+  }
+
+  private static List<String> paths(List<String> txids, String server) {
+    return txids.stream()
+        .map(x -> server.equals(BBF) ? "/v1/tx/" + x : "/rest/tx/" + x + ".bin")
+        .toList();
+  }
+
+  private static double rps(Map<Target, HttpBench.Figure> figures, String kind, String server) {
+    return figures.get(new Target(kind, server)).rps();
+  }
+}
