@@ -144,6 +144,12 @@ public final class TxidHasher {
     for (int i = width - 1; i >= 0; i--) {
       v = (v << 8) | (data[p + 1 + i] & 0xFF);
     }
+    if (v < (width == 2 ? 253 : width == 4 ? 0x1_0000 : 0x1_0000_0000L)) {
+      // Core refuses it ("non-canonical ReadCompactSize()"), and the txid is the hash of the
+      // canonical serialization: hashing these bytes as they are would give another txid.
+      throw new CorruptRecordException(
+          "non-canonical CompactSize " + Long.toUnsignedString(v) + " at " + p);
+    }
     if (v < 0 || v > MAX_SIZE) {
       throw new CorruptRecordException(
           "CompactSize " + Long.toUnsignedString(v) + " at " + p + " exceeds Core's MAX_SIZE");

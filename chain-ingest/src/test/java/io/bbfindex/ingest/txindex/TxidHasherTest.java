@@ -44,6 +44,21 @@ class TxidHasherTest {
   }
 
   @Test
+  void aNonCanonicalCompactSizeIsRefusedAsCoreDoes() {
+    // one output, its count written as fd 01 00 (found by BlockFileFuzzTest, input
+    // finding-txidhasher-non-canonical-compactsize): the bytes hashed as they are gave a txid no
+    // node computes (the txid is the hash of the canonical serialization)
+    String input = "11".repeat(32) + "00000000" + "00" + "ffffffff";
+    byte[] tx =
+        HEX.parseHex("01000000" + "01" + input + "fd0100" + "0100000000000000" + "00" + "00000000");
+    CorruptRecordException e =
+        assertThrows(
+            CorruptRecordException.class,
+            () -> new TxidHasher().hash(tx, 0, tx.length, new byte[32], 0));
+    assertTrue(e.getMessage().contains("non-canonical"), e.getMessage());
+  }
+
+  @Test
   void aWitnessTransactionIsWalkedToItsEnd() throws CorruptRecordException {
     String input = "11".repeat(32) + "00000000" + "00" + "ffffffff";
     String output = "0100000000000000" + "00";
