@@ -57,6 +57,16 @@ final class JsonObjectAggregator extends HttpObjectAggregator {
       ReferenceCountUtil.release(answer);
       return tooLarge();
     }
+    if (answer instanceof HttpResponse r
+        && r.status().code() == HttpResponseStatus.EXPECTATION_FAILED.code()) {
+      // An Expect other than 100-continue: Netty's bare 417 (no type, no body) in the API's JSON.
+      ReferenceCountUtil.release(answer);
+      return ApiHandler.error(
+          new ApiError(
+              HttpResponseStatus.EXPECTATION_FAILED,
+              "expectation_failed",
+              "the only Expect this server supports is 100-continue"));
+    }
     return answer;
   }
 
