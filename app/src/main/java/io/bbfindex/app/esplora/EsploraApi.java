@@ -6,17 +6,17 @@ import io.bbfindex.app.lookup.BlockAnswer;
 import io.bbfindex.app.lookup.ChainStatus;
 import io.bbfindex.app.lookup.TxAnswer;
 import io.bbfindex.app.wallet.MerkleProof;
+import io.bbfindex.app.wallet.MerkleTree;
 import io.bbfindex.app.wallet.Reply;
-import io.bbfindex.app.wallet.StoredBlock;
 import io.bbfindex.app.wallet.StoredTx;
 import io.bbfindex.app.wallet.VerifiedReads;
+import io.bbfindex.app.wallet.VerifiedTxids;
 import io.bbfindex.app.wallet.WalletApi;
 import io.bbfindex.app.wallet.WalletException;
 import io.bbfindex.ingest.encoding.HashKeys;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
@@ -202,11 +202,13 @@ public final class EsploraApi {
     byte[] txid = VerifiedReads.parseTxid(txidText);
     MerkleProof proof = wallet.proof(txid);
     TxAnswer at = reads.locate(txid);
-    StoredBlock block = reads.block(reads.blockByHash(at.blockHash()));
-    byte[] include = new byte[(block.txids().size() + 7) / 8];
+    BlockAnswer b = reads.blockByHash(at.blockHash());
+    VerifiedTxids verified = reads.txids(b);
+    MerkleTree txids = verified.tree();
+    byte[] include = new byte[(txids.leafCount() + 7) / 8];
     include[proof.pos() >>> 3] |= (byte) (1 << (proof.pos() & 7));
-    PartialMerkleTree tree = PartialMerkleTree.buildFromLeaves(include, block.txids());
-    byte[] header = Arrays.copyOf(block.bytes(), 80);
+    PartialMerkleTree tree = PartialMerkleTree.buildFromLeaves(include, txids.leaves());
+    byte[] header = verified.header();
     return text(HEX.formatHex(header) + HEX.formatHex(tree.serialize()));
   }
 
@@ -226,13 +228,14 @@ public final class EsploraApi {
             json(
                 EsploraJson.blockStatus(
                     b, b.onActiveChain() ? reads.blockAt(b.height() + 1).orElse(null) : null));
-        case "txids" -> json(reads.block(b).txids().stream().map(Sha256Hash::toString).toList());
+        case "txids" ->
+            json(reads.txids(b).tree().leaves().stream().map(Sha256Hash::toString).toList());
         case "raw" -> Reply.ok(Reply.OCTETS, reads.block(b).bytes());
         default -> notFound();
       };
     }
     if (p.length == 4 && what.equals("txid")) {
-      List<Sha256Hash> txids = reads.block(b).txids();
+      List<Sha256Hash> txids = reads.txids(b).tree().leaves();
       int index = integer(p[3], "index");
       if (index >= txids.size()) {
         throw new WalletException(404, "tx_index_out_of_range", "tx index out of range");

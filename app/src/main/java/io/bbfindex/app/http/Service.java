@@ -117,7 +117,8 @@ public final class Service implements AutoCloseable {
         ethApi = new EthApi(eth, registry);
       }
       LookupService lookups = new LookupService(backend, metrics);
-      WalletApi wallet = new WalletApi(new VerifiedReads(lookups, new StoreChecks(registry)));
+      WalletApi wallet =
+          new WalletApi(new VerifiedReads(lookups, new StoreChecks(registry), registry));
       ApiHandler handler =
           new ApiHandler(
               lookups,

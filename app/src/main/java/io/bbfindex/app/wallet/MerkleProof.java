@@ -23,10 +23,10 @@ public record MerkleProof(int blockHeight, List<String> merkle, int pos) {
   }
 
   /** The proof of the transaction at {@code pos} of {@code block}. */
-  public static MerkleProof of(StoredBlock block, int pos) {
+  public static MerkleProof of(VerifiedTxids block, int pos) {
     return new MerkleProof(
         block.answer().height(),
-        MerkleBranch.of(block.txids(), pos).stream().map(Object::toString).toList(),
+        block.tree().branch(pos).stream().map(Object::toString).toList(),
         pos);
   }
 }

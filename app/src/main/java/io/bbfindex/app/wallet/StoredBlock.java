@@ -11,5 +11,7 @@ import org.bitcoinj.core.Block;
  *
  * @param bytes the stored record (header, tx count, transactions)
  * @param txids in block order, as bitcoinj holds them (display order inside {@link Sha256Hash})
+ * @param tree the merkle tree over {@code txids} whose root matched the header's
  */
-public record StoredBlock(BlockAnswer answer, byte[] bytes, Block block, List<Sha256Hash> txids) {}
+public record StoredBlock(
+    BlockAnswer answer, byte[] bytes, Block block, List<Sha256Hash> txids, MerkleTree tree) {}

@@ -1,5 +1,7 @@
 package io.bbfindex.app.wallet;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import io.bbfindex.app.lookup.BlockAnswer;
 import io.bbfindex.app.lookup.BlockData;
 import io.bbfindex.app.lookup.ChainStatus;
@@ -9,6 +11,9 @@ import io.bbfindex.ingest.blockfile.BlockFileReader;
 import io.bbfindex.ingest.blockfile.BlockFileReader.RawTransaction;
 import io.bbfindex.ingest.encoding.CorruptRecordException;
 import io.bbfindex.ingest.encoding.HashKeys;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.cache.CaffeineCacheMetrics;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
@@ -25,14 +30,46 @@ import org.bitcoinj.core.Transaction;
  * bitcoinj) compared with the one asked for; a block's header must hash to the block's hash and its
  * txids must recompute the header's merkle root. Any mismatch is a {@code store_inconsistent}
  * refusal (see {@link StoreChecks}), never wrong bytes.
+ *
+ * <p>Merkle proofs come from a bounded cache of verified txid lists ({@link VerifiedTxids}, keyed
+ * by block hash, weighed by txids held): the first proof in a block reads and parses the whole
+ * block (a block of 150,000 transactions takes a noticeable fraction of a second), later ones in
+ * the same block only read a branch off the kept tree.
  */
 public final class VerifiedReads {
+  /** Txids held by the proof cache by default: about 64 bytes each, so some 32 MB. */
+  public static final long DEFAULT_CACHED_TXIDS = 500_000;
+
+  public static final String BLOCK_READS = "bbf.wallet.block.reads";
+
   private final LookupService lookups;
   private final StoreChecks checks;
+  private final Counter blockReads;
+  private final Cache<Sha256Hash, VerifiedTxids> txids;
 
-  public VerifiedReads(LookupService lookups, StoreChecks checks) {
+  public VerifiedReads(LookupService lookups, StoreChecks checks, MeterRegistry registry) {
+    this(lookups, checks, registry, DEFAULT_CACHED_TXIDS);
+  }
+
+  /**
+   * @param maxCachedTxids how many txids (over all cached blocks) the proof cache may hold; a block
+   *     larger than that is never kept
+   */
+  public VerifiedReads(
+      LookupService lookups, StoreChecks checks, MeterRegistry registry, long maxCachedTxids) {
     this.lookups = Objects.requireNonNull(lookups, "lookups");
     this.checks = Objects.requireNonNull(checks, "checks");
+    this.blockReads =
+        Counter.builder(BLOCK_READS)
+            .description("Whole blocks read from block files for the wallet and esplora routes")
+            .register(registry);
+    this.txids =
+        Caffeine.newBuilder()
+            .maximumWeight(maxCachedTxids)
+            .<Sha256Hash, VerifiedTxids>weigher((k, v) -> v.tree().leafCount())
+            .recordStats()
+            .build();
+    CaffeineCacheMetrics.monitor(registry, txids, "merkle_txids");
   }
 
   public LookupService lookups() {
@@ -142,6 +179,7 @@ public final class VerifiedReads {
    * The stored block, with its header hashed and its merkle root recomputed from its transactions.
    */
   public StoredBlock block(BlockAnswer answer) {
+    blockReads.increment();
     byte[] bytes;
     try {
       bytes = data().rawBlock(answer);
@@ -169,7 +207,8 @@ public final class VerifiedReads {
       throw checks.inconsistent(where + ": unparseable block: " + e);
     }
     List<Sha256Hash> txids = block.getTransactions().stream().map(Transaction::getTxId).toList();
-    Sha256Hash root = txids.isEmpty() ? Sha256Hash.ZERO_HASH : MerkleBranch.root(txids);
+    MerkleTree tree = txids.isEmpty() ? null : MerkleTree.of(txids);
+    Sha256Hash root = tree == null ? Sha256Hash.ZERO_HASH : tree.root();
     if (!root.equals(block.getMerkleRoot())) {
       throw checks.inconsistent(
           where
@@ -178,15 +217,33 @@ public final class VerifiedReads {
               + ", the header says "
               + block.getMerkleRoot());
     }
-    return new StoredBlock(answer, bytes, block, txids);
+    return new StoredBlock(answer, bytes, block, txids, tree);
+  }
+
+  /**
+   * The verified txids of {@code answer}'s block: from the cache, else read and checked by {@link
+   * #block} (a block that fails the checks is refused and not cached).
+   */
+  public VerifiedTxids txids(BlockAnswer answer) {
+    return txids.get(
+        Sha256Hash.wrapReversed(answer.hash()),
+        k -> {
+          StoredBlock b = block(answer);
+          if (b.tree() == null) {
+            throw checks.inconsistent(
+                "block " + HashKeys.toDisplayHex(answer.hash()) + " holds no transactions");
+          }
+          return new VerifiedTxids(
+              answer, Arrays.copyOf(b.bytes(), BlockFileReader.HEADER_BYTES), b.tree());
+        });
   }
 
   /**
    * Where {@code txid} (internal order) sits in {@code block}; a 500 {@code store_inconsistent}
    * when the index put it in a block that does not hold it.
    */
-  public int position(StoredBlock block, byte[] txid) {
-    int pos = block.txids().indexOf(Sha256Hash.wrapReversed(txid));
+  public int position(VerifiedTxids block, byte[] txid) {
+    int pos = block.tree().position(txid);
     if (pos < 0) {
       throw checks.inconsistent(
           "the index puts transaction "

@@ -56,7 +56,7 @@ public final class WalletApi {
       throw WalletException.notFound(
           "not_confirmed", "the transaction is " + at.status().json() + ", in no active block");
     }
-    StoredBlock block = reads.block(reads.blockByHash(at.blockHash()));
+    VerifiedTxids block = reads.txids(reads.blockByHash(at.blockHash()));
     int pos = reads.position(block, txid);
     return MerkleProof.of(block, pos);
   }

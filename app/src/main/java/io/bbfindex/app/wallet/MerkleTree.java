@@ -1,0 +1,104 @@
+package io.bbfindex.app.wallet;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.bitcoinj.base.Sha256Hash;
+
+/**
+ * Bitcoin's transaction merkle tree (an odd level repeats its last hash) with every level kept, so
+ * that a branch, as the Electrum protocol and esplora give a proof, is read off without hashing.
+ * Hashes are held in internal (little-endian) byte order, 32 bytes each, one flat array per level:
+ * about 64 bytes per leaf in all.
+ */
+public final class MerkleTree {
+  private static final int HASH = 32;
+
+  /** {@code levels[0]} the leaves, the last level the root alone. */
+  private final byte[][] levels;
+
+  private MerkleTree(byte[][] levels) {
+    this.levels = levels;
+  }
+
+  /** Hashes the whole tree over {@code leaves} (at least one), in block order. */
+  public static MerkleTree of(List<Sha256Hash> leaves) {
+    if (leaves.isEmpty()) {
+      throw new IllegalArgumentException("a merkle tree needs at least one leaf");
+    }
+    byte[] level = new byte[leaves.size() * HASH];
+    for (int i = 0; i < leaves.size(); i++) {
+      System.arraycopy(leaves.get(i).getReversedBytes(), 0, level, i * HASH, HASH);
+    }
+    List<byte[]> all = new ArrayList<>();
+    all.add(level);
+    while (level.length > HASH) {
+      level = parents(level);
+      all.add(level);
+    }
+    return new MerkleTree(all.toArray(byte[][]::new));
+  }
+
+  public int leafCount() {
+    return levels[0].length / HASH;
+  }
+
+  /** The root, as bitcoinj displays it. */
+  public Sha256Hash root() {
+    return Sha256Hash.wrapReversed(levels[levels.length - 1]);
+  }
+
+  /** The leaves in block order (a new list). */
+  public List<Sha256Hash> leaves() {
+    List<Sha256Hash> out = new ArrayList<>(leafCount());
+    for (int i = 0; i < leafCount(); i++) {
+      out.add(hashAt(levels[0], i));
+    }
+    return out;
+  }
+
+  /**
+   * Where {@code txid} (internal order) is among the leaves, or -1. A scan of the flat leaf array:
+   * no hashing, well under a millisecond for the largest blocks.
+   */
+  public int position(byte[] txid) {
+    byte[] leaves = levels[0];
+    for (int i = 0; i < leaves.length; i += HASH) {
+      if (Arrays.equals(leaves, i, i + HASH, txid, 0, HASH)) {
+        return i / HASH;
+      }
+    }
+    return -1;
+  }
+
+  /** The siblings of leaf {@code pos} from the bottom level up; empty for a one-leaf tree. */
+  public List<Sha256Hash> branch(int pos) {
+    if (pos < 0 || pos >= leafCount()) {
+      throw new IllegalArgumentException(
+          "position " + pos + " is outside the " + leafCount() + " leaves");
+    }
+    List<Sha256Hash> branch = new ArrayList<>(levels.length - 1);
+    int index = pos;
+    for (int l = 0; l < levels.length - 1; l++) {
+      int width = levels[l].length / HASH;
+      branch.add(hashAt(levels[l], Math.min(index ^ 1, width - 1)));
+      index >>>= 1;
+    }
+    return branch;
+  }
+
+  private static Sha256Hash hashAt(byte[] level, int i) {
+    return Sha256Hash.wrapReversed(Arrays.copyOfRange(level, i * HASH, i * HASH + HASH));
+  }
+
+  private static byte[] parents(byte[] level) {
+    int width = level.length / HASH;
+    byte[] up = new byte[(width + 1) / 2 * HASH];
+    for (int i = 0; i < width; i += 2) {
+      int right = Math.min(i + 1, width - 1);
+      byte[] parent = Sha256Hash.hashTwice(level, i * HASH, HASH, level, right * HASH, HASH);
+      System.arraycopy(parent, 0, up, i / 2 * HASH, HASH);
+    }
+    return up;
+  }
+}
