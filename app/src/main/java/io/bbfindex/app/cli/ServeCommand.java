@@ -10,6 +10,7 @@ import io.bbfindex.app.http.HttpInitializer;
 import io.bbfindex.app.http.HttpOptions;
 import io.bbfindex.app.http.Service;
 import io.bbfindex.app.lookup.ChainBackend;
+import io.bbfindex.ingest.build.StoreFpr;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetAddress;
@@ -42,7 +43,7 @@ public final class ServeCommand {
         --bind ADDR     IP address to listen on (default 127.0.0.1)
         --work DIR      scratch for private LevelDB snapshots (default: DIR/../work of --filters)
         --fpr P         target false-positive rate when the store must be built, in [1e-9, 0.5]
-                        (default 0.01)
+                        (default: the existing store's, else 0.01)
         --unsalted      build unkeyed filters (default: a secret random salt per store)
         --esplora-prefix P   where the esplora-compatible routes live (default /api)
         --esplora-relay with --follow: POST <prefix>/tx relays to the node's sendrawtransaction
@@ -94,7 +95,7 @@ public final class ServeCommand {
     }
     int port = o.integer("port", 8080, 0, 65_535);
     InetAddress bind = o.address("bind", "127.0.0.1");
-    double fpr = o.fpr("fpr", IngestCommand.DEFAULT_FPR);
+    Double fprGiven = o.has("fpr") ? o.fpr("fpr", IngestCommand.DEFAULT_FPR) : null;
     HttpOptions http = HttpServeOptions.parse(o);
     requirePortFree(bind, port);
     Path datadir = o.path("datadir");
@@ -130,6 +131,9 @@ public final class ServeCommand {
     if (work == null) {
       work = filters.resolveSibling(filters.getFileName() + "-work");
     }
+    // Without --fpr an existing store is served at the FPR it was built with, not rebuilt.
+    double fpr =
+        fprGiven != null ? fprGiven : StoreFpr.forStore(filters, IngestCommand.DEFAULT_FPR);
     ChainBackend backend;
     NodeRelay node = null;
     if (follow) {

@@ -9,10 +9,10 @@ import com.networknt.schema.Schema;
 import com.networknt.schema.SchemaRegistry;
 import com.networknt.schema.SpecificationVersion;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
@@ -33,7 +33,7 @@ public final class OpenApiContract {
   private final List<Map.Entry<Pattern, String>> templates = new ArrayList<>();
   private final SchemaRegistry registry =
       SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_2020_12);
-  private final Map<String, Schema> schemas = new HashMap<>();
+  private final Map<String, Schema> schemas = new ConcurrentHashMap<>(); // sweeps check in parallel
 
   public OpenApiContract(String document) {
     this.doc = JSON.readTree(document);

@@ -44,11 +44,12 @@ import org.junit.jupiter.params.provider.ValueSource;
  * ({@link MerkleFold}) to the merkle root of a header whose hash the test checks against the
  * fixture's ground truth (a txid only in stale blocks: 404).
  *
- * <p>The sweep runs {@link #THREADS} client threads over kept-alive HTTP/1.1 connections without
- * recording the answers; a seeded sample of {@link #SAMPLE} txids also goes through a recording
- * client, compares the esplora routes with ours and validates every recorded answer against {@code
- * /v1/openapi.json}. Esplora fees (inputs minus outputs, input values read by the test from the
- * spent transactions) are checked on the first {@link #FEE_SAMPLE} of that sample.
+ * <p>The sweep runs {@link #THREADS} client threads over kept-alive HTTP/1.1 connections,
+ * validating each answer against {@code /v1/openapi.json} as it comes (not kept); a seeded sample
+ * of {@link #SAMPLE} txids also goes through a recording client, compares the esplora routes with
+ * ours and validates every recorded answer against {@code /v1/openapi.json}. Esplora fees (inputs
+ * minus outputs, input values read by the test from the spent transactions) are checked on the
+ * first {@link #FEE_SAMPLE} of that sample.
  */
 class WalletEndToEndTest {
   private static final long SEED = 1414L;
@@ -90,16 +91,19 @@ class WalletEndToEndTest {
       }
       int fees = checkFees(api, sample, byTxid, fixture);
       assertTrue(fees > 0, fixture + ": no fee checked");
-      int validated = OpenApiContract.of(api).checkAll(api);
+      OpenApiContract contract = OpenApiContract.of(api);
+      int validated = contract.checkAll(api);
       assertTrue(validated > 3 * sample.size(), fixture + ": " + validated + " validated");
 
       ApiClient sweep = ApiClient.unrecorded(service.server().baseUrl());
-      int proofs = sweepAll(txids, id -> checkOne(sweep, id, byTxid.get(id), roots, fixture));
+      int proofs =
+          sweepAll(txids, id -> checkOne(sweep, contract, id, byTxid.get(id), roots, fixture));
       assertTrue(proofs > 0, fixture + ": no proof checked");
       System.out.printf(
           Locale.ROOT,
           "%s: %,d of %,d ground-truth txids checked (hex, raw, merkle proof; %,d proofs over %,d"
-              + " blocks, %,d stale-only 404s), %,d fees, %,d answers validated against OpenAPI,"
+              + " blocks, %,d stale-only 404s; each answer validated against OpenAPI), %,d fees,"
+              + " %,d recorded answers validated against OpenAPI,"
               + " %.1f s with %d client threads%n",
           fixture,
           txids.size(),
@@ -131,18 +135,33 @@ class WalletEndToEndTest {
 
   /**
    * One txid: /hex and /raw agree and hash to it, its proof reaches its active block's merkle root
-   * (or is 404 when only stale blocks hold it); returns 1 when a proof was checked.
+   * (or is 404 when only stale blocks hold it), and all three answers validate against the OpenAPI
+   * {@code contract}; returns 1 when a proof was checked.
    */
   static int checkOne(
-      ApiClient api, String id, List<Row> rows, Map<String, byte[]> roots, String fixture) {
+      ApiClient api,
+      OpenApiContract contract,
+      String id,
+      List<Row> rows,
+      Map<String, byte[]> roots,
+      String fixture) {
     Answer hex = api.get("/v1/tx/" + id + "/hex");
     assertEquals(200, hex.status(), fixture + " " + id + ": " + hex.body());
+    validate(contract, "/v1/tx/" + id + "/hex", hex);
     HttpResponse<byte[]> raw = api.getBytes("/v1/tx/" + id + "/raw");
     assertEquals(200, raw.statusCode(), fixture + " " + id);
+    contract.check(
+        new ApiClient.Exchange(
+            "GET",
+            "/v1/tx/" + id + "/raw",
+            raw.statusCode(),
+            raw.headers().firstValue("content-type").orElse(null),
+            ""));
     assertArrayEquals(HexFormat.of().parseHex(hex.body()), raw.body(), id + ": /raw vs /hex");
     assertEquals(id, new TxBytes(raw.body()).txidHex, fixture + ": the bytes of " + id);
     Row active = rows.stream().filter(Row::active).findFirst().orElse(null);
     Answer proof = api.get("/v1/tx/" + id + "/merkle-proof");
+    validate(contract, "/v1/tx/" + id + "/merkle-proof", proof);
     if (active == null) {
       assertEquals(404, proof.status(), fixture + " stale-only " + id + ": " + proof.body());
       return 0;
@@ -153,6 +172,12 @@ class WalletEndToEndTest {
         MerkleFold.root(id, proof.json()),
         fixture + " " + id + ": the proof does not reach the header's merkle root");
     return 1;
+  }
+
+  /** Checks an unrecorded answer against the OpenAPI document as a recorded one would be. */
+  private static void validate(OpenApiContract contract, String path, Answer a) {
+    contract.check(
+        new ApiClient.Exchange("GET", path, a.status(), a.header("content-type"), a.body()));
   }
 
   /** Runs {@code check} on every txid over {@link #THREADS} threads; returns the sum. */
