@@ -217,17 +217,7 @@ public final class HttpBench implements Callable<Integer> {
           ServerProcess server =
               ServerProcess.serve(
                   jvm,
-                  List.of(
-                      "--datadir",
-                      datadir.toString(),
-                      "--filters",
-                      filters.toString(),
-                      "--work",
-                      work.toString(),
-                      "--port",
-                      "0",
-                      "--bind",
-                      "127.0.0.1"),
+                  ServerProcess.serveArgs(datadir, filters, work),
                   tmp.resolve(dataset + "-serve.log"),
                   300)) {
         r.line("");
