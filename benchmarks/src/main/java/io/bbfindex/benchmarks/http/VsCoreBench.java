@@ -159,7 +159,7 @@ public final class VsCoreBench implements Callable<Integer> {
                 + i.bitcoindVariable
                 + " must name a bitcoind for the "
                 + i.label()
-                + " index (see ../shared/tools/README.md)");
+                + " index (see the README's Tests section)");
         return 2;
       }
     }
