@@ -1,5 +1,6 @@
 package io.bbfindex.deploy;
 
+import io.bbfindex.ingest.testing.RequiredTool;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -8,8 +9,6 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Assertions;
-import org.junit.jupiter.api.Assumptions;
 
 /**
  * An external program the deployment tests run for real (Debian's prometheus, promtool, haproxy,
@@ -30,11 +29,7 @@ record Tool(Path path) {
     }
     String reason =
         name + " is not installed (run deploy/install-tools.sh as root: Debian packages)";
-    if ("true".equals(System.getenv("CI"))) {
-      Assertions.fail(name + " is required under CI=true: " + reason);
-    }
-    System.out.println("SKIPPED (needs " + name + "): " + reason);
-    Assumptions.abort(reason);
+    RequiredTool.missing(reason);
     return null;
   }
 

@@ -3,10 +3,10 @@ package io.bbfindex.benchmarks.http;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.bbfindex.benchmarks.BenchMain;
 import io.bbfindex.benchmarks.BenchReport;
+import io.bbfindex.ingest.testing.RequiredTool;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -32,17 +32,11 @@ class VsCoreBenchTest {
 
   @Test
   void bothServersAnswerCorrectlyAndTheRatiosArePrinted() throws Exception {
-    boolean ci = "true".equals(System.getenv("CI"));
     boolean tools =
         WrkRun.findWrk().isPresent()
             && CoreRestNode.binary(VsCoreBench.Index.HASHED.bitcoindVariable).isPresent();
     if (!tools) {
-      String why = "wrk (apt-get install wrk) or $BITCOIND (a bitcoind) is missing";
-      if (ci) {
-        throw new AssertionError(why + ", and CI=true");
-      }
-      System.out.println("VsCoreBenchTest skipped: " + why);
-      assumeTrue(false, why);
+      RequiredTool.missing("wrk (apt-get install wrk) or $BITCOIND (a bitcoind) is missing");
     }
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     BenchReport report =
