@@ -168,7 +168,11 @@ public final class NodeIndex implements AutoCloseable {
       throw unusableWork(work, e);
     }
     Path root = o.snapshotRoot;
-    o.exitHook = Scratch.onExit("bbf-snapshot-cleanup", () -> deleteQuietly(root));
+    // the loading thread goes on copying while the hook runs: delete until it can add nothing more
+    o.exitHook =
+        Scratch.onExit(
+            "bbf-snapshot-cleanup",
+            () -> Scratch.deleteUntilGone(root, Scratch.EXIT_CLEANUP_PATIENCE));
     try {
       o.load();
       return new NodeIndex(o);
@@ -527,14 +531,6 @@ public final class NodeIndex implements AutoCloseable {
   }
 
   /** For the shutdown hook: removes what it can, the JVM is exiting. */
-  private static void deleteQuietly(Path root) {
-    try {
-      deleteTree(root);
-    } catch (IOException | RuntimeException e) {
-      System.err.println("bbf-index: could not remove " + root + ": " + e.getMessage());
-    }
-  }
-
   static void deleteTree(Path root) throws IOException {
     if (!Files.exists(root)) {
       return;

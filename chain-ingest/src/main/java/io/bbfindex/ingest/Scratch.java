@@ -1,15 +1,19 @@
 package io.bbfindex.ingest;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Scratch files that a process killed mid-work would leak forever: the private LevelDB snapshots in
@@ -29,6 +33,9 @@ public final class Scratch {
 
   /** The lock file inside a snapshot directory, locked by its owner. */
   public static final String OWNER_LOCK = "owner.lock";
+
+  /** How long a shutdown hook waits for the work it interrupts to let go of its scratch files. */
+  public static final Duration EXIT_CLEANUP_PATIENCE = Duration.ofSeconds(10);
 
   /** A snapshot directory without its lock file is stale only once this old (ms). */
   private static final long UNLOCKED_GRACE_MS = 60_000;
@@ -138,6 +145,33 @@ public final class Scratch {
       }
     }
     return removed;
+  }
+
+  /**
+   * Deletes {@code root} with everything in it, again and again for up to {@code patience} while a
+   * thread still working in it (the JVM runs shutdown hooks while its other threads go on) adds
+   * entries that make a directory's removal fail. Converges because the writers never re-create
+   * {@code root} or a directory above the one they write into.
+   *
+   * @return whether {@code root} is gone
+   */
+  public static boolean deleteUntilGone(Path root, Duration patience) {
+    long deadline = System.nanoTime() + patience.toNanos();
+    IOException last = null;
+    while (Files.exists(root, LinkOption.NOFOLLOW_LINKS)) {
+      try {
+        NodeIndex.deleteTree(root);
+      } catch (IOException | UncheckedIOException e) {
+        last = e instanceof UncheckedIOException u ? u.getCause() : (IOException) e;
+      }
+      if (System.nanoTime() > deadline) {
+        System.err.println(
+            "bbf-index: could not remove " + root + (last == null ? "" : ": " + last));
+        return false;
+      }
+      LockSupport.parkNanos(5_000_000);
+    }
+    return true;
   }
 
   /**

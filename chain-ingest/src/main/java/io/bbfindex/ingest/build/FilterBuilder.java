@@ -2,6 +2,7 @@ package io.bbfindex.ingest.build;
 
 import io.bbfindex.filters.BbfGeometry;
 import io.bbfindex.filters.BbfSizing;
+import io.bbfindex.filters.io.AtomicFileWriter;
 import io.bbfindex.ingest.NodeIndex;
 import io.bbfindex.ingest.Scratch;
 import io.bbfindex.ingest.store.FilterStore;
@@ -162,7 +163,7 @@ public final class FilterBuilder {
         LOG.log(System.Logger.Level.INFO, "removed temporary files of a killed build: " + orphans);
       }
       try (Scratch.ExitHook hook =
-          Scratch.onExit("bbf-build-cleanup", () -> removeTempFilesQuietly(outDir))) {
+          Scratch.onExit("bbf-build-cleanup", () -> stopWritesAndRemoveTempFiles(outDir))) {
         return new BuildRun(index, outDir, opts, progress).run();
       } finally {
         lock.release();
@@ -170,7 +171,17 @@ public final class FilterBuilder {
     }
   }
 
-  private static void removeTempFilesQuietly(Path outDir) {
+  /**
+   * The shutdown hook's cleanup: the build's own writes go on while it runs, so stop them first.
+   */
+  private static void stopWritesAndRemoveTempFiles(Path outDir) {
+    try {
+      if (!AtomicFileWriter.stopWrites(Scratch.EXIT_CLEANUP_PATIENCE)) {
+        System.err.println("bbf-index: a filter write in " + outDir + " did not end in time");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
     try {
       Scratch.removeTempFiles(outDir);
     } catch (IOException | RuntimeException e) {

@@ -89,7 +89,10 @@ public final class LevelDbSnapshot implements AutoCloseable {
       throw new LevelDbOpenException(
           source, "CURRENT names '" + manifest + "', which is not a MANIFEST file here");
     }
-    Files.createDirectories(snapshotDir);
+    if (!Files.isDirectory(snapshotDir)) {
+      // never its parents: a shutdown hook may have just deleted them, and must stay able to
+      Files.createDirectory(snapshotDir);
+    }
     copyLiveFiles(source, manifest, snapshotDir);
     Options options =
         new Options()

@@ -8,9 +8,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.HexFormat;
 import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
  * Replaces a file so that a reader, even after a crash, sees either the old content or the new one,
@@ -27,8 +30,16 @@ import java.util.concurrent.ThreadLocalRandom;
  * </ol>
  *
  * If a step before the rename fails, the temporary file is deleted and the target is untouched.
+ *
+ * <p>A process that is shutting down calls {@link #stopWrites} before it removes temporary files: a
+ * write in progress could otherwise create its temporary file just after the removal.
  */
 public final class AtomicFileWriter {
+
+  /** Held shared by each write in progress and exclusively by {@link #stopWrites}. */
+  private static final ReentrantReadWriteLock WRITES = new ReentrantReadWriteLock();
+
+  private static volatile boolean stopped;
 
   /** Writes a file's whole content to a channel positioned at its start. */
   @FunctionalInterface
@@ -40,6 +51,22 @@ public final class AtomicFileWriter {
   }
 
   private AtomicFileWriter() {}
+
+  /**
+   * Refuses every later write of this process (they fail with an {@link IOException}, leaving no
+   * temporary file) and waits for the writes in progress to end, so that the temporary files left
+   * afterwards are all orphans. For shutdown hooks; there is no way back.
+   *
+   * @return whether the writes in progress ended within {@code wait}
+   */
+  public static boolean stopWrites(Duration wait) throws InterruptedException {
+    stopped = true;
+    if (!WRITES.writeLock().tryLock(wait.toNanos(), TimeUnit.NANOSECONDS)) {
+      return false;
+    }
+    WRITES.writeLock().unlock();
+    return true;
+  }
 
   /**
    * Replaces {@code target} with {@code bytes}.
@@ -63,6 +90,18 @@ public final class AtomicFileWriter {
     Objects.requireNonNull(target, "target");
     Objects.requireNonNull(content, "content");
     Path absolute = target.toAbsolutePath();
+    WRITES.readLock().lock();
+    try {
+      if (stopped) {
+        throw new IOException(absolute + " not written: the process is shutting down");
+      }
+      replace(absolute, content);
+    } finally {
+      WRITES.readLock().unlock();
+    }
+  }
+
+  private static void replace(Path absolute, Content content) throws IOException {
     Path dir = absolute.getParent();
     Path tmp =
         dir.resolve(
