@@ -8,6 +8,8 @@ import io.bbfindex.ingest.encoding.Hash32;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 class MempoolLayerTest {
@@ -57,5 +59,47 @@ class MempoolLayerTest {
     }
     assertTrue(
         m.filterLoad() > 0.1 && m.filterLoad() < 0.96, "sized for the new set: " + m.filterLoad());
+  }
+
+  @Test
+  void aSmallResyncIsAppliedInPlaceAndNeverHidesATxidKeptAcrossIt() throws Exception {
+    MempoolLayer m = new MempoolLayer();
+    List<Hash32> kept = hashes(20_000);
+    List<Hash32> a = new ArrayList<>(kept);
+    a.addAll(hashes(2_000));
+    List<Hash32> b = new ArrayList<>(kept);
+    b.addAll(hashes(2_000));
+    m.replaceAll(a);
+    double sizedLoad = m.filterLoad();
+    AtomicBoolean stop = new AtomicBoolean();
+    AtomicLong misses = new AtomicLong();
+    AtomicLong probes = new AtomicLong();
+    Thread reader =
+        Thread.ofPlatform()
+            .start(
+                () -> {
+                  while (!stop.get()) {
+                    for (Hash32 t : kept) {
+                      probes.incrementAndGet();
+                      if (!m.mightContain(t.internal(), 0) || !m.contains(t)) {
+                        misses.incrementAndGet();
+                      }
+                    }
+                  }
+                });
+    for (int i = 0; i < 40; i++) {
+      assertEquals(4_000, m.replaceAll(i % 2 == 0 ? b : a), "2,000 added and 2,000 removed");
+    }
+    stop.set(true);
+    reader.join();
+    assertTrue(probes.get() > 0);
+    assertEquals(
+        0, misses.get(), "txids in the mempool before and after a resync, missed during it");
+    assertEquals(a.size(), m.size());
+    for (Hash32 t : b.subList(20_000, 22_000)) {
+      assertFalse(m.contains(t));
+    }
+    assertEquals(
+        sizedLoad, m.filterLoad(), 1e-9, "in place: the filter was neither rebuilt nor grown");
   }
 }
