@@ -1,10 +1,9 @@
 package io.bbfindex.follow.testnode;
 
 import io.bbfindex.follow.regtest.RegtestNode;
+import io.bbfindex.ingest.testing.RequiredTool;
 import java.io.IOException;
 import java.nio.file.Path;
-import org.junit.jupiter.api.Assertions;
-import org.junit.jupiter.api.Assumptions;
 
 /**
  * Starts {@link RegtestNode}s for tests. Without the binary the test is skipped with the reason
@@ -32,14 +31,9 @@ public final class TestNodes {
     return RegtestNode.binary(variable)
         .orElseGet(
             () -> {
-              String reason =
+              RequiredTool.missing(
                   variable
-                      + " is not set to an executable bitcoind (see the README's Tests section)";
-              if ("true".equals(System.getenv("CI"))) {
-                Assertions.fail("a real bitcoind is required under CI=true: " + reason);
-              }
-              System.out.println("SKIPPED (needs a real node): " + reason);
-              Assumptions.abort(reason);
+                      + " is not set to an executable bitcoind (see the README's Tests section)");
               return null;
             });
   }
