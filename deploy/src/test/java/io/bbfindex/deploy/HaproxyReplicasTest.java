@@ -81,7 +81,8 @@ class HaproxyReplicasTest {
       ExecutorService pool = Executors.newSingleThreadExecutor();
       Future<WrkRun> load =
           pool.submit(
-              () -> WrkRun.run(wrk.path(), script, base, requests, null, 2, 16, LOAD_SECONDS));
+              () ->
+                  WrkRun.run(wrk.path(), script, base, requests, null, false, 2, 16, LOAD_SECONDS));
       Thread.sleep(KILL_AFTER_MS);
       ServerProcess victim = replicas.get(1);
       ProcessHandle handle = ProcessHandle.of(victim.pid()).orElseThrow();

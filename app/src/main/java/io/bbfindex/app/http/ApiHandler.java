@@ -1,9 +1,6 @@
 package io.bbfindex.app.http;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.bbfindex.app.esplora.EsploraApi;
 import io.bbfindex.app.eth.EthApi;
@@ -30,10 +27,12 @@ import io.netty.handler.codec.DecoderResult;
 import io.netty.handler.codec.PrematureChannelClosureException;
 import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpHeadersFactory;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpStatusClass;
 import io.netty.handler.codec.http.HttpUtil;
@@ -82,14 +81,25 @@ public final class ApiHandler extends ChannelInboundHandlerAdapter {
 
   private static final System.Logger LOG = System.getLogger(ApiHandler.class.getName());
   private static final ObjectMapper MAPPER = new ObjectMapper();
-  private static final JsonFactory JSON_FACTORY = MAPPER.getFactory();
   private static final byte[] LIVE = Json.ascii("{\"status\":\"live\"}");
+
+  /**
+   * Response headers without per-header validation: every name and value the server sets is a
+   * constant or a number, so checking them for forbidden characters on every response buys nothing
+   * (request headers are still validated by the codec).
+   */
+  private static final HttpHeadersFactory HEADERS =
+      DefaultHttpHeadersFactory.headersFactory().withValidation(false);
+
+  private static final HttpHeadersFactory TRAILERS =
+      DefaultHttpHeadersFactory.trailersFactory().withValidation(false);
 
   /** Scratch for hex digits, one per event-loop thread (handler instances are shared). */
   private static final ThreadLocal<byte[]> HEX_SCRATCH =
       ThreadLocal.withInitial(() -> new byte[HashKeys.HEX_CHARS]);
 
   private final LookupService lookups;
+  private final TxBatchRoute batch;
   private final Supplier<String> metricsText;
   private final Map<Route, Timer> timers = new EnumMap<>(Route.class);
   private final Map<Route, Counter> serverErrors = new EnumMap<>(Route.class);
@@ -137,6 +147,7 @@ public final class ApiHandler extends ChannelInboundHandlerAdapter {
     this.openApi =
         OpenApiDocument.render(esplora == null ? EsploraApi.DEFAULT_PREFIX : esplora.prefix());
     this.lookups = Objects.requireNonNull(lookups, "lookups");
+    this.batch = new TxBatchRoute(lookups, metrics);
     this.metricsText = Objects.requireNonNull(metricsText, "metricsText");
     for (Route r : Route.values()) {
       timers.put(r, metrics.requestTimer(r.tag()));
@@ -239,7 +250,7 @@ public final class ApiHandler extends ChannelInboundHandlerAdapter {
     }
     return switch (route) {
       case TX -> tx(ctx, path);
-      case TX_BATCH -> txBatch(ctx, request.content());
+      case TX_BATCH -> batch.answer(ctx, request);
       case BLOCK -> block(ctx, path);
       case FILTERS -> json(HttpResponseStatus.OK, filtersBody());
       case STATUS -> json(HttpResponseStatus.OK, statusBody());
@@ -317,82 +328,6 @@ public final class ApiHandler extends ChannelInboundHandlerAdapter {
   }
 
   /**
-   * {@code POST /v1/tx/lookup}: a JSON array of txid strings, answered in order. The body is
-   * streamed with Jackson's parser and the keys packed into one flat array, so the filter can probe
-   * them all in one batch call; the parse stops at the first bad element or past the limit.
-   */
-  private FullHttpResponse txBatch(ChannelHandlerContext ctx, ByteBuf content) {
-    byte[] keys = new byte[HashKeys.KEY_BYTES * 64];
-    int count = 0;
-    try (JsonParser parser =
-        JSON_FACTORY.createParser(
-            (java.io.InputStream) new ByteBufInputStream(content.duplicate()))) {
-      if (parser.nextToken() != JsonToken.START_ARRAY) {
-        throw notAnArray();
-      }
-      for (JsonToken t = parser.nextToken(); t != JsonToken.END_ARRAY; t = parser.nextToken()) {
-        if (t == null) {
-          throw notAnArray();
-        }
-        if (t != JsonToken.VALUE_STRING) {
-          throw new ApiError.Exception(
-              ApiError.badRequest(
-                  "malformed_txid",
-                  "txids["
-                      + count
-                      + "] is not a string; the body must be a JSON array of txid strings"));
-        }
-        if (count == MAX_BATCH) {
-          throw new ApiError.Exception(
-              new ApiError(
-                  HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE,
-                  "too_many_txids",
-                  "at most " + MAX_BATCH + " txids per request; split the batch"));
-        }
-        if ((count + 1) * HashKeys.KEY_BYTES > keys.length) {
-          keys =
-              java.util.Arrays.copyOf(
-                  keys, Math.min(2 * keys.length, MAX_BATCH * HashKeys.KEY_BYTES));
-        }
-        String text = parser.getText();
-        String problem =
-            HashKeys.parseDisplayHex(text, 0, text.length(), keys, count * HashKeys.KEY_BYTES);
-        if (problem != null) {
-          throw new ApiError.Exception(
-              ApiError.badRequest(
-                  "malformed_txid", "txids[" + count + "] must be 64 hex characters: " + problem));
-        }
-        count++;
-      }
-      if (parser.nextToken() != null) {
-        throw new ApiError.Exception(
-            ApiError.badRequest("malformed_body", "unexpected content after the JSON array"));
-      }
-    } catch (JsonProcessingException e) {
-      throw new ApiError.Exception(
-          ApiError.badRequest(
-              "malformed_body", "body is not valid JSON: " + e.getOriginalMessage()));
-    } catch (IOException e) {
-      // Reading a ByteBuf cannot fail with I/O; treat it like malformed input rather than a 500.
-      throw new ApiError.Exception(
-          ApiError.badRequest("malformed_body", "body could not be read: " + e.getMessage()));
-    }
-
-    TxAnswer[] answers = lookups.txBatch(keys, count);
-    ByteBuf body = ctx.alloc().buffer(2 + count * (Json.MAX_TX_ANSWER_BYTES + 1));
-    byte[] scratch = HEX_SCRATCH.get();
-    body.writeByte('[');
-    for (int i = 0; i < count; i++) {
-      if (i > 0) {
-        body.writeByte(',');
-      }
-      Json.writeTx(body, keys, i * HashKeys.KEY_BYTES, answers[i], scratch);
-    }
-    body.writeByte(']');
-    return response(HttpResponseStatus.OK, APPLICATION_JSON, body);
-  }
-
-  /**
    * {@code /v1/tx/{txid}/hex}, {@code /raw} and {@code /merkle-proof}: the stored bytes, re-hashed
    * before they leave; refusals are the API's JSON errors.
    */
@@ -448,11 +383,6 @@ public final class ApiHandler extends ChannelInboundHandlerAdapter {
         HttpResponseStatus.valueOf(reply.status()),
         APPLICATION_JSON,
         Unpooled.wrappedBuffer(reply.body()));
-  }
-
-  private static ApiError.Exception notAnArray() {
-    return new ApiError.Exception(
-        ApiError.badRequest("malformed_body", "the body must be a JSON array of txid strings"));
   }
 
   private Object filtersBody() {
@@ -536,7 +466,8 @@ public final class ApiHandler extends ChannelInboundHandlerAdapter {
 
   static FullHttpResponse response(
       HttpResponseStatus status, AsciiString contentType, ByteBuf body) {
-    FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, body);
+    FullHttpResponse response =
+        new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, body, HEADERS, TRAILERS);
     response
         .headers()
         .set(HttpHeaderNames.CONTENT_TYPE, contentType)

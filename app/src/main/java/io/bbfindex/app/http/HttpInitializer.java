@@ -77,6 +77,7 @@ public final class HttpInitializer extends ChannelInitializer<Channel> {
     // The aggregator answers "Expect: 100-continue" itself, with a JSON 413 when the announced
     // length is over the limit, before the client sends the body. The expect-continue handler
     // behind it only sees requests the aggregator let through, so it is a safety net.
+    p.addLast("bodiless", new BodilessRequests()); // a GET skips the aggregator's buffers
     p.addLast("aggregator", new JsonObjectAggregator(maxBodyBytes));
     p.addLast("expect-continue", new HttpServerExpectContinueHandler());
     p.addLast("request-complete", requestTimeout.complete());

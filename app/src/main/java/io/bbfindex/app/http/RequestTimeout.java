@@ -19,12 +19,24 @@ import java.util.concurrent.TimeUnit;
  * codec arms the clock on bytes that arrive while no request is in progress, {@link #complete()}
  * after the aggregator stops it when a whole request came out (and writes the 408 from there, so it
  * goes through the codec's encoder).
+ *
+ * <p>The clock is not scheduled and cancelled per request: a request's start is only noted (one
+ * clock read), and one timer per connection, armed by the first request, checks when it fires
+ * whether the request in progress (if any) is overdue, and re-arms itself for the rest of that
+ * request's time. WHY: a timer per request put a scheduled task into the event loop's queue and
+ * took it out again on every keep-alive request, a per-request cost for a rare event.
  */
 final class RequestTimeout {
+  /** Value of {@link #startedAt} while no request is in progress. */
+  private static final long IDLE = Long.MIN_VALUE;
+
   private final long timeoutNanos;
   private final ConnectionMetrics metrics;
   private ScheduledFuture<?> clock;
   private ChannelHandlerContext answerFrom;
+
+  /** {@link System#nanoTime()} at the first byte of the request in progress, or {@link #IDLE}. */
+  private long startedAt = IDLE;
 
   RequestTimeout(Duration timeout, ConnectionMetrics metrics) {
     this.timeoutNanos = timeout.toNanos();
@@ -39,8 +51,28 @@ final class RequestTimeout {
     return new Complete();
   }
 
-  private void expire() {
+  private void start(ChannelHandlerContext ctx) {
+    startedAt = System.nanoTime();
+    if (clock == null) {
+      clock = ctx.executor().schedule(() -> check(ctx), timeoutNanos, TimeUnit.NANOSECONDS);
+    }
+  }
+
+  /** The timer fired: answer an overdue request, re-arm for one in progress, else rest. */
+  private void check(ChannelHandlerContext ctx) {
     clock = null;
+    if (startedAt == IDLE || !ctx.channel().isActive()) {
+      return; // the next request's first byte arms it again
+    }
+    long left = startedAt + timeoutNanos - System.nanoTime();
+    if (left > 0) {
+      clock = ctx.executor().schedule(() -> check(ctx), left, TimeUnit.NANOSECONDS);
+      return;
+    }
+    expire();
+  }
+
+  private void expire() {
     if (answerFrom == null || !answerFrom.channel().isActive()) {
       return;
     }
@@ -66,10 +98,8 @@ final class RequestTimeout {
   private final class FirstByte extends ChannelInboundHandlerAdapter {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-      if (clock == null && msg instanceof ByteBuf bytes && bytes.isReadable()) {
-        clock =
-            ctx.executor()
-                .schedule(RequestTimeout.this::expire, timeoutNanos, TimeUnit.NANOSECONDS);
+      if (startedAt == IDLE && msg instanceof ByteBuf bytes && bytes.isReadable()) {
+        start(ctx);
       }
       ctx.fireChannelRead(msg);
     }
@@ -90,7 +120,7 @@ final class RequestTimeout {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
       if (msg instanceof LastHttpContent) { // a FullHttpRequest out of the aggregator is one too
-        stop();
+        startedAt = IDLE;
       }
       ctx.fireChannelRead(msg);
     }

@@ -38,30 +38,50 @@ public final class LookupService {
 
   /**
    * Looks up {@code count} txids stored back to back in {@code keys} (32 bytes each, internal
-   * order), probing the filter for all of them in one batch call (which lets the filter overlap the
-   * cache misses) before confirming the "maybe"s one by one.
+   * order): {@link #probeBatch}, then {@link #confirmMaybes}.
    *
    * @return one answer per key, in order; {@code null} where the txid is unknown
    */
   public TxAnswer[] txBatch(byte[] keys, int count) {
+    return confirmMaybes(keys, count, probeBatch(keys, count));
+  }
+
+  /**
+   * The filter half of a batch: probes all {@code count} keys in one batch call (which lets the
+   * filter overlap the cache misses) and counts the certain negatives.
+   *
+   * @return a bit a key (bit {@code i % 64} of word {@code i / 64}): set where the filter says
+   *     "maybe"
+   */
+  public long[] probeBatch(byte[] keys, int count) {
     requireArgument(
         count >= 0 && (long) count * HashKeys.KEY_BYTES <= keys.length,
         "count must be in [0, keys.length / 32]",
         count);
-    long[] maybe = new long[(count + 63) >>> 6]; // a bit a txid
+    requireArgument(count <= MaybeOrder.MAX_KEYS, "count must be <= 2^24", count);
+    long[] maybe = new long[(count + 63) >>> 6];
     int maybes = backend.txMaybeBatch(keys, count, maybe);
-    TxAnswer[] answers = new TxAnswer[count];
-    // Only the maybes are visited: a word of 64 certain negatives costs one test.
-    for (int word = 0; word < maybe.length; word++) {
-      for (long bits = maybe[word]; bits != 0; bits &= bits - 1) {
-        int i = (word << 6) + Long.numberOfTrailingZeros(bits);
-        byte[] key =
-            java.util.Arrays.copyOfRange(
-                keys, i * HashKeys.KEY_BYTES, (i + 1) * HashKeys.KEY_BYTES);
-        answers[i] = confirmTx(key).orElse(null);
-      }
-    }
     metrics.countLookups(LookupKind.TX, LookupOutcome.ABSENT_BY_FILTER, count - maybes);
+    return maybe;
+  }
+
+  /**
+   * The index half of a batch: reads the index for each key {@link #probeBatch} marked "maybe", in
+   * ascending key order rather than request order. WHY: Core's txindex keys are {@code 't' ||
+   * txid}, so ascending txids walk LevelDB's sorted tables (and their block cache) front to back
+   * instead of jumping between them.
+   *
+   * @return one answer per key, in request order; {@code null} where the txid is unknown
+   */
+  public TxAnswer[] confirmMaybes(byte[] keys, int count, long[] maybe) {
+    TxAnswer[] answers = new TxAnswer[count];
+    long[] order = MaybeOrder.ascendingKeys(keys, maybe);
+    for (long entry : order) {
+      int i = MaybeOrder.index(entry);
+      byte[] key =
+          java.util.Arrays.copyOfRange(keys, i * HashKeys.KEY_BYTES, (i + 1) * HashKeys.KEY_BYTES);
+      answers[i] = confirmTx(key).orElse(null);
+    }
     return answers;
   }
 

@@ -10,11 +10,9 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import io.bbfindex.app.lookup.ChainBackend;
 import io.bbfindex.app.testing.ApiClient;
 import io.bbfindex.app.testing.ApiClient.Answer;
-import io.bbfindex.app.testing.CoreBackends;
 import io.bbfindex.app.testing.InMemoryChainBackend;
 import io.bbfindex.ingest.encoding.HashKeys;
 import io.bbfindex.ingest.testing.Fixtures;
-import io.bbfindex.ingest.testing.Fixtures.Archive;
 import io.bbfindex.ingest.testing.GroundTruth;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -30,7 +28,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -58,14 +55,12 @@ class HttpApiTest {
 
   @BeforeAll
   static void start() throws IOException {
-    Path datadir = Fixtures.extract(Archive.MAINNET_LDB, tmp);
-    truth = GroundTruth.load(Archive.MAINNET_LDB, datadir);
-    ChainBackend backend = CoreBackends.open(datadir, tmp.resolve("filters"));
-    Set<String> known =
-        truth.txs().stream().map(GroundTruth.Tx::txidHex).collect(Collectors.toSet());
+    FixtureServer server = FixtureServer.start(tmp);
+    truth = server.truth();
+    ChainBackend backend = server.backend();
     // Real later txids that the real filter rejects: the negatives that must stay off LevelDB.
     negatives =
-        Fixtures.realTxidsAbsentFrom(known, 400).stream()
+        Fixtures.realTxidsAbsentFrom(server.known(), 400).stream()
             .filter(id -> !backend.txMaybe(key(id), 0))
             .limit(300)
             .toList();
@@ -80,10 +75,8 @@ class HttpApiTest {
         falsePositives.add(HashKeys.toDisplayHex(candidate));
       }
     }
-    service =
-        Service.start(
-            backend, new InetSocketAddress("127.0.0.1", 0), HttpInitializer.DEFAULT_MAX_BODY_BYTES);
-    api = new ApiClient(service.server().baseUrl());
+    service = server.service();
+    api = server.api();
   }
 
   private static byte[] key(String displayHex) {
@@ -434,6 +427,16 @@ class HttpApiTest {
       assertEquals("stale", j.get("status").asText());
       assertEquals(0, j.get("confirmations").asInt(), "as getrawtransaction: 0 off the chain");
       assertEquals(1, client.metric("bbf_lookups_total", Map.of("kind", "tx", "outcome", "stale")));
+      // the binary batch form says "stale" with its status byte 2
+      byte[] status =
+          client
+              .postBytes(
+                  "/v1/tx/lookup",
+                  "application/octet-stream",
+                  HashKeys.fromDisplayHex("txid", above.txidHex()))
+              .body();
+      assertEquals(1, status.length);
+      assertEquals(TxBatchRoute.STATUS_STALE, status[0]);
       JsonNode block = client.get("/v1/block/" + above.block().hashHex()).json();
       assertFalse(block.get("onActiveChain").asBoolean());
     }

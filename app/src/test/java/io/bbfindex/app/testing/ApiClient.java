@@ -81,24 +81,7 @@ public final class ApiClient {
 
   /** A GET whose body is kept as bytes (raw transactions and blocks). */
   public HttpResponse<byte[]> getBytes(String path) {
-    try {
-      HttpResponse<byte[]> r =
-          http.send(
-              HttpRequest.newBuilder(URI.create(base + path))
-                  .GET()
-                  .timeout(Duration.ofSeconds(30))
-                  .build(),
-              HttpResponse.BodyHandlers.ofByteArray());
-      if (recording) {
-        record(r, new String(r.body(), java.nio.charset.StandardCharsets.ISO_8859_1));
-      }
-      return r;
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
+    return sendForBytes(HttpRequest.newBuilder(URI.create(base + path)).GET());
   }
 
   public Answer post(String path, String body) {
@@ -106,6 +89,30 @@ public final class ApiClient {
         HttpRequest.newBuilder(URI.create(base + path))
             .header("Content-Type", "application/json")
             .POST(HttpRequest.BodyPublishers.ofString(body)));
+  }
+
+  /** A POST of raw bytes with {@code contentType}, whose answer is kept as bytes. */
+  public HttpResponse<byte[]> postBytes(String path, String contentType, byte[] body) {
+    return sendForBytes(
+        HttpRequest.newBuilder(URI.create(base + path))
+            .header("Content-Type", contentType)
+            .POST(HttpRequest.BodyPublishers.ofByteArray(body)));
+  }
+
+  /** Sends; the answer's body is kept as bytes (and recorded as ISO-8859-1 text). */
+  private HttpResponse<byte[]> sendForBytes(HttpRequest.Builder b) {
+    try {
+      HttpResponse<byte[]> r =
+          http.send(
+              b.timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofByteArray());
+      record(r, new String(r.body(), java.nio.charset.StandardCharsets.ISO_8859_1));
+      return r;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
   }
 
   public Answer method(String method, String path) {

@@ -44,7 +44,8 @@ final class WrkLoad {
    */
   WrkRun run(String baseUrl, Path lines, String postPath, int seconds)
       throws IOException, InterruptedException {
-    WrkRun r = WrkRun.run(wrk, script, baseUrl, lines, postPath, threads, connections, seconds);
+    WrkRun r =
+        WrkRun.run(wrk, script, baseUrl, lines, postPath, false, threads, connections, seconds);
     if (r.socketErrors() > 0) {
       throw new IOException(
           "wrk reported "

@@ -3,6 +3,7 @@ package io.bbfindex.benchmarks.http;
 import io.bbfindex.benchmarks.BenchMain;
 import io.bbfindex.benchmarks.BenchReport;
 import io.bbfindex.benchmarks.BenchTempDir;
+import io.bbfindex.ingest.encoding.HashKeys;
 import io.bbfindex.ingest.testing.Fixtures;
 import io.bbfindex.ingest.testing.Fixtures.Archive;
 import java.io.IOException;
@@ -11,6 +12,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -28,10 +30,12 @@ import picocli.CommandLine.Option;
  * txids) and the 150,401-txid regtest fixture, each ingested first. Per data directory, in the same
  * server run: {@code GET /livez} (baseline: HTTP and routing only), negative, positive and 50/50
  * single lookups ({@code GET /v1/tx/{txid}}, cycling through lists of txids), and batches of 1,000
- * ids ({@code POST /v1/tx/lookup}), raw transactions ({@code GET /v1/tx/{txid}/raw}) and merkle
- * proofs of positives, and, when {@code $BITCOIND} is set, Core's own {@code /rest/tx/<txid>.bin}
- * for the same positives on a real bitcoind ({@code -rest -txindex}, 127.0.0.1) over a copy of the
- * same data directory; rounds interleaved so background load hits every target alike.
+ * ids ({@code POST /v1/tx/lookup}) and of 10,000 absent ids (binary and JSON forms; the split of
+ * the batch route's time by phase read from the server's metrics afterwards), raw transactions
+ * ({@code GET /v1/tx/{txid}/raw}) and merkle proofs of positives, and, when {@code $BITCOIND} is
+ * set, Core's own {@code /rest/tx/<txid>.bin} for the same positives on a real bitcoind ({@code
+ * -rest -txindex}, 127.0.0.1) over a copy of the same data directory; rounds interleaved so
+ * background load hits every target alike.
  *
  * <p>Positives come from each fixture's ground-truth table; negatives are real mainnet txids of
  * {@code fixtures/mainnet-real-txids.tsv.gz} that are not in the demo (so absent from both). wrk
@@ -79,8 +83,26 @@ public final class HttpBench implements Callable<Integer> {
   /** Core's {@code /rest/tx/<txid>.bin} on a bitcoind over a copy of the same data directory. */
   static final String CORE_REST = "core rest tx.bin";
 
+  /** Ids in one request of the absent-id batches, the batch route's limit. */
+  static final int NEG_BATCH_IDS = 10_000;
+
+  /** 10,000 absent ids a request, raw 32-byte ids in, a status byte per id out. */
+  static final String NEG_BATCH_BINARY = "batch 10000 absent, binary";
+
+  /** The same absent ids as a JSON array of hex strings. */
+  static final String NEG_BATCH_JSON = "batch 10000 absent, json";
+
   static final List<String> TARGETS =
-      List.of("livez", "negative", "positive", "50/50", "batch 1000", RAW_TX, MERKLE_PROOF);
+      List.of(
+          "livez",
+          "negative",
+          "positive",
+          "50/50",
+          "batch 1000",
+          NEG_BATCH_BINARY,
+          NEG_BATCH_JSON,
+          RAW_TX,
+          MERKLE_PROOF);
 
   record Config(
       int seconds,
@@ -237,6 +259,7 @@ public final class HttpBench implements Callable<Integer> {
               t.equals(CORE_REST) ? core.baseUrl() : server.baseUrl(),
               files.get(t),
               postPath(t),
+              t.equals(NEG_BATCH_BINARY),
               c.threads(),
               c.connections(),
               c.warmupSeconds());
@@ -258,6 +281,7 @@ public final class HttpBench implements Callable<Integer> {
                         t.equals(CORE_REST) ? core.baseUrl() : server.baseUrl(),
                         files.get(t),
                         postPath(t),
+                        t.equals(NEG_BATCH_BINARY),
                         c.threads(),
                         c.connections(),
                         c.seconds()));
@@ -288,6 +312,7 @@ public final class HttpBench implements Callable<Integer> {
                 "non-2xx",
                 "answers"),
             rows);
+        BatchPhaseSplit.print(r, dataset, server.baseUrl());
         double ratio = find(all, dataset, "negative").rps() / find(all, dataset, "livez").rps();
         r.line(
             "%s: negative lookups reach %.1f%% of /livez requests/s (target >= 90%%: %s)",
@@ -316,6 +341,11 @@ public final class HttpBench implements Callable<Integer> {
       Figure pos = find(all, dataset, "positive");
       r.summary("neg_rps_over_livez" + suffix, neg.rps() / livez.rps());
       r.summary("batch_ids_per_second" + suffix, find(all, dataset, "batch 1000").idsPerSecond());
+      r.summary(
+          "batch_neg_ids_per_second" + suffix, find(all, dataset, NEG_BATCH_BINARY).idsPerSecond());
+      r.summary(
+          "batch_neg_json_ids_per_second" + suffix,
+          find(all, dataset, NEG_BATCH_JSON).idsPerSecond());
       r.summary("p99_ms_neg" + suffix, neg.p99());
       r.summary("p99_ms_pos" + suffix, pos.p99());
       r.summary("p99_ms_livez" + suffix, livez.p99());
@@ -373,7 +403,7 @@ public final class HttpBench implements Callable<Integer> {
         dataset,
         target,
         m,
-        batch ? m * BATCH_IDS : m,
+        batch ? m * idsPerRequest(target) : m,
         BenchReport.median(p50),
         BenchReport.median(p99),
         requests,
@@ -382,7 +412,19 @@ public final class HttpBench implements Callable<Integer> {
         check);
   }
 
-  /** One request file per target: paths for GETs, JSON bodies for the batch. */
+  /** Txids a request of {@code target} asks about. */
+  static int idsPerRequest(String target) {
+    return switch (target) {
+      case NEG_BATCH_BINARY, NEG_BATCH_JSON -> NEG_BATCH_IDS;
+      case "batch 1000" -> BATCH_IDS;
+      default -> 1;
+    };
+  }
+
+  /**
+   * One request file per target: paths for GETs, JSON bodies for the batches, hex of the binary
+   * batches' bodies (internal byte order: each id's display hex reversed byte by byte).
+   */
   static Map<String, Path> requestFiles(
       Path dir, List<String> positives, List<String> negatives, Random rnd) throws IOException {
     Files.createDirectories(dir);
@@ -402,12 +444,28 @@ public final class HttpBench implements Callable<Integer> {
       }
       bodies.add("[\"" + String.join("\",\"", ids) + "\"]");
     }
+    List<String> negJson = new ArrayList<>();
+    List<String> negBinary = new ArrayList<>();
+    for (int b = 0; b < 8; b++) {
+      List<String> ids = new ArrayList<>(NEG_BATCH_IDS);
+      for (int i = 0; i < NEG_BATCH_IDS; i++) {
+        ids.add(negatives.get(rnd.nextInt(negatives.size())));
+      }
+      negJson.add("[\"" + String.join("\",\"", ids) + "\"]");
+      StringBuilder hex = new StringBuilder(NEG_BATCH_IDS * 64);
+      for (String id : ids) {
+        hex.append(HexFormat.of().formatHex(HashKeys.fromDisplayHex("txid", id)));
+      }
+      negBinary.add(hex.toString());
+    }
     Map<String, Path> files = new LinkedHashMap<>();
     files.put("livez", Files.write(dir.resolve("livez.txt"), List.of("/livez")));
     files.put("negative", Files.write(dir.resolve("negative.txt"), paths(neg)));
     files.put("positive", Files.write(dir.resolve("positive.txt"), paths(pos)));
     files.put("50/50", Files.write(dir.resolve("mix.txt"), paths(mix)));
     files.put("batch 1000", Files.write(dir.resolve("batch.txt"), bodies));
+    files.put(NEG_BATCH_BINARY, Files.write(dir.resolve("batch-neg-binary.txt"), negBinary));
+    files.put(NEG_BATCH_JSON, Files.write(dir.resolve("batch-neg-json.txt"), negJson));
     files.put(RAW_TX, Files.write(dir.resolve("raw.txt"), paths(pos, "/v1/tx/", "/raw")));
     files.put(
         MERKLE_PROOF,

@@ -304,7 +304,8 @@ public final class VsCoreBench implements Callable<Integer> {
       int seconds)
       throws IOException, InterruptedException {
     String base = t.server().equals(CORE) ? core.baseUrl() : server.baseUrl();
-    return WrkRun.run(wrk, script, base, requests, null, c.threads(), c.connections(), seconds);
+    return WrkRun.run(
+        wrk, script, base, requests, null, false, c.threads(), c.connections(), seconds);
   }
 
   /**

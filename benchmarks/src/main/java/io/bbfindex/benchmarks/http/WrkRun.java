@@ -52,7 +52,9 @@ public record WrkRun(
       """
       -- bbf-index benchmarks: cycles through a list of requests (one per line of the file named by
       -- the first script argument): a path for GET, or with "POST" and a path as further arguments
-      -- a JSON body POSTed to that path. Requests are formatted once per thread in init().
+      -- a JSON body POSTed to that path, or with "POST", a path and "binary" a body written in hex
+      -- that is POSTed as the bytes it spells (application/octet-stream). Requests are formatted
+      -- once per thread in init().
       local counter = 0
       function setup(thread)
         thread:set("tid", counter)
@@ -62,9 +64,13 @@ public record WrkRun(
       local i = 0
       function init(args)
         local post = args[2] == "POST"
+        local binary = args[4] == "binary"
         local f = assert(io.open(args[1], "r"))
         for line in f:lines() do
-          if post then
+          if binary then
+            local bytes = line:gsub("%x%x", function(h) return string.char(tonumber(h, 16)) end)
+            reqs[#reqs + 1] = wrk.format("POST", args[3], {["Content-Type"] = "application/octet-stream"}, bytes)
+          elseif post then
             reqs[#reqs + 1] = wrk.format("POST", args[3], {["Content-Type"] = "application/json"}, line)
           else
             reqs[#reqs + 1] = wrk.format("GET", line)
@@ -122,7 +128,9 @@ public record WrkRun(
 
   /**
    * Runs wrk against {@code baseUrl} with requests from {@code requestFile}: GETs of its paths, or,
-   * when {@code postPath} is not null, its lines POSTed to {@code postPath}.
+   * when {@code postPath} is not null, its lines POSTed to {@code postPath}: as JSON, or with
+   * {@code binary} as the bytes each line spells in hex ({@code Content-Type:
+   * application/octet-stream}).
    *
    * @throws IOException if wrk fails or its report lacks a figure
    */
@@ -132,6 +140,7 @@ public record WrkRun(
       String baseUrl,
       Path requestFile,
       String postPath,
+      boolean binary,
       int threads,
       int connections,
       int seconds)
@@ -154,6 +163,9 @@ public record WrkRun(
     if (postPath != null) {
       cmd.add("POST");
       cmd.add(postPath);
+      if (binary) {
+        cmd.add("binary");
+      }
     }
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
     String report = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);

@@ -18,6 +18,7 @@ import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -84,6 +85,26 @@ class HttpBenchTest {
     assertTrue(
         bodies.stream()
             .allMatch(b -> b.startsWith("[\"") && b.split(",").length == HttpBench.BATCH_IDS));
+    List<String> binary = Files.readAllLines(files.get(HttpBench.NEG_BATCH_BINARY));
+    List<String> json = Files.readAllLines(files.get(HttpBench.NEG_BATCH_JSON));
+    assertEquals(json.size(), binary.size());
+    for (int b = 0; b < binary.size(); b++) {
+      String hex = binary.get(b);
+      assertEquals(64 * HttpBench.NEG_BATCH_IDS, hex.length(), "32 bytes an id, in hex");
+      // the binary body carries the JSON body's ids in internal byte order (display hex reversed)
+      String firstJson = json.get(b).substring(2, 66);
+      assertEquals(
+          firstJson,
+          HexFormat.of().formatHex(reversed(HexFormat.of().parseHex(hex.substring(0, 64)))));
+    }
+  }
+
+  private static byte[] reversed(byte[] b) {
+    byte[] r = new byte[b.length];
+    for (int i = 0; i < b.length; i++) {
+      r[i] = b[b.length - 1 - i];
+    }
+    return r;
   }
 
   @Test
@@ -109,16 +130,41 @@ class HttpBenchTest {
             new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
             HttpInitializer.DEFAULT_MAX_BODY_BYTES)) {
       String url = s.server().baseUrl();
-      WrkRun negative = WrkRun.run(wrk, script, url, files.get("negative"), null, 1, 2, 1);
+      WrkRun negative = WrkRun.run(wrk, script, url, files.get("negative"), null, false, 1, 2, 1);
       assertTrue(negative.requests() > 0);
       assertEquals(negative.requests(), negative.non2xx(), "every negative is a 404");
       assertEquals("all 404", HttpBench.figure("demo", "negative", List.of(negative)).check());
-      WrkRun positive = WrkRun.run(wrk, script, url, files.get("positive"), null, 1, 2, 1);
+      WrkRun positive = WrkRun.run(wrk, script, url, files.get("positive"), null, false, 1, 2, 1);
       assertEquals(0, positive.non2xx(), "every positive is a 200");
       WrkRun batch =
-          WrkRun.run(wrk, script, url, files.get("batch 1000"), "/v1/tx/lookup", 1, 2, 1);
+          WrkRun.run(wrk, script, url, files.get("batch 1000"), "/v1/tx/lookup", false, 1, 2, 1);
       assertTrue(batch.requests() > 0);
       assertEquals(0, batch.non2xx(), "batches of 1,000 ids are 200");
+      WrkRun binary =
+          WrkRun.run(
+              wrk,
+              script,
+              url,
+              files.get(HttpBench.NEG_BATCH_BINARY),
+              "/v1/tx/lookup",
+              true,
+              1,
+              2,
+              1);
+      assertTrue(binary.requests() > 0);
+      assertEquals(0, binary.non2xx() + binary.socketErrors(), "binary batches are 200");
+      // the server's own split of the batches' time, as bench http reads it
+      Map<String, double[]> sums = new java.util.TreeMap<>();
+      Map<String, Double> counts = new java.util.TreeMap<>();
+      BatchPhaseSplit.parse(
+          new String(
+              java.net.URI.create(url + "/metrics").toURL().openStream().readAllBytes(),
+              java.nio.charset.StandardCharsets.UTF_8),
+          sums,
+          counts);
+      assertTrue(counts.get("binary") >= binary.requests(), "binary batches timed: " + counts);
+      assertTrue(counts.get("json") >= batch.requests(), "json batches timed: " + counts);
+      assertTrue(sums.get("binary")[1] > 0, "the filter probes took time");
       assertEquals(0, negative.socketErrors() + positive.socketErrors() + batch.socketErrors());
     }
   }
