@@ -59,7 +59,7 @@ public final class BlockDataTxSource {
    */
   private final ConcurrentLinkedQueue<byte[]> buffers = new ConcurrentLinkedQueue<>();
 
-  private static final int READ_CHUNK = 1 << 20;
+  private static final int READ_CHUNK = 256 << 10;
 
   /** The smallest serialized transaction: version, two empty counts, lock time. */
   private static final int MIN_TX_BYTES = 10;
@@ -278,10 +278,10 @@ public final class BlockDataTxSource {
 
   /**
    * Reads the file up to the end of its last indexed block into {@code buffer} (or a larger new
-   * one), XOR removed. Read in {@link #READ_CHUNK} slices: a read into a heap array goes through a
-   * temporary direct buffer of the read's size, which for a whole file is a fresh 128 MiB
-   * allocation every time (the workers are new threads each call); a mapping instead costs a page
-   * fault every 4 KiB.
+   * one), XOR removed. Read and un-XORed in {@link #READ_CHUNK} slices: a read into a heap array
+   * goes through a temporary direct buffer of the read's size, which for a whole file is a fresh
+   * 128 MiB allocation every time (the workers are new threads each call); a mapping instead costs
+   * a page fault every 4 KiB.
    *
    * @param buffer a pooled buffer to read into, used if large enough (may be null)
    */
@@ -306,9 +306,11 @@ public final class BlockDataTxSource {
           throw new CorruptRecordException(
               reader.blockFile(file) + " ended at " + p + " bytes while read, expected " + length);
         }
+        // each chunk while it is still in the cache the read left it in, not the whole file after
+        // (a second pass through memory)
+        xor.apply(data, p, r, p);
         p += r;
       }
-      xor.apply(data, 0, length, 0);
       return new Plain(data, length);
     }
   }

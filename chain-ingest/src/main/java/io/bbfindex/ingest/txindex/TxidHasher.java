@@ -126,8 +126,18 @@ public final class TxidHasher {
     return (int) (p + n);
   }
 
-  /** Skips a CompactSize-prefixed byte string. */
+  /**
+   * Skips a CompactSize-prefixed byte string. Scripts, signatures and keys are shorter than 253
+   * bytes: their one-byte length is read and bounds-checked once here, the general path only runs
+   * for the others (and for every error).
+   */
   private int skipBytes(int p) throws CorruptRecordException {
+    if (p < end) {
+      int len = data[p] & 0xFF;
+      if (len < 253 && len < end - p) {
+        return p + 1 + len;
+      }
+    }
     long len = compactSize(p);
     return need(afterCompactSize(p), len);
   }
