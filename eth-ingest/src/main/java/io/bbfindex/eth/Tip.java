@@ -11,7 +11,8 @@ import java.util.concurrent.locks.StampedLock;
 /**
  * The blocks above the last complete range, linked by parent hash: their transaction hashes in a
  * cuckoo filter (it supports deletion, which a reorg needs) in front of an exact map to their
- * location. The one follower thread changes it under the write lock.
+ * location, and in front of both the {@link SeenKeys} bits, which answer most negatives in one
+ * load. The one follower thread changes it under the write lock.
  *
  * <p>WHY a {@link StampedLock}: nearly every lookup is a filter "no", which is read optimistically
  * (no write to shared memory, so lookups on several cores do not contend on the lock's cache line
@@ -27,8 +28,17 @@ final class Tip {
   private final Map<TxHash, EthTxLocation> exact = new HashMap<>();
   private CuckooFilter filter = CuckooFilter.forKeys(1 << 12, FINGERPRINT_BITS);
 
+  /**
+   * Lookups' first test, read without the lock: each block's keys are in it before anything (the
+   * pending set losing them, the history gaining them) tells a lookup they are in the tip.
+   */
+  private volatile SeenKeys seen = SeenKeys.of(List.of());
+
   /** The location of the key, or empty: the cuckoo filter answers most misses without the map. */
   Optional<EthTxLocation> find(byte[] key, int offset) {
+    if (!seen.mightContain(key, offset)) {
+      return Optional.empty();
+    }
     long stamp = lock.tryOptimisticRead();
     if (stamp != 0) {
       CuckooFilter f = filter;
@@ -118,6 +128,7 @@ final class Tip {
           rebuildFilter(2 * filter.bucketCount());
         }
       }
+      seen = seen.plus(b.txs(), exact.keySet());
     } finally {
       lock.unlockWrite(stamp);
     }
@@ -153,6 +164,7 @@ final class Tip {
       blocks.clear();
       exact.clear();
       filter = CuckooFilter.forKeys(1 << 12, FINGERPRINT_BITS);
+      seen = SeenKeys.of(List.of());
     } finally {
       lock.unlockWrite(stamp);
     }
