@@ -48,19 +48,20 @@ public final class EthIndex implements AutoCloseable {
   private volatile long finalized = -1;
   private volatile boolean caughtUp;
 
-  /** When the last poll succeeded (System.nanoTime()), or 0. */
-  private volatile long lastGoodPoll;
+  /** Whether a poll succeeded recently enough to claim "absent". */
+  private final Freshness freshness = new Freshness();
 
   /**
    * After this long without a good poll, "absent" is no longer claimed: a new block may hold the
    * hash.
    */
-  static final long STALE_AFTER_NANOS = 30_000_000_000L;
+  static final long STALE_AFTER_NANOS = Freshness.STALE_AFTER_NANOS;
 
   private volatile String lastError;
   private BigInteger pendingFilter;
   private boolean pendingUnsupported;
   private Thread follower;
+  private Thread watchdog;
   private volatile boolean closing;
 
   /**
@@ -126,6 +127,15 @@ public final class EthIndex implements AutoCloseable {
     if (at.isPresent()) {
       return Optional.of(confirmed(at.get(), servedTip()));
     }
+    // The common negative: two plain loads, no clock read (see Freshness).
+    if (caughtUp && freshness.certainlyFresh()) {
+      return Optional.empty();
+    }
+    return absentUnlessIncomplete();
+  }
+
+  /** The negative's slow path: "absent", or why it cannot be said. */
+  private Optional<EthAnswer> absentUnlessIncomplete() throws CatchingUpException {
     if (!caughtUp) {
       throw new CatchingUpException(
           "the index is catching up with the node ("
@@ -136,7 +146,7 @@ public final class EthIndex implements AutoCloseable {
               + head
               + "); only hashes it already holds are answered");
     }
-    if (System.nanoTime() - lastGoodPoll > STALE_AFTER_NANOS) {
+    if (freshness.stale(System.nanoTime())) {
       throw new CatchingUpException(
           "the node has not been reached for over "
               + STALE_AFTER_NANOS / 1_000_000_000L
@@ -165,7 +175,7 @@ public final class EthIndex implements AutoCloseable {
 
   /** Tests: as if the last good poll had been at {@code nanoTime}. */
   void pretendLastGoodPollWas(long nanoTime) {
-    lastGoodPoll = nanoTime;
+    freshness.pretendLastGoodPollWas(nanoTime);
   }
 
   /** The newest block answered from: the tip's, or the history's last. */
@@ -291,7 +301,7 @@ public final class EthIndex implements AutoCloseable {
       followTip();
       caughtUp = history.rangeCount() >= (finalized + 1) >> config.rangeBits();
       lastError = null;
-      lastGoodPoll = System.nanoTime();
+      freshness.goodPoll(System.nanoTime());
     }
   }
 
@@ -405,6 +415,7 @@ public final class EthIndex implements AutoCloseable {
     if (follower != null) {
       return;
     }
+    freshness.watch(true);
     follower =
         Thread.ofPlatform()
             .daemon()
@@ -428,14 +439,35 @@ public final class EthIndex implements AutoCloseable {
                     }
                   }
                 });
+    // WHY a thread of its own: the follower may wait on the node (a call's timeout) past the point
+    // where "absent" must stop being claimed without a look at the clock.
+    watchdog =
+        Thread.ofPlatform()
+            .daemon()
+            .name("eth-freshness")
+            .start(
+                () -> {
+                  while (!closing) {
+                    freshness.tick(System.nanoTime());
+                    try {
+                      Thread.sleep(Freshness.TICK_MILLIS);
+                    } catch (InterruptedException e) {
+                      return;
+                    }
+                  }
+                });
   }
 
   @Override
   public void close() {
     closing = true;
+    freshness.watch(false);
     Thread t;
     synchronized (this) {
       t = follower;
+      if (watchdog != null) {
+        watchdog.interrupt();
+      }
     }
     if (t != null) {
       t.interrupt();

@@ -28,11 +28,21 @@ public record TxHash(long a, long b, long c, long d) {
    * @throws IllegalArgumentException naming the problem otherwise
    */
   public static TxHash parse(String text) {
+    return of(parseBytes(text), 0);
+  }
+
+  /**
+   * The 32 bytes of {@code 0x} followed by exactly 64 hex digits (either case): what a lookup
+   * takes, without a {@code TxHash} in between.
+   *
+   * @throws IllegalArgumentException naming the problem otherwise
+   */
+  public static byte[] parseBytes(String text) {
     String problem = problem(text);
     if (problem != null) {
       throw new IllegalArgumentException(problem);
     }
-    return of(HEX.parseHex(text, 2, 66), 0);
+    return HEX.parseHex(text, 2, 66);
   }
 
   /**
@@ -52,7 +62,7 @@ public record TxHash(long a, long b, long c, long d) {
           + " characters after 0x";
     }
     for (int i = 2; i < 66; i++) {
-      if (Character.digit(text.charAt(i), 16) < 0) {
+      if (!HexFormat.isHexDigit(text.charAt(i))) {
         return "not a hex digit at position " + i + ": '" + text.charAt(i) + "'";
       }
     }

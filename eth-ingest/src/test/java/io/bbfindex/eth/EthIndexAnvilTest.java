@@ -205,17 +205,34 @@ class EthIndexAnvilTest {
     }
   }
 
-  @Test
-  void aNodeOutOfReachStopsAbsentAnswersButNotTheOnesTheIndexHolds() throws Exception {
+  /**
+   * Polled by hand, or followed (where a negative skips the clock while the last good poll is
+   * recent): once polls fail and the last good one is old, "absent" is refused.
+   */
+  @ParameterizedTest
+  @ValueSource(booleans = {false, true})
+  void aNodeOutOfReachStopsAbsentAnswersButNotTheOnesTheIndexHolds(boolean following)
+      throws Exception {
     AnvilNode node = AnvilNode.start("--no-mining");
     String hash = fill(node, 2, 3).getFirst();
     try (EthIndex index = EthIndex.open(config(node, dir.resolve("eth"), 1))) {
       index.poll();
+      if (following) {
+        index.startFollowing();
+      }
       byte[] absent = new byte[32];
       new SplittableRandom(3).nextBytes(absent);
       assertTrue(index.lookup(absent, 0).isEmpty());
       node.close();
-      assertThrows(EthRpcException.class, index::poll);
+      if (following) {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (index.lastError() == null && System.nanoTime() < deadline) {
+          Thread.sleep(20); // until a poll failed: none in flight can succeed after this
+        }
+        assertTrue(index.lastError() != null, "the follower's polls fail without the node");
+      } else {
+        assertThrows(EthRpcException.class, index::poll);
+      }
       index.pretendLastGoodPollWas(System.nanoTime() - EthIndex.STALE_AFTER_NANOS - 1);
       EthIndex.CatchingUpException e =
           assertThrows(EthIndex.CatchingUpException.class, () -> index.lookup(absent, 0));

@@ -14,9 +14,9 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -45,6 +45,7 @@ public final class EthApi {
 
   private static final ObjectMapper MAPPER = new ObjectMapper();
   private static final JsonFactory JSON_FACTORY = MAPPER.getFactory();
+  private static final HexFormat HEX = HexFormat.of();
 
   private final EthIndex index;
   private final Counter confirmed;
@@ -82,11 +83,11 @@ public final class EthApi {
           "malformed_hash",
           "transaction hash must be 0x followed by 64 hex digits: " + problem);
     }
-    byte[] key = TxHash.parse(text).toBytes();
+    byte[] key = HEX.parseHex(text, 2, 66);
     try {
       Optional<EthAnswer> a = index.lookup(key, 0);
       StringBuilder out = new StringBuilder(256);
-      write(out, text.toLowerCase(java.util.Locale.ROOT), a);
+      write(out, key, 0, a);
       return new Reply(
           a.isPresent() ? 200 : 404, out.toString().getBytes(StandardCharsets.US_ASCII));
     } catch (EthIndex.CatchingUpException e) {
@@ -96,7 +97,9 @@ public final class EthApi {
 
   /** {@code POST /v1/eth/tx/lookup} with {@code body}, a JSON array of hash strings. */
   public Reply batch(InputStream body) {
-    List<String> hashes = new ArrayList<>();
+    // The hashes' bytes end to end, parsed once: the lookups and the answer read them from here.
+    byte[] keys = new byte[64 * TxHash.BYTES];
+    int count = 0;
     try (JsonParser parser = JSON_FACTORY.createParser(body)) {
       if (parser.nextToken() != JsonToken.START_ARRAY) {
         return error(
@@ -104,9 +107,9 @@ public final class EthApi {
       }
       for (JsonToken t = parser.nextToken(); t != JsonToken.END_ARRAY; t = parser.nextToken()) {
         if (t != JsonToken.VALUE_STRING) {
-          return error(400, "malformed_hash", "hashes[" + hashes.size() + "] is not a string");
+          return error(400, "malformed_hash", "hashes[" + count + "] is not a string");
         }
-        if (hashes.size() == MAX_BATCH) {
+        if (count == MAX_BATCH) {
           return error(
               413,
               "too_many_hashes",
@@ -118,9 +121,13 @@ public final class EthApi {
           return error(
               400,
               "malformed_hash",
-              "hashes[" + hashes.size() + "] must be 0x followed by 64 hex digits: " + problem);
+              "hashes[" + count + "] must be 0x followed by 64 hex digits: " + problem);
         }
-        hashes.add(text);
+        if ((count + 1) * TxHash.BYTES > keys.length) {
+          keys = Arrays.copyOf(keys, 2 * keys.length);
+        }
+        System.arraycopy(HEX.parseHex(text, 2, 66), 0, keys, count * TxHash.BYTES, TxHash.BYTES);
+        count++;
       }
       if (parser.nextToken() != null) {
         return error(400, "malformed_body", "unexpected content after the JSON array");
@@ -130,17 +137,15 @@ public final class EthApi {
     } catch (IOException e) {
       return error(400, "malformed_body", "body could not be read: " + e.getMessage());
     }
-    StringBuilder out = new StringBuilder(2 + hashes.size() * 200);
+    StringBuilder out = new StringBuilder(2 + count * 200);
     out.append('[');
-    byte[] key = new byte[TxHash.BYTES];
     try {
-      for (int i = 0; i < hashes.size(); i++) {
+      for (int i = 0; i < count; i++) {
         if (i > 0) {
           out.append(',');
         }
-        String text = hashes.get(i);
-        TxHash.parse(text).copyTo(key, 0);
-        write(out, text.toLowerCase(java.util.Locale.ROOT), index.lookup(key, 0));
+        int offset = i * TxHash.BYTES;
+        write(out, keys, offset, index.lookup(keys, offset));
       }
     } catch (EthIndex.CatchingUpException e) {
       return catchingUp(e);
@@ -170,8 +175,11 @@ public final class EthApi {
     return json(200, body);
   }
 
-  private void write(StringBuilder out, String hash, Optional<EthAnswer> answer) {
-    out.append("{\"hash\":\"").append(hash).append("\",\"present\":");
+  /** The answer for the hash at {@code key[offset .. offset + 32)}, written lower-case. */
+  private void write(StringBuilder out, byte[] key, int offset, Optional<EthAnswer> answer) {
+    out.append("{\"hash\":\"0x");
+    HEX.formatHex(out, key, offset, offset + TxHash.BYTES);
+    out.append("\",\"present\":");
     if (answer.isEmpty()) {
       absent.increment();
       out.append("false}");
