@@ -1,6 +1,5 @@
 package io.bbfindex.app.bitcoincore;
 
-import io.bbfindex.app.lookup.BackendUnavailableException;
 import io.bbfindex.app.lookup.BlockAnswer;
 import io.bbfindex.app.lookup.BlockData;
 import io.bbfindex.app.lookup.ChainBackend;
@@ -10,14 +9,12 @@ import io.bbfindex.ingest.NodeIndex;
 import io.bbfindex.ingest.records.BlockInfo;
 import io.bbfindex.ingest.records.TxLocation;
 import io.bbfindex.ingest.store.FilterStore;
-import io.bbfindex.ingest.store.FilterStoreFaultException;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The production backend: chain-ingest's {@link FilterStore} in front (the summary filter over
@@ -27,41 +24,51 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>The genesis coinbase, which Core never writes to its txindex, is in the summary filter (the
  * builder adds it) and {@link NodeIndex#findTx} answers it from the block index, so it needs no
  * special case here.
+ *
+ * <p>The store's filters are verified in-memory copies: a filter file changed under the server
+ * cannot change an answer. A watcher ({@link StoreRecovery}) notices such a change within about a
+ * second, makes the backend not ready ({@link #notReadyReason}) and reopens the store (re-verified,
+ * rebuilt if bad) while lookups go on from the copy.
  */
 public final class CoreChainBackend implements ChainBackend {
   private static final System.Logger LOG = System.getLogger(CoreChainBackend.class.getName());
 
-  /** How long a replaced store stays mapped for lookups that already hold it. */
+  /** How long a replaced store stays in memory for lookups that already hold it. */
   private static final long RETIRE_GRACE_MS = 2_000;
 
   private final NodeIndex index;
   private final BlockData blockData;
-  private final StoreRecovery.Reopen reopen;
   private volatile FilterStore store;
   private volatile FilterDescriptions descriptions;
   private volatile boolean open = true;
 
-  /** Set while the store is faulted and being re-verified: not ready, lookups may be 503. */
-  private final AtomicBoolean faulted = new AtomicBoolean();
+  /**
+   * Why the backend is not ready (its store changed on disk and is being verified again), or null
+   * while it is.
+   */
+  private volatile String notReady;
+
+  private final Thread watcher;
 
   /**
-   * Takes ownership of both: {@link #close()} closes them. A faulted store is re-verified by
-   * opening it again (a store that fails its checksums then stays unavailable).
+   * Takes ownership of both: {@link #close()} closes them. A store changed on disk is re-verified
+   * by opening it again (a store that then fails its checksums leaves the backend not ready, still
+   * answering from the copy verified before).
    */
   public CoreChainBackend(NodeIndex index, FilterStore store) {
     this(index, store, () -> FilterStore.open(store.dir()));
   }
 
   /**
-   * As {@link #CoreChainBackend(NodeIndex, FilterStore)}; {@code reopen} brings a faulted store
+   * As {@link #CoreChainBackend(NodeIndex, FilterStore)}; {@code reopen} brings a changed store
    * back (e.g. {@code FilterBuilder.ensureBuilt}, which rebuilds what fails its checksums).
    */
   CoreChainBackend(NodeIndex index, FilterStore store, StoreRecovery.Reopen reopen) {
     this.index = Objects.requireNonNull(index, "index");
     this.store = Objects.requireNonNull(store, "store");
-    this.reopen = Objects.requireNonNull(reopen, "reopen");
     this.descriptions = new FilterDescriptions(store);
     this.blockData = new CoreBlockData(index);
+    this.watcher = StoreRecovery.watch(new Watched(), reopen);
   }
 
   public NodeIndex index() {
@@ -70,38 +77,38 @@ public final class CoreChainBackend implements ChainBackend {
 
   @Override
   public boolean txMaybe(byte[] keys, int offset) {
-    FilterStore s = store;
-    try {
-      return s.mightContainTx(keys, offset);
-    } catch (FilterStoreFaultException e) {
-      throw unavailable(s, e);
-    }
+    return store.mightContainTx(keys, offset);
   }
 
   @Override
   public int txMaybeBatch(byte[] keys, int count, long[] maybe) {
-    FilterStore s = store;
-    try {
-      return s.mightContainTxBatch(keys, count, maybe);
-    } catch (FilterStoreFaultException e) {
-      throw unavailable(s, e);
+    return store.mightContainTxBatch(keys, count, maybe);
+  }
+
+  /** What the store watcher sees of this backend. */
+  private final class Watched implements StoreRecovery.Served {
+    @Override
+    public FilterStore store() {
+      return store;
+    }
+
+    @Override
+    public void notReady(String reason) {
+      notReady = reason;
+    }
+
+    @Override
+    public void swap(FilterStore fresh) {
+      CoreChainBackend.this.swap(fresh);
+    }
+
+    @Override
+    public boolean wanted() {
+      return open;
     }
   }
 
-  /**
-   * The filter-store boundary: a faulted or changed filter file makes the service not ready and
-   * starts its re-verification (once per faulted store); the lookup gets no answer but a 503.
-   */
-  private BackendUnavailableException unavailable(FilterStore s, FilterStoreFaultException e) {
-    if (s == store && faulted.compareAndSet(false, true)) {
-      LOG.log(Level.ERROR, "filter store fault, not ready until it is verified again", e);
-      StoreRecovery.start(e.file(), reopen, this::swap, () -> open);
-    }
-    return new BackendUnavailableException(
-        "the filter store is being verified again: " + e.getMessage(), e);
-  }
-
-  /** Serves {@code fresh} from now on; the faulted store is unmapped after a grace period. */
+  /** Serves {@code fresh} from now on; the old store is freed after a grace period. */
   private void swap(FilterStore fresh) {
     FilterStore old;
     synchronized (this) {
@@ -112,7 +119,7 @@ public final class CoreChainBackend implements ChainBackend {
       old = store;
       descriptions = new FilterDescriptions(fresh);
       store = fresh;
-      faulted.set(false);
+      notReady = null;
     }
     try {
       Thread.sleep(RETIRE_GRACE_MS);
@@ -143,12 +150,7 @@ public final class CoreChainBackend implements ChainBackend {
 
   @Override
   public boolean blockMaybe(byte[] hash) {
-    FilterStore s = store;
-    try {
-      return s.mightContainBlock(hash, 0);
-    } catch (FilterStoreFaultException e) {
-      throw unavailable(s, e);
-    }
+    return store.mightContainBlock(hash, 0);
   }
 
   @Override
@@ -217,7 +219,13 @@ public final class CoreChainBackend implements ChainBackend {
 
   @Override
   public boolean ready() {
-    return open && !faulted.get();
+    return open && notReady == null;
+  }
+
+  @Override
+  public String notReadyReason() {
+    String why = notReady;
+    return !open ? "the index is closed" : why != null ? why : "ready";
   }
 
   @Override
@@ -225,6 +233,7 @@ public final class CoreChainBackend implements ChainBackend {
     synchronized (this) {
       open = false;
     }
+    watcher.interrupt();
     try {
       store.close();
     } finally {

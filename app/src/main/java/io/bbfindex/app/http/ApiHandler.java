@@ -412,7 +412,7 @@ public final class ApiHandler extends ChannelInboundHandlerAdapter {
     if (!backend.ready()) {
       return error(
           new ApiError(
-              HttpResponseStatus.SERVICE_UNAVAILABLE, "not_ready", "the index is not loaded"));
+              HttpResponseStatus.SERVICE_UNAVAILABLE, "not_ready", backend.notReadyReason()));
     }
     if (eth != null && !eth.index().caughtUp()) {
       return error(

@@ -99,6 +99,11 @@ public interface ChainBackend extends AutoCloseable {
   /** Whether the backend is loaded and consistent enough to answer ({@code GET /readyz}). */
   boolean ready();
 
+  /** Why {@link #ready()} is false, as {@code GET /readyz} tells it. */
+  default String notReadyReason() {
+    return "the index is not loaded";
+  }
+
   @Override
   void close();
 }

@@ -20,9 +20,9 @@ import java.util.Locale;
  *
  * <p>Output: {@code listening on ...}, then {@code probe: jvm_to_main_ms=.. open_ms=.. [cpu ..]
  * describe_ms=.. [cpu ..] http_start_ms=.. [cpu ..] filters=.. rss_mib=.. rss_file_mib=..
- * rss_anon_mib=..}: the filters the store mapped, and the memory the process holds once it listens
- * (VmRSS of /proc/self/status, and its file-backed part, where the mapped filters are, and
- * anonymous part).
+ * rss_anon_mib=..}: the filters the store holds, and the memory the process holds once it listens
+ * (VmRSS of /proc/self/status, and its file-backed and anonymous parts: the verified in-memory
+ * copies of the filters are anonymous memory).
  */
 public final class StartupProbe {
 

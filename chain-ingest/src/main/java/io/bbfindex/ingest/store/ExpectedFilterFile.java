@@ -18,18 +18,37 @@ public final class ExpectedFilterFile {
   private ExpectedFilterFile() {}
 
   /**
-   * Loads {@code file} (full validation by {@link FilterFile#load}) and checks that it is the file
+   * Maps {@code file} (full validation by {@link FilterFile#load}) and checks that it is the file
    * the manifest names (same header CRC).
    *
    * @throws FilterStoreException naming the file if it is missing, corrupt or not the manifest's
    */
   public static LoadedFilter load(Path file, int expectedHeaderCrc) throws FilterStoreException {
+    return checked(file, expectedHeaderCrc, FilterFile::load);
+  }
+
+  /**
+   * As {@link #load}, into a verified in-memory copy ({@link FilterFile#read}): what a store that
+   * serves lookups holds.
+   */
+  public static LoadedFilter read(Path file, int expectedHeaderCrc) throws FilterStoreException {
+    return checked(file, expectedHeaderCrc, FilterFile::read);
+  }
+
+  /** {@link FilterFile#load} or {@link FilterFile#read}. */
+  @FunctionalInterface
+  private interface Loader {
+    LoadedFilter load(Path file) throws FilterFileException;
+  }
+
+  private static LoadedFilter checked(Path file, int expectedHeaderCrc, Loader loader)
+      throws FilterStoreException {
     if (!Files.exists(file)) {
       throw new FilterStoreException(file, "filter file is missing");
     }
     LoadedFilter loaded;
     try {
-      loaded = FilterFile.load(file);
+      loaded = loader.load(file);
     } catch (FilterFileException e) {
       throw new FilterStoreException(file, "filter file is invalid: " + e.problem(), e);
     }

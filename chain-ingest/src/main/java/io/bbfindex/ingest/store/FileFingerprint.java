@@ -8,15 +8,12 @@ import java.nio.file.attribute.FileTime;
 import java.util.Objects;
 
 /**
- * What a mapped filter file looked like when it was verified: its inode ({@link
- * BasicFileAttributes#fileKey()}), size and modification time. A file changed in place under a
- * mapping (truncated, or a backup copied over it) is a hazard a checksum cannot catch afterwards:
- * pages past a truncation read as zeros (a "no" for a present txid) or fault (SIGBUS), and
- * rewritten pages answer from other bits. The kernel updates the modification time before it
- * changes the data, so a probe followed by an unchanged fingerprint read bits of the verified file.
- *
- * <p>A file replaced by a rename (another inode at the path) is not a change: the mapping keeps the
- * old inode and its verified bytes.
+ * What a store file looked like when it was verified: its inode ({@link
+ * BasicFileAttributes#fileKey()}), size and modification time. Lookups answer from verified
+ * in-memory copies, so a file changed since cannot make an answer wrong; the fingerprint tells that
+ * the store on disk is no longer the one verified (truncated, rewritten in place, a backup copied
+ * over it, another file renamed over it, deleted), so that it is verified again. The kernel updates
+ * the modification time of a file written in place; a stat costs about a microsecond.
  */
 record FileFingerprint(Path path, Object fileKey, long size, FileTime modified) {
 
@@ -30,20 +27,16 @@ record FileFingerprint(Path path, Object fileKey, long size, FileTime modified) 
     return new FileFingerprint(path, a.fileKey(), a.size(), a.lastModifiedTime());
   }
 
-  /**
-   * Null while the file at {@link #path} is this one as it was (or was replaced by a rename), else
-   * what changed.
-   */
+  /** Null while the file at {@link #path} is this one as it was, else what changed. */
   String change() {
     FileFingerprint now;
     try {
       now = of(path);
     } catch (IOException e) {
-      // deleted or unreadable: the mapping still holds the verified inode
-      return null;
+      return "missing or unreadable (" + e + ")";
     }
     if (fileKey != null && !fileKey.equals(now.fileKey)) {
-      return null;
+      return "replaced by another file (inode " + fileKey + " -> " + now.fileKey + ")";
     }
     if (size != now.size) {
       return "size " + size + " -> " + now.size + " bytes";

@@ -14,8 +14,8 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * A filter store opened for serving: the manifest and every filter file, validated and
- * memory-mapped (read-only, no copy).
+ * A filter store opened for serving: the manifest and every filter file, validated and read into
+ * memory (a verified copy of each filter's bits, off-heap).
  *
  * <p>{@link #open} refuses the whole store, naming the bad file(s) in a {@link
  * FilterStoreException}, if the manifest is missing or corrupt, or any filter file is missing,
@@ -27,13 +27,16 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>Lookups: {@link #mightContainTx} probes only the summary filter over every txid, one cache
  * line whatever the number of block files; {@link #candidateFiles} probes the per-file filters
  * (diagnostics), when the store has them: they are written only with {@code
- * BuildOptions.fileFilters} on, and then validated and mapped here like the others. A store without
- * them maps nothing but the summary and the block-hash filter. Thread-safe for lookups; {@link
- * #close} unmaps everything.
+ * BuildOptions.fileFilters} on, and then validated and read here like the others. A store without
+ * them holds nothing but the summary and the block-hash filter. Thread-safe for lookups; {@link
+ * #close} frees everything.
  *
- * <p>The mapped lookup filters are trusted only while their files stay as verified: a read that
- * faults, or a "no" from a file changed in place since (size or modification time, see {@link
- * FileFingerprint}), is a {@link FilterStoreFaultException} instead of an answer.
+ * <p><b>Answers come from the verified copies, never from the files</b> ({@code FilterFile.read}):
+ * a filter file truncated or rewritten under a live server cannot change an answer (a mapping would
+ * read zeros past a truncation, or fault, or answer from the new bits), so the hot path needs no
+ * check of the files. Whether the files on disk are still the ones verified is a separate, slower
+ * question ({@link #changedOnDisk}, a stat of each file), which the server asks off the hot path to
+ * re-verify a store that changed.
  */
 public final class FilterStore implements AutoCloseable {
 
@@ -45,16 +48,8 @@ public final class FilterStore implements AutoCloseable {
   private final List<FileEntry> perFileEntries;
   private final Map<String, Double> fillRatios = new ConcurrentHashMap<>();
 
-  /** The lookup filters as verified: a "no" is trusted only while its file is still this one. */
-  private final FileFingerprint summaryPrint;
-
-  private final FileFingerprint blocksPrint;
-
-  /**
-   * Set at the first fault, for good: a rebuild may later rename a good file over the faulted path,
-   * and the path's new inode must not vouch for the old mapping's bits.
-   */
-  private volatile String voided;
+  /** The manifest and every filter file as they were when verified. */
+  private final List<FileFingerprint> verified;
 
   private volatile boolean closed;
 
@@ -64,10 +59,8 @@ public final class FilterStore implements AutoCloseable {
       LoadedFilter summary,
       LoadedFilter blocks,
       List<LoadedFilter> perFile,
-      FileFingerprint summaryPrint,
-      FileFingerprint blocksPrint) {
-    this.summaryPrint = summaryPrint;
-    this.blocksPrint = blocksPrint;
+      List<FileFingerprint> verified) {
+    this.verified = List.copyOf(verified);
     this.dir = dir;
     this.manifest = manifest;
     this.summary = summary;
@@ -84,10 +77,9 @@ public final class FilterStore implements AutoCloseable {
    */
   public static FilterStore open(Path dir) throws FilterStoreException {
     Objects.requireNonNull(dir, "dir");
+    // taken before anything is read, so that a change during verification is noticed too
+    FileFingerprint manifestPrint = fingerprint(dir.resolve(ManifestFile.FILE_NAME));
     Manifest m = ManifestFile.read(dir);
-    // taken before the checksums are verified, so a change during verification is caught too
-    FileFingerprint summaryPrint = fingerprint(dir.resolve(m.summary().name()));
-    FileFingerprint blocksPrint = fingerprint(dir.resolve(m.blocks().name()));
     List<LoadedFilter> loaded = Collections.synchronizedList(new ArrayList<>());
     List<FilterStoreException> problems = Collections.synchronizedList(new ArrayList<>());
     List<Check> checks = new ArrayList<>();
@@ -112,12 +104,16 @@ public final class FilterStore implements AutoCloseable {
       }
     }
     LoadedFilter[] slots = new LoadedFilter[checks.size()];
-    // CRC32C of every byte dominates opening a large store: spread it over the cores
+    FileFingerprint[] prints = new FileFingerprint[checks.size() + 1];
+    prints[checks.size()] = manifestPrint;
+    // reading and CRC32C of every byte dominate opening a large store: spread over the cores
     java.util.stream.IntStream.range(0, checks.size())
         .parallel()
         .forEach(
             i -> {
               try {
+                Path file = dir.resolve(checks.get(i).name());
+                prints[i] = fingerprint(file);
                 slots[i] = checks.get(i).load(dir, m.salt());
                 loaded.add(slots[i]);
               } catch (FilterStoreException e) {
@@ -153,13 +149,7 @@ public final class FilterStore implements AutoCloseable {
       throw e;
     }
     return new FilterStore(
-        dir,
-        m,
-        slots[0],
-        slots[1],
-        List.of(slots).subList(2, slots.length),
-        summaryPrint,
-        blocksPrint);
+        dir, m, slots[0], slots[1], List.of(slots).subList(2, slots.length), List.of(prints));
   }
 
   private static FileFingerprint fingerprint(Path file) throws FilterStoreException {
@@ -177,7 +167,7 @@ public final class FilterStore implements AutoCloseable {
   private record Check(String name, int headerCrc, FilterKind kind, int blockFile, long keys) {
     LoadedFilter load(Path dir, long salt) throws FilterStoreException {
       Path file = dir.resolve(name);
-      LoadedFilter l = ExpectedFilterFile.load(file, headerCrc);
+      LoadedFilter l = ExpectedFilterFile.read(file, headerCrc);
       String problem = null;
       FilterMetadata meta = l.metadata();
       if (meta.kind() != kind) {
@@ -215,43 +205,24 @@ public final class FilterStore implements AutoCloseable {
    * type=BBF_SIMD_LW64 vs BBF_SCALAR in `./bbf-index bench filters`; docs/benchmarks.md).
    */
   public boolean mightContainTx(byte[] keys, int offset) {
-    boolean maybe;
-    try {
-      maybe = summary.filter().mightContain(keys, offset);
-    } catch (InternalError e) {
-      throw faulted(summaryPrint, e);
-    }
-    if (!maybe) {
-      requireUnchanged(summaryPrint);
-    }
-    return maybe;
+    return summary.filter().mightContain(keys, offset);
   }
 
   /**
-   * The JVM reports a fault in a mapped file (SIGBUS: a page past a truncation) as an {@link
-   * InternalError} at the read.
+   * What changed on disk since the store was verified, or empty while the manifest and every filter
+   * file are still the files verified (same inode, size and modification time): one stat per file,
+   * for a watcher off the hot path. A change never affects answers (they come from the verified
+   * copies) but means the store on disk is no longer the one served: it should be verified again
+   * (and rebuilt if bad).
    */
-  private FilterStoreFaultException faulted(FileFingerprint f, InternalError e) {
-    String why = "faulted when read (truncated under the mapping?): " + e.getMessage();
-    voided = f.path() + ": " + why;
-    return new FilterStoreFaultException(f.path(), why, e);
-  }
-
-  /**
-   * Throws unless the file is still the one verified: a "no" read from a changed file may be a
-   * false negative. One stat per negative answer (per batch for batches).
-   */
-  private void requireUnchanged(FileFingerprint f) {
-    String earlier = voided;
-    if (earlier != null) {
-      throw new FilterStoreFaultException(f.path(), "the store is void: " + earlier, null);
+  public java.util.Optional<String> changedOnDisk() {
+    for (FileFingerprint f : verified) {
+      String change = f.change();
+      if (change != null) {
+        return java.util.Optional.of(f.path().getFileName() + ": " + change);
+      }
     }
-    String change = f.change();
-    if (change != null) {
-      String why = "changed since it was verified (" + change + "); its answers are void";
-      voided = f.path() + ": " + why;
-      throw new FilterStoreFaultException(f.path(), why, null);
-    }
+    return java.util.Optional.empty();
   }
 
   /**
@@ -262,30 +233,12 @@ public final class FilterStore implements AutoCloseable {
    * @return how many of the txids may be on chain
    */
   public int mightContainTxBatch(byte[] keys, int count, long[] maybe) {
-    int maybes;
-    try {
-      maybes = summary.filter().mightContainBatch(keys, count, maybe);
-    } catch (InternalError e) {
-      throw faulted(summaryPrint, e);
-    }
-    if (maybes < count) {
-      requireUnchanged(summaryPrint);
-    }
-    return maybes;
+    return summary.filter().mightContainBatch(keys, count, maybe);
   }
 
   /** Whether a block hash (internal order) may be in the block index. */
   public boolean mightContainBlock(byte[] keys, int offset) {
-    boolean maybe;
-    try {
-      maybe = blocks.filter().mightContain(keys, offset);
-    } catch (InternalError e) {
-      throw faulted(blocksPrint, e);
-    }
-    if (!maybe) {
-      requireUnchanged(blocksPrint);
-    }
-    return maybe;
+    return blocks.filter().mightContain(keys, offset);
   }
 
   /**
@@ -302,7 +255,7 @@ public final class FilterStore implements AutoCloseable {
     return out;
   }
 
-  /** How many filter files the store mapped: summary, block hashes and any per-file filters. */
+  /** How many filter files the store holds: summary, block hashes and any per-file filters. */
   public int filterCount() {
     return perFile.size() + 2;
   }
@@ -351,7 +304,14 @@ public final class FilterStore implements AutoCloseable {
   private FilterInfo info(LoadedFilter l, FilterKind kind, int blockFile, long keys) {
     BlockedBloomFilter f = l.filter();
     String name = l.path().getFileName().toString();
-    double fill = fillRatios.computeIfAbsent(name, n -> f.fillRatio());
+    // counted by the pass that read the bits: describing the summary costs no second pass
+    double fill =
+        fillRatios.computeIfAbsent(
+            name,
+            n ->
+                l.bitCount() == LoadedFilter.NOT_COUNTED
+                    ? f.fillRatio()
+                    : (double) l.bitCount() / f.bitSize());
     return new FilterInfo(
         name,
         kind,
@@ -373,7 +333,7 @@ public final class FilterStore implements AutoCloseable {
     return dir;
   }
 
-  /** Unmaps every filter. Idempotent. Lookups afterwards throw IllegalStateException. */
+  /** Frees every filter. Idempotent. Lookups afterwards throw IllegalStateException. */
   @Override
   public synchronized void close() {
     if (closed) {

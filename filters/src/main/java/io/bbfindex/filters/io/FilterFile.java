@@ -15,9 +15,11 @@ import java.util.Objects;
  *
  * <p>A file is written through {@link AtomicFileWriter}: completely to a temporary file beside the
  * target, forced to disk, then renamed over the target and the directory forced, so a reader sees
- * the old file or the new one, never a half-written one, even after a crash. Loading maps the file
- * read-only and validates every header field, the lengths and both CRC32C checksums before the
- * filter answers anything; the filter's bits are the mapping itself (no copy).
+ * the old file or the new one, never a half-written one, even after a crash. Both ways of loading
+ * validate every header field, the lengths and both CRC32C checksums before the filter answers
+ * anything: {@link #load} maps the file read-only (the filter's bits are the mapping), {@link
+ * #read} copies the data into memory in the same pass that checks its CRC32C (the bits are then the
+ * verified copy, which nothing done to the file afterwards can change).
  */
 public final class FilterFile {
 
@@ -87,13 +89,92 @@ public final class FilterFile {
    *     unreadable, truncated, corrupt, foreign, of a newer format version or out of bounds
    */
   public static LoadedFilter load(Path file) throws FilterFileException {
+    return open(
+        file,
+        (ch, length, arena) -> {
+          MemorySegment data =
+              ch.map(FileChannel.MapMode.READ_ONLY, 0, FilterFileHeader.DATA_OFFSET + length, arena)
+                  .asSlice(FilterFileHeader.DATA_OFFSET, length);
+          return new Data(data, FilterFileHeader.crc32c(data), LoadedFilter.NOT_COUNTED);
+        });
+  }
+
+  /**
+   * Reads {@code file} into memory and validates it completely, like {@link #load}; the data is
+   * copied into off-heap memory (64-byte aligned, freed by {@link LoadedFilter#close()}) by one
+   * sequential pass that also computes its CRC32C and counts its set bits ({@link
+   * LoadedFilter#bitCount()}) while each chunk is in cache.
+   *
+   * <p>What a server answers from: a mapping reads whatever the file holds at the moment of the
+   * read, so a file truncated under it reads as zeros or raises SIGBUS (a JVM crash where C2 has
+   * compiled the probe to Vector API loads), and a file rewritten in place answers from other bits.
+   * A copy answers from the bits verified here, whatever happens to the file afterwards.
+   *
+   * @throws FilterFileException (naming the file and the problem) as {@link #load}, and if the file
+   *     shrinks while it is read
+   */
+  public static LoadedFilter read(Path file) throws FilterFileException {
+    return open(
+        file,
+        (ch, length, arena) -> {
+          MemorySegment data = CopyMemory.allocate(length, arena);
+          VerifiedCopy pass = VerifiedCopy.of(file, ch, FilterFileHeader.DATA_OFFSET, data);
+          return new Data(data, pass.crc32c(), pass.bitCount());
+        });
+  }
+
+  /** A filter's data section as loaded, with the CRC32C computed over it. */
+  private record Data(MemorySegment bits, int crc32c, long bitCount) {}
+
+  /** Maps or copies the data section of an open file into {@code arena}. */
+  @FunctionalInterface
+  private interface DataLoader {
+    Data load(FileChannel ch, long dataLength, Arena arena) throws IOException;
+  }
+
+  /** Validates the header, loads the data through {@code loader}, then checks the data CRC. */
+  private static LoadedFilter open(Path file, DataLoader loader) throws FilterFileException {
     Objects.requireNonNull(file, "file");
     try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
-      return map(file, ch, readHeader(file, ch));
+      FilterFileHeader header = readHeader(file, ch);
+      Arena arena = Arena.ofShared();
+      boolean ok = false;
+      try {
+        Data data = loader.load(ch, header.geometry().byteSize(), arena);
+        checkDataCrc(file, header, data.crc32c());
+        BlockedBloomFilter filter =
+            BlockedBloomFilter.wrapReadOnly(
+                header.geometry(), header.salt(), header.keyCount(), data.bits(), arena);
+        ok = true;
+        return new LoadedFilter(
+            file,
+            filter,
+            header.metadata(),
+            header.formatVersion(),
+            header.headerCrc(),
+            data.bitCount());
+      } finally {
+        if (!ok) {
+          arena.close();
+        }
+      }
     } catch (FilterFileException e) {
       throw e;
     } catch (IOException e) {
       throw new FilterFileException(file, "cannot read: " + e, e);
+    }
+  }
+
+  private static void checkDataCrc(Path file, FilterFileHeader header, int dataCrc)
+      throws FilterFileException {
+    if (dataCrc != header.dataCrc()) {
+      throw new FilterFileException(
+          file,
+          "data checksum mismatch (stored "
+              + FilterFileHeader.hex(header.dataCrc())
+              + ", computed "
+              + FilterFileHeader.hex(dataCrc)
+              + "): the filter bits are corrupt");
     }
   }
 
@@ -113,38 +194,5 @@ public final class FilterFile {
     }
     head.flip();
     return FilterFileHeader.decode(file, MemorySegment.ofBuffer(head), size);
-  }
-
-  private static LoadedFilter map(Path file, FileChannel ch, FilterFileHeader header)
-      throws IOException {
-    long dataLength = header.geometry().byteSize();
-    Arena arena = Arena.ofShared();
-    boolean ok = false;
-    try {
-      MemorySegment mapped =
-          ch.map(
-              FileChannel.MapMode.READ_ONLY, 0, FilterFileHeader.DATA_OFFSET + dataLength, arena);
-      MemorySegment data = mapped.asSlice(FilterFileHeader.DATA_OFFSET, dataLength);
-      int dataCrc = FilterFileHeader.crc32c(data);
-      if (dataCrc != header.dataCrc()) {
-        throw new FilterFileException(
-            file,
-            "data checksum mismatch (stored "
-                + FilterFileHeader.hex(header.dataCrc())
-                + ", computed "
-                + FilterFileHeader.hex(dataCrc)
-                + "): the filter bits are corrupt");
-      }
-      BlockedBloomFilter filter =
-          BlockedBloomFilter.wrapReadOnly(
-              header.geometry(), header.salt(), header.keyCount(), data, arena);
-      ok = true;
-      return new LoadedFilter(
-          file, filter, header.metadata(), header.formatVersion(), header.headerCrc());
-    } finally {
-      if (!ok) {
-        arena.close();
-      }
-    }
   }
 }

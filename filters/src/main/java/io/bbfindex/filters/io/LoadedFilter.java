@@ -4,9 +4,10 @@ import io.bbfindex.filters.BlockedBloomFilter;
 import java.nio.file.Path;
 
 /**
- * A filter file mapped into memory: a read-only {@link BlockedBloomFilter} over the mapping, and
- * the file's metadata. {@link #close()} unmaps the file; the filter must not be used afterwards (it
- * then throws IllegalStateException rather than reading unmapped memory).
+ * A loaded filter file: a read-only {@link BlockedBloomFilter} over the file's mapping ({@link
+ * FilterFile#load}) or over a verified in-memory copy of its data ({@link FilterFile#read}), and
+ * the file's metadata. {@link #close()} unmaps the file or frees the copy; the filter must not be
+ * used afterwards (it then throws IllegalStateException rather than reading freed memory).
  */
 public final class LoadedFilter implements AutoCloseable {
 
@@ -15,13 +16,19 @@ public final class LoadedFilter implements AutoCloseable {
   private final FilterMetadata metadata;
   private final int formatVersion;
   private final int headerCrc;
+  private final long bitCount;
+
+  /** {@link #bitCount()} of a filter whose bits were not counted at load (a mapping). */
+  public static final long NOT_COUNTED = -1;
 
   LoadedFilter(
       Path path,
       BlockedBloomFilter filter,
       FilterMetadata metadata,
       int formatVersion,
-      int headerCrc) {
+      int headerCrc,
+      long bitCount) {
+    this.bitCount = bitCount;
     this.path = path;
     this.filter = filter;
     this.metadata = metadata;
@@ -34,7 +41,7 @@ public final class LoadedFilter implements AutoCloseable {
     return path;
   }
 
-  /** The read-only filter, backed by the mapping (no copy). */
+  /** The read-only filter, backed by the mapping or the verified copy. */
   public BlockedBloomFilter filter() {
     return filter;
   }
@@ -57,7 +64,15 @@ public final class LoadedFilter implements AutoCloseable {
     return headerCrc;
   }
 
-  /** Unmaps the file. */
+  /**
+   * The filter's set bits, counted by the pass that read them ({@link FilterFile#read}), so that
+   * describing a large filter costs no second pass; {@link #NOT_COUNTED} for a mapping.
+   */
+  public long bitCount() {
+    return bitCount;
+  }
+
+  /** Unmaps the file or frees the copy. */
   @Override
   public void close() {
     filter.close();

@@ -32,7 +32,82 @@ class FilterFileTest {
         assertThrows(FilterFileException.class, () -> FilterFile.load(file).close());
     assertTrue(e.getMessage().startsWith(file.toString() + ": "), e.getMessage());
     assertEquals(file, e.file());
+    // the in-memory copy refuses exactly what the mapping refuses, with the same reason
+    FilterFileException copied =
+        assertThrows(FilterFileException.class, () -> FilterFile.read(file).close());
+    assertEquals(e.getMessage(), copied.getMessage());
     return e;
+  }
+
+  /**
+   * {@link FilterFile#read} holds the verified bits themselves: the same bits, answers and set-bit
+   * count as the mapping, cache-line aligned, and unchanged by whatever happens to the file
+   * afterwards (truncated at a page boundary or not, rewritten in place), where a mapping would
+   * read zeros, fault or answer from other bits. Large enough for several read chunks and the
+   * huge-page allocation.
+   */
+  @Test
+  void readCopiesTheVerifiedBitsAndLaterChangesToTheFileDoNotReachThem() throws IOException {
+    byte[] members = TestKeys.random(41, 200_000);
+    byte[] probes = TestKeys.concat(TestKeys.random(42, 50_000), members);
+    int probeCount = TestKeys.count(probes);
+    BbfGeometry g = new BbfGeometry(150_001, 8, 64); // 9.6 MB: three 4 MiB chunks
+    Path file = dir.resolve("copied.bbf");
+    try (BlockedBloomFilter original = FilterFiles.filter(g, 0x5EED, members)) {
+      FilterFile.write(file, original, FilterFiles.META);
+      boolean[] expected = new boolean[probeCount];
+      original.mightContainBatch(probes, probeCount, expected);
+      try (LoadedFilter copy = FilterFile.read(file);
+          LoadedFilter mapped = FilterFile.load(file)) {
+        BlockedBloomFilter f = copy.filter();
+        assertEquals(0, f.bits().address() % 64, "the copy must be cache-line aligned");
+        assertEquals(-1, f.bits().mismatch(original.bits()));
+        assertEquals(original.bitCount(), copy.bitCount());
+        assertEquals(LoadedFilter.NOT_COUNTED, mapped.bitCount());
+        assertEquals(mapped.headerCrc(), copy.headerCrc());
+        assertEquals(mapped.metadata(), copy.metadata());
+        assertTrue(f.isReadOnly());
+        List<Consumer<FileChannel>> changes =
+            List.of(
+                ch -> truncate(ch, FilterFile.DATA_OFFSET + 3 * 4096),
+                ch -> truncate(ch, FilterFile.DATA_OFFSET + 4096 + 123),
+                ch -> {
+                  try {
+                    ch.write(ByteBuffer.wrap(TestKeys.random(43, 1000)), 4096);
+                  } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                  }
+                });
+        for (int c = 0; c < changes.size(); c++) {
+          FilterFile.write(file, original, FilterFiles.META);
+          try (LoadedFilter again = FilterFile.read(file);
+              FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            changes.get(c).accept(ch);
+            for (BlockedBloomFilter probe :
+                List.of(
+                    again.filter(),
+                    again.filter().withKernel(BlockedBloomFilter.Kernel.SCALAR),
+                    f)) {
+              boolean[] batch = new boolean[probeCount];
+              probe.mightContainBatch(probes, probeCount, batch);
+              for (int i = 0; i < probeCount; i++) {
+                if (batch[i] != expected[i] || probe.mightContain(probes, i * 32) != expected[i]) {
+                  fail("change " + c + ", probe " + i + ": the copy answers differently");
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+
+  private static void truncate(FileChannel ch, long size) {
+    try {
+      ch.truncate(size);
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 
   private void assertRejected(byte[] bytes, String expectedProblemPart) throws IOException {
