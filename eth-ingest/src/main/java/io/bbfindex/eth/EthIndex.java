@@ -3,6 +3,7 @@ package io.bbfindex.eth;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.math.BigInteger;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -43,6 +44,14 @@ public final class EthIndex implements AutoCloseable {
   private final History history;
   private final Tip tip = new Tip();
   private final Map<TxHash, Long> pending = new ConcurrentHashMap<>();
+
+  /**
+   * Every hash put in {@link #pending} since it was built: lookups test it before the map, so a
+   * negative does not probe a mempool-sized map (a cache miss) while transactions are pending.
+   * Published after the poll's puts; a hash is pending for lookups from then on.
+   */
+  private volatile SeenKeys pendingSeen = SeenKeys.of(List.of());
+
   private final AtomicLong reorgs = new AtomicLong();
   private volatile long head = -1;
   private volatile long finalized = -1;
@@ -117,7 +126,9 @@ public final class EthIndex implements AutoCloseable {
    *     for 30 s), so "absent" would not be known
    */
   public Optional<EthAnswer> lookup(byte[] key, int offset) throws CatchingUpException {
-    if (!pending.isEmpty() && pending.containsKey(TxHash.of(key, offset))) {
+    if (!pending.isEmpty()
+        && pendingSeen.mightContain(key, offset)
+        && pending.containsKey(TxHash.of(key, offset))) {
       return Optional.of(EthAnswer.pending());
     }
     Optional<EthTxLocation> at = tip.find(key, offset);
@@ -328,11 +339,16 @@ public final class EthIndex implements AutoCloseable {
     }
     long now = System.currentTimeMillis();
     byte[] key = new byte[TxHash.BYTES];
+    List<TxHash> added = new ArrayList<>();
     for (TxHash tx : seen) {
       tx.copyTo(key, 0);
       if (!tip.contains(tx) && history.find(key, 0).isEmpty()) {
         pending.put(tx, now);
+        added.add(tx);
       }
+    }
+    if (!added.isEmpty()) {
+      pendingSeen = pendingSeen.plus(added, pending.keySet());
     }
     dropStalePending(now);
   }

@@ -17,22 +17,12 @@ import java.util.Collection;
  * rebuilt from the tip's keys once it holds {@link #capacity()}, which costs only a cuckoo probe
  * meanwhile.
  */
-final class SeenKeys {
+record SeenKeys(BitSet bits, int log2Bits, long count) {
   /** Bits a key: a false "maybe" for 1 - e^(-1/32), about 3%, of the keys never added. */
   static final int BITS_PER_KEY = 32;
 
   /** The smallest set: 2^17 bits (16 KiB), 4,096 keys. */
   private static final int MIN_LOG2_BITS = 17;
-
-  private final BitSet bits;
-  private final int log2Bits;
-  private final long count;
-
-  private SeenKeys(BitSet bits, int log2Bits, long count) {
-    this.bits = bits;
-    this.log2Bits = log2Bits;
-    this.count = count;
-  }
 
   /** A set of {@code keys}, sized for twice as many. */
   static SeenKeys of(Collection<TxHash> keys) {
@@ -66,11 +56,6 @@ final class SeenKeys {
   /** Keys this set takes before it is rebuilt. */
   long capacity() {
     return (1L << log2Bits) / BITS_PER_KEY;
-  }
-
-  /** Keys added (those since dropped from the tip included). */
-  long count() {
-    return count;
   }
 
   /** False: the tip never took the key at {@code key[offset .. offset + 32)} while it was built. */

@@ -38,9 +38,10 @@ import picocli.CommandLine.Option;
  * <ul>
  *   <li>ingest: {@link EthIndex#ingestFinalRanges} of a chain filled with plain transfers, blocks/s
  *       and txs/s (into a fresh store each round; the median);
- *   <li>negative lookups per second: in process ({@link EthIndex#lookup} of random absent hashes,
- *       one thread) and over HTTP ({@code GET /v1/eth/tx/{hash}} and {@code POST /v1/eth/tx/lookup}
- *       of 100 hashes against a real server on 127.0.0.1);
+ *   <li>negative lookups per second: in process ({@link EthIndex#lookup} of random absent hashes, 1
+ *       thread and 2 threads, the index following the node as {@code serve} runs it) and over HTTP
+ *       ({@code GET /v1/eth/tx/{hash}} and {@code POST /v1/eth/tx/lookup} of 100 hashes against a
+ *       real server on 127.0.0.1);
  *   <li>the node's own miss rate: anvil's {@code eth_getTransactionByHash} of random hashes, one
  *       call per request and 100 per batch, with the same HTTP client and concurrency as the
  *       server's figures.
