@@ -67,6 +67,11 @@ public final class TxFilterPass implements TxRecordConsumer, BlockFileSelection 
     accept(txid, 0, file);
   }
 
+  @Override
+  public void accept(byte[] txids, int offset, int file, long dataPos, long txOffset) {
+    accept(txids, offset, file);
+  }
+
   /** One row whose txid is {@code keys[offset .. offset + 32)} (positions are not needed here). */
   public void accept(byte[] keys, int offset, int file) {
     if (file < counts.length) {

@@ -138,12 +138,11 @@ public final class BlockDataTxSource {
           inFlight.add(pool.submit(() -> hashFile(file)));
         }
         FileTxids f = inFlight.poll().get();
-        byte[] txid = new byte[32];
+        byte[] txids = f.txids();
         for (int i = 0; i < f.count(); i++) {
-          int first = f.txids()[i * 32] & 0xFF;
+          int first = txids[i * 32] & 0xFF;
           if (first >= fromFirstByte && first < toFirstByte) {
-            System.arraycopy(f.txids(), i * 32, txid, 0, 32);
-            consumer.accept(txid, f.file(), f.dataPos()[i], f.txOffsets()[i]);
+            consumer.accept(txids, i * 32, f.file(), f.dataPos()[i], f.txOffsets()[i]);
           }
         }
       }
