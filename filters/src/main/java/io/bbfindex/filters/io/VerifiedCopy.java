@@ -1,17 +1,19 @@
 package io.bbfindex.filters.io;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.zip.CRC32C;
 
 /**
- * One sequential pass that copies a file's data section into memory and, chunk by chunk while the
- * chunk is still in cache, computes its CRC32C and counts its set bits: reading, verifying and
- * describing a filter cost one pass over its bytes instead of three.
+ * One pass that copies a file's data section into memory and, chunk by chunk while the chunk is
+ * still in cache, computes its CRC32C and counts its set bits: reading, verifying and describing a
+ * filter cost one pass over its bytes instead of three.
  *
  * @param crc32c CRC32C of the bytes copied
  * @param bitCount set bits in them
@@ -25,18 +27,116 @@ record VerifiedCopy(int crc32c, long bitCount) {
   private static final int CHUNK = 4 << 20;
 
   /**
-   * Fills {@code into} with the file's bytes from {@code offset} on.
+   * Fills {@code into} with the file's bytes from {@code offset} on. With more than one core, a
+   * helper thread reads chunks ahead while this one reads the chunks the helper has not claimed and
+   * checksums every chunk in order: the page faults and copies of a large filter (most of the time)
+   * are spread over two cores, the CRC32C stays one sequential pass.
    *
    * @throws FilterFileException if the file ends before {@code into} is full (it shrank since its
    *     size was checked)
    */
   static VerifiedCopy of(Path file, FileChannel ch, long offset, MemorySegment into)
       throws IOException {
+    int chunks = (int) ((into.byteSize() + CHUNK - 1) / CHUNK);
+    Chunks work = new Chunks(file, ch, offset, into, chunks);
+    Thread helper = null;
+    if (chunks > 2 && Runtime.getRuntime().availableProcessors() > 1) {
+      helper = Thread.ofPlatform().name("bbf-filter-read").daemon().start(work::readAhead);
+    }
     CRC32C crc = new CRC32C();
     long ones = 0;
-    long size = into.byteSize();
-    for (long at = 0; at < size; at += CHUNK) {
-      int n = (int) Math.min(CHUNK, size - at);
+    try {
+      for (int i = 0; i < chunks; i++) {
+        work.awaitRead(i);
+        long at = (long) i * CHUNK;
+        int n = (int) Math.min(CHUNK, into.byteSize() - at);
+        crc.update(into.asSlice(at, n).asByteBuffer());
+        ones += bitCount(into, at, n);
+      }
+    } finally {
+      work.stop();
+      if (helper != null) {
+        try {
+          helper.join();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new InterruptedIOException("interrupted while reading " + file);
+        }
+      }
+    }
+    return new VerifiedCopy((int) crc.getValue(), ones);
+  }
+
+  /** The chunks of one copy: each read once, by whichever thread claims it first. */
+  private static final class Chunks {
+    private static final int UNCLAIMED = 0;
+    private static final int CLAIMED = 1;
+    private static final int READ = 2;
+
+    private final Path file;
+    private final FileChannel ch;
+    private final long offset;
+    private final MemorySegment into;
+    private final AtomicIntegerArray state;
+    private volatile boolean stopped;
+    private IOException failure;
+
+    Chunks(Path file, FileChannel ch, long offset, MemorySegment into, int chunks) {
+      this.file = file;
+      this.ch = ch;
+      this.offset = offset;
+      this.into = into;
+      this.state = new AtomicIntegerArray(chunks);
+    }
+
+    /** The helper: reads every chunk it can claim, in order, until all are claimed or stopped. */
+    void readAhead() {
+      for (int i = 0; i < state.length() && !stopped; i++) {
+        if (state.compareAndSet(i, UNCLAIMED, CLAIMED)) {
+          try {
+            read(i);
+          } catch (IOException e) {
+            synchronized (this) {
+              failure = e;
+            }
+          }
+          synchronized (this) {
+            state.set(i, READ);
+            notifyAll();
+          }
+        }
+      }
+    }
+
+    /** Returns once chunk {@code i} is read: by this thread if the helper has not claimed it. */
+    void awaitRead(int i) throws IOException {
+      if (state.compareAndSet(i, UNCLAIMED, CLAIMED)) {
+        read(i);
+        state.set(i, READ);
+        return;
+      }
+      synchronized (this) {
+        while (state.get(i) != READ && failure == null) {
+          try {
+            wait();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while reading " + file);
+          }
+        }
+        if (failure != null) {
+          throw failure;
+        }
+      }
+    }
+
+    void stop() {
+      stopped = true;
+    }
+
+    private void read(int i) throws IOException {
+      long at = (long) i * CHUNK;
+      int n = (int) Math.min(CHUNK, into.byteSize() - at);
       ByteBuffer chunk = into.asSlice(at, n).asByteBuffer();
       while (chunk.hasRemaining()) {
         if (ch.read(chunk, offset + at + chunk.position()) < 0) {
@@ -45,14 +145,10 @@ record VerifiedCopy(int crc32c, long bitCount) {
               "the file shrank while being read: it ends at byte "
                   + (offset + at + chunk.position())
                   + ", its header says "
-                  + (offset + size));
+                  + (offset + into.byteSize()));
         }
       }
-      chunk.flip();
-      crc.update(chunk);
-      ones += bitCount(into, at, n);
     }
-    return new VerifiedCopy((int) crc.getValue(), ones);
   }
 
   /** Set bits of {@code s[at, at + n)}; n is a multiple of 8 (filter data is whole groups). */
