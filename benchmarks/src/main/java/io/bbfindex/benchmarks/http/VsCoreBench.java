@@ -95,7 +95,11 @@ public final class VsCoreBench implements Callable<Integer> {
     }
   }
 
-  @Option(names = "--quick", description = "5 s per run, 1 round (default 10 s, median of 3)")
+  @Option(
+      names = "--quick",
+      description =
+          "5 s per run, 1 round, after 3 s warm-up slices until steady (default 10 s, median"
+              + " of 3, 5 s slices)")
   boolean quick;
 
   @Option(
@@ -115,6 +119,11 @@ public final class VsCoreBench implements Callable<Integer> {
   static final String BBF = "bbf-index";
   static final String CORE = "core rest";
 
+  /** Two warm-up slices this close in rate mean the target runs at its steady state. */
+  static final double STEADY = 0.10;
+
+  static final int MAX_WARMUP_SLICES = 8;
+
   record Config(
       int seconds,
       int warmupSeconds,
@@ -125,7 +134,7 @@ public final class VsCoreBench implements Callable<Integer> {
       List<Index> indexes) {
     static Config of(boolean quick, List<Index> indexes) {
       return quick
-          ? new Config(5, 2, 1, 1, 32, true, indexes)
+          ? new Config(5, 3, 1, 1, 32, true, indexes)
           : new Config(10, 5, 3, 1, 32, false, indexes);
     }
   }
@@ -250,7 +259,7 @@ public final class VsCoreBench implements Callable<Integer> {
               + " timing)",
           name);
       for (Target t : TARGETS) { // warm-up: JIT, Core's caches, page cache
-        wrkRun(c, wrk, script, t, files.get(t), server, core, c.warmupSeconds());
+        warmUp(c, wrk, script, t, files.get(t), server, core, r);
       }
       Map<Target, List<WrkRun>> runs = new LinkedHashMap<>();
       for (int round = 0; round < c.rounds(); round++) {
@@ -291,6 +300,37 @@ public final class VsCoreBench implements Callable<Integer> {
       }
       return figures;
     }
+  }
+
+  /**
+   * Runs {@code t} in slices of {@link Config#warmupSeconds} until a slice's rate is within {@link
+   * #STEADY} of the one before (at most {@link #MAX_WARMUP_SLICES}): the JVM's compilers need tens
+   * of seconds of load on 2 shared cores before the present-txid path (LevelDB, blk reads, SHA-256)
+   * runs compiled, and a round measured before that compares a cold bbf-index with a native Core.
+   */
+  private static void warmUp(
+      Config c,
+      Path wrk,
+      Path script,
+      Target t,
+      Path requests,
+      ServerProcess server,
+      CoreRestNode core,
+      BenchReport r)
+      throws IOException, InterruptedException {
+    double previous = 0;
+    for (int slice = 1; slice <= MAX_WARMUP_SLICES; slice++) {
+      double rate =
+          wrkRun(c, wrk, script, t, requests, server, core, c.warmupSeconds()).requestsPerSecond();
+      if (previous > 0 && Math.abs(rate - previous) <= STEADY * previous) {
+        r.line("warm-up %s: steady after %d slice(s) of %d s", t.label(), slice, c.warmupSeconds());
+        return;
+      }
+      previous = rate;
+    }
+    r.line(
+        "warm-up %s: not steady after %d slices of %d s (measured anyway)",
+        t.label(), MAX_WARMUP_SLICES, c.warmupSeconds());
   }
 
   private static WrkRun wrkRun(

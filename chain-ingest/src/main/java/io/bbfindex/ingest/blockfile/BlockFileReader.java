@@ -65,6 +65,8 @@ public final class BlockFileReader implements AutoCloseable {
   private final BlocksXorKey xor;
   private volatile byte[] magic;
   private final Map<Integer, FileChannel> channels = new ConcurrentHashMap<>();
+  // every read names its file for error messages: formatted once per file, not once per read
+  private final Map<Integer, Path> paths = new ConcurrentHashMap<>();
 
   /**
    * @param magic the network's message start, or {@code null} to accept any of {@link
@@ -77,7 +79,8 @@ public final class BlockFileReader implements AutoCloseable {
   }
 
   public Path blockFile(int file) {
-    return blocksDir.resolve(String.format(Locale.ROOT, "blk%05d.dat", file));
+    return paths.computeIfAbsent(
+        file, f -> blocksDir.resolve(String.format(Locale.ROOT, "blk%05d.dat", f)));
   }
 
   /** The magic this reader checks (learnt from the first record read if not given). */
@@ -109,15 +112,7 @@ public final class BlockFileReader implements AutoCloseable {
       throws IOException {
     Framed block = readFramed(file, dataPos);
     String where = where(file, dataPos);
-    if (expectedBlockHash != null
-        && !Arrays.equals(Sha256Hash.hashTwice(block.header), expectedBlockHash)) {
-      throw new CorruptRecordException(
-          where
-              + ": the header there hashes to "
-              + toDisplayHex(Sha256Hash.hashTwice(block.header))
-              + ", not to the expected block "
-              + toDisplayHex(expectedBlockHash));
-    }
+    checkHeader(block, where, expectedBlockHash);
     Transaction tx = readInBlock(block, file, dataPos, txOffset).tx();
     byte[] txid = tx.getTxId().getReversedBytes();
     if (expectedTxid != null && !Arrays.equals(txid, expectedTxid)) {
@@ -131,6 +126,66 @@ public final class BlockFileReader implements AutoCloseable {
               + toDisplayHex(expectedTxid));
     }
     return tx;
+  }
+
+  /**
+   * The stored bytes from the transaction at {@code dataPos + 80 + txOffset} of blk{file}.dat on,
+   * up to the end of its block record or {@code maxBytes}, whichever comes first, XOR removed and
+   * not parsed: for a caller that hashes the transaction itself ({@code TxidHasher}) and reads
+   * again, to the block's end, when the transaction runs past {@code maxBytes}. The block header
+   * there is checked against {@code expectedBlockHash} (if not null).
+   *
+   * @throws CorruptRecordException on any framing, bound or header-hash mismatch
+   */
+  public TxRegion readTxRegion(
+      int file, long dataPos, long txOffset, int maxBytes, byte[] expectedBlockHash)
+      throws IOException {
+    Framed block = readFramed(file, dataPos);
+    String where = where(file, dataPos);
+    checkHeader(block, where, expectedBlockHash);
+    long txStart = txStart(block, dataPos, txOffset, where);
+    long left = dataPos + block.size - txStart;
+    byte[] bytes = new byte[(int) Math.min(left, maxBytes)];
+    readPlain(block.channel, bytes, txStart, where);
+    return new TxRegion(bytes, bytes.length == left, where);
+  }
+
+  /**
+   * Bytes from a transaction's start on.
+   *
+   * @param toBlockEnd whether they run to the end of the block record (no more to read)
+   * @param where the file and block position, for error messages
+   */
+  public record TxRegion(byte[] bytes, boolean toBlockEnd, String where) {}
+
+  private static void checkHeader(Framed block, String where, byte[] expectedBlockHash)
+      throws CorruptRecordException {
+    if (expectedBlockHash != null
+        && !Arrays.equals(Sha256Hash.hashTwice(block.header), expectedBlockHash)) {
+      throw new CorruptRecordException(
+          where
+              + ": the header there hashes to "
+              + toDisplayHex(Sha256Hash.hashTwice(block.header))
+              + ", not to the expected block "
+              + toDisplayHex(expectedBlockHash));
+    }
+  }
+
+  /** Where the transaction at {@code txOffset} starts, checked to be inside the block record. */
+  private static long txStart(Framed block, long dataPos, long txOffset, String where)
+      throws CorruptRecordException {
+    long txStart = dataPos + HEADER_BYTES + txOffset;
+    // txOffset >= 1: the tx-count CompactSize comes first. A transaction is at least 10 bytes.
+    if (txOffset < 1 || txStart >= dataPos + block.size) {
+      throw new CorruptRecordException(
+          where
+              + ": tx offset "
+              + txOffset
+              + " is outside the block record of "
+              + block.size
+              + " bytes");
+    }
+    return txStart;
   }
 
   /**
@@ -167,19 +222,8 @@ public final class BlockFileReader implements AutoCloseable {
   private RawTransaction readInBlock(Framed block, int file, long dataPos, long txOffset)
       throws IOException {
     String where = where(file, dataPos);
-    long blockEnd = dataPos + block.size;
-    long txStart = dataPos + HEADER_BYTES + txOffset;
-    // txOffset >= 1: the tx-count CompactSize comes first. A transaction is at least 10 bytes.
-    if (txOffset < 1 || txStart >= blockEnd) {
-      throw new CorruptRecordException(
-          where
-              + ": tx offset "
-              + txOffset
-              + " is outside the block record of "
-              + block.size
-              + " bytes");
-    }
-    long left = blockEnd - txStart;
+    long txStart = txStart(block, dataPos, txOffset, where);
+    long left = dataPos + block.size - txStart;
     int first = (int) Math.min(left, TX_FIRST_READ);
     RawTransaction tx = parse(block.channel, txStart, first, where, txOffset, first == left);
     if (tx == null) {

@@ -16,7 +16,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
-import org.bitcoinj.core.Transaction;
 
 /**
  * Finds a txid in Core's hashed txindex the way Core's {@code TxIndex::FindTx} does (v32, PR
@@ -34,6 +33,13 @@ public final class HashedTxLookup {
 
   /** Header bytes before the tx count: a row's offset must point past them. */
   private static final int HEADER_BYTES = BlockFileReader.HEADER_BYTES;
+
+  /** First read of a candidate transaction: nearly all are smaller (as BlockFileReader's). */
+  private static final int FIRST_READ = 4096;
+
+  /** One digest per lookup thread (a TxidHasher is not thread-safe). */
+  private static final ThreadLocal<TxidHasher> TXID_HASHERS =
+      ThreadLocal.withInitial(TxidHasher::new);
 
   private final LevelDbSnapshot db;
   private final SipHash13Uj hasher;
@@ -193,10 +199,10 @@ public final class HashedTxLookup {
   public Optional<TxLocation> find(byte[] txidInternal, BlockFileReader blocks) throws IOException {
     Objects.requireNonNull(blocks, "blocks");
     TxLocation stale = null;
+    byte[] txid = new byte[32];
     for (TxLocation c : candidates(txidInternal)) {
-      Transaction tx =
-          blocks.readTransaction(c.file(), c.dataPos(), c.txOffset(), null, c.block().hash());
-      if (!Arrays.equals(tx.getTxId().getReversedBytes(), txidInternal)) {
+      hashCandidate(blocks, c, txid);
+      if (!Arrays.equals(txid, txidInternal)) {
         continue; // a prefix collision: another transaction
       }
       if (c.block().onActiveChain()) {
@@ -207,5 +213,39 @@ public final class HashedTxLookup {
       }
     }
     return Optional.ofNullable(stale);
+  }
+
+  /**
+   * The txid of the transaction a candidate row points at, into {@code txid}: its stored bytes
+   * hashed as they are ({@link TxidHasher}, no transaction object), read again to the block's end
+   * when the transaction is longer than the first read.
+   */
+  private static void hashCandidate(BlockFileReader blocks, TxLocation c, byte[] txid)
+      throws IOException {
+    TxidHasher hasher = TXID_HASHERS.get();
+    BlockFileReader.TxRegion region =
+        blocks.readTxRegion(c.file(), c.dataPos(), c.txOffset(), FIRST_READ, c.block().hash());
+    try {
+      hasher.hash(region.bytes(), 0, region.bytes().length, txid, 0);
+      return;
+    } catch (CorruptRecordException e) {
+      if (region.toBlockEnd()) {
+        throw atCandidate(region, c, e);
+      }
+    }
+    region =
+        blocks.readTxRegion(
+            c.file(), c.dataPos(), c.txOffset(), Integer.MAX_VALUE, c.block().hash());
+    try {
+      hasher.hash(region.bytes(), 0, region.bytes().length, txid, 0);
+    } catch (CorruptRecordException e) {
+      throw atCandidate(region, c, e);
+    }
+  }
+
+  private static CorruptRecordException atCandidate(
+      BlockFileReader.TxRegion region, TxLocation c, CorruptRecordException e) {
+    return new CorruptRecordException(
+        region.where() + " tx offset " + c.txOffset() + ": " + e.getMessage(), e);
   }
 }
