@@ -259,7 +259,13 @@ public final class VsCoreBench implements Callable<Integer> {
               + " timing)",
           name);
       for (Target t : TARGETS) { // warm-up: JIT, Core's caches, page cache
-        warmUp(c, wrk, script, t, files.get(t), server, core, r);
+        warmUp(
+            r,
+            t.label(),
+            c.warmupSeconds(),
+            () ->
+                wrkRun(c, wrk, script, t, files.get(t), server, core, c.warmupSeconds())
+                    .requestsPerSecond());
       }
       Map<Target, List<WrkRun>> runs = new LinkedHashMap<>();
       for (int round = 0; round < c.rounds(); round++) {
@@ -303,34 +309,31 @@ public final class VsCoreBench implements Callable<Integer> {
   }
 
   /**
-   * Runs {@code t} in slices of {@link Config#warmupSeconds} until a slice's rate is within {@link
-   * #STEADY} of the one before (at most {@link #MAX_WARMUP_SLICES}): the JVM's compilers need tens
-   * of seconds of load on 2 shared cores before the present-txid path (LevelDB, blk reads, SHA-256)
-   * runs compiled, and a round measured before that compares a cold bbf-index with a native Core.
+   * Runs one target's load in slices until a slice's rate is within {@link #STEADY} of the one
+   * before (at most {@link #MAX_WARMUP_SLICES}): the JVM's compilers need tens of seconds of load
+   * on 2 shared cores before the present-txid path (LevelDB, blk reads, SHA-256) runs compiled, and
+   * a round measured before that compares a cold bbf-index with a native Core.
    */
-  private static void warmUp(
-      Config c,
-      Path wrk,
-      Path script,
-      Target t,
-      Path requests,
-      ServerProcess server,
-      CoreRestNode core,
-      BenchReport r)
+  private static void warmUp(BenchReport r, String label, int sliceSeconds, Slice slice)
       throws IOException, InterruptedException {
     double previous = 0;
-    for (int slice = 1; slice <= MAX_WARMUP_SLICES; slice++) {
-      double rate =
-          wrkRun(c, wrk, script, t, requests, server, core, c.warmupSeconds()).requestsPerSecond();
+    for (int n = 1; n <= MAX_WARMUP_SLICES; n++) {
+      double rate = slice.requestsPerSecond();
       if (previous > 0 && Math.abs(rate - previous) <= STEADY * previous) {
-        r.line("warm-up %s: steady after %d slice(s) of %d s", t.label(), slice, c.warmupSeconds());
+        r.line("warm-up %s: steady after %d slice(s) of %d s", label, n, sliceSeconds);
         return;
       }
       previous = rate;
     }
     r.line(
         "warm-up %s: not steady after %d slices of %d s (measured anyway)",
-        t.label(), MAX_WARMUP_SLICES, c.warmupSeconds());
+        label, MAX_WARMUP_SLICES, sliceSeconds);
+  }
+
+  /** One warm-up slice of wrk load. */
+  @FunctionalInterface
+  interface Slice {
+    double requestsPerSecond() throws IOException, InterruptedException;
   }
 
   private static WrkRun wrkRun(
