@@ -33,7 +33,8 @@ import picocli.CommandLine.Option;
  *   <li>a mempool resync of 50,000 txids: parse of a {@code getrawmempool false true} answer plus
  *       the mempool layer's replacement, from empty and with 1 % churn (target 1 s);
  *   <li>negative lookups per second (one thread probing the tip and mempool filters) during
- *       back-to-back resyncs, against a quiet run (target: within 10 %);
+ *       back-to-back resyncs, against a quiet run (target: within 10 %) and against a run beside a
+ *       thread that only spins in registers (what two threads cost each other on these cores);
  *   <li>with a real node ({@code BITCOIND}, see the README's "Tests" section): block-to-answer and
  *       tx-to-mempool-answer latency, p50/p99, with ZMQ and with polling.
  * </ul>
@@ -43,6 +44,9 @@ import picocli.CommandLine.Option;
  */
 public final class FollowBench {
   private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** Where {@link #spin} leaves its result, so that the JIT keeps the loop. */
+  private static volatile long spinSink;
 
   private final boolean quick;
   private final Map<String, String> summary = new LinkedHashMap<>();
@@ -177,46 +181,84 @@ public final class FollowBench {
     for (int i = 0; i < 4; i++) {
       negatives(tip, mempool, probes, window); // warm-up: JIT-compiled before the first round
     }
-    // Quiet and busy windows alternate, and each side is the median of its rounds: a garbage
-    // collection or another process's burst then moves one round, not the ratio.
+    // Quiet, spin and resync windows alternate, and each is the median of its rounds: a garbage
+    // collection or another process's burst then moves one round, not the ratio. The spin window
+    // is the machine's own limit: a second thread that only computes in registers, so what it
+    // costs the lookups is the sharing of the cores (siblings of one physical core, or other
+    // processes), not anything the resync does.
     double[] quietRounds = new double[rounds];
+    double[] spinRounds = new double[rounds];
     double[] busyRounds = new double[rounds];
     int[] resyncs = {0};
     for (int r = 0; r < rounds; r++) {
       quietRounds[r] = negatives(tip, mempool, probes, window);
-      AtomicBoolean stop = new AtomicBoolean();
-      Thread writer =
-          Thread.ofPlatform()
-              .name("resync")
-              .start(
-                  () -> {
-                    boolean flip = false;
-                    while (!stop.get()) {
-                      mempool.replaceAll(flip ? a : b);
-                      flip = !flip;
-                      resyncs[0]++;
-                    }
-                  });
-      busyRounds[r] = negatives(tip, mempool, probes, window);
-      stop.set(true);
-      writer.join();
+      spinRounds[r] = whileRunning(() -> spin(), tip, mempool, probes, window);
+      busyRounds[r] =
+          whileRunning(
+              () -> {
+                mempool.replaceAll(resyncs[0] % 2 == 0 ? b : a);
+                resyncs[0]++;
+              },
+              tip,
+              mempool,
+              probes,
+              window);
     }
     double quiet = percentile(quietRounds, 50);
+    double spin = percentile(spinRounds, 50);
     double busy = percentile(busyRounds, 50);
     double ratio = busy / quiet;
     System.out.printf(
         Locale.ROOT,
         "negative lookups (tip + mempool filters, 1 thread; medians of %d alternating windows): "
-            + "quiet %,.0f/s, during %d back-to-back resyncs of 10 %% of 50,000 txids %,.0f/s "
-            + "(%.0f %%)%n",
+            + "quiet %,.0f/s, beside a thread spinning in registers %,.0f/s (%.0f %%: the cores'"
+            + " own sharing), during %d back-to-back resyncs of 10 %% of 50,000 txids %,.0f/s"
+            + " (%.0f %% of quiet, %.0f %% of beside the spinning thread)%n",
         rounds,
         quiet,
+        spin,
+        100 * spin / quiet,
         resyncs[0],
         busy,
-        100 * ratio);
+        100 * ratio,
+        100 * busy / spin);
     summary.put("follow_negatives_per_s_quiet", fmt(quiet));
+    summary.put("follow_negatives_per_s_beside_cpu_spin", fmt(spin));
     summary.put("follow_negatives_per_s_during_resync", fmt(busy));
     summary.put("follow_negatives_during_resync_vs_quiet", fmt(ratio));
+    summary.put("follow_negatives_beside_cpu_spin_vs_quiet", fmt(spin / quiet));
+    summary.put("follow_negatives_during_resync_vs_cpu_spin", fmt(busy / spin));
+  }
+
+  /** Negative lookups per second while another thread runs {@code work} over and over. */
+  private static double whileRunning(
+      Runnable work, TipLayer tip, MempoolLayer mempool, byte[] probes, Duration window)
+      throws InterruptedException {
+    AtomicBoolean stop = new AtomicBoolean();
+    Thread other =
+        Thread.ofPlatform()
+            .name("beside-lookups")
+            .start(
+                () -> {
+                  while (!stop.get()) {
+                    work.run();
+                  }
+                });
+    try {
+      return negatives(tip, mempool, probes, window);
+    } finally {
+      stop.set(true);
+      other.join();
+    }
+  }
+
+  /** A few microseconds of arithmetic on locals: no memory traffic, no allocation. */
+  private static void spin() {
+    long x = spinSink;
+    for (int i = 0; i < 10_000; i++) {
+      x = x * 6364136223846793005L + 1442695040888963407L;
+    }
+    spinSink = x;
   }
 
   private static double negatives(
