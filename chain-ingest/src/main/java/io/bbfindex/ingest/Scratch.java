@@ -8,7 +8,9 @@ import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -33,6 +35,9 @@ public final class Scratch {
 
   /** The lock file inside a snapshot directory, locked by its owner. */
   public static final String OWNER_LOCK = "owner.lock";
+
+  /** Appended to a snapshot directory's name by {@link #deleteUntilGone} before it deletes it. */
+  static final String DELETING_SUFFIX = "-deleting";
 
   /** How long a shutdown hook waits for the work it interrupts to let go of its scratch files. */
   public static final Duration EXIT_CLEANUP_PATIENCE = Duration.ofSeconds(10);
@@ -148,25 +153,36 @@ public final class Scratch {
   }
 
   /**
-   * Deletes {@code root} with everything in it, again and again for up to {@code patience} while a
-   * thread still working in it (the JVM runs shutdown hooks while its other threads go on) adds
-   * entries that make a directory's removal fail. Converges because the writers never re-create
-   * {@code root} or a directory above the one they write into.
+   * Deletes {@code root} with everything in it while a thread may still be working in it (the JVM
+   * runs shutdown hooks while its other threads go on). {@code root} is first renamed to a sibling
+   * (still named as a snapshot, so a next run removes it if this process dies first): the worker
+   * addresses its files by path under the old name, so from then on it can create nothing more in
+   * the tree, which is then deleted again and again for up to {@code patience} until a pass finds
+   * no entry a file the worker had already opened added.
    *
-   * @return whether {@code root} is gone
+   * @return whether the tree is gone
    */
   public static boolean deleteUntilGone(Path root, Duration patience) {
     long deadline = System.nanoTime() + patience.toNanos();
     IOException last = null;
-    while (Files.exists(root, LinkOption.NOFOLLOW_LINKS)) {
+    Path tree = root.resolveSibling(root.getFileName() + DELETING_SUFFIX);
+    try {
+      Files.move(root, tree, StandardCopyOption.ATOMIC_MOVE);
+    } catch (NoSuchFileException gone) {
+      return true;
+    } catch (IOException e) {
+      last = e; // not renamable: delete it where it is
+      tree = root;
+    }
+    while (Files.exists(tree, LinkOption.NOFOLLOW_LINKS)) {
       try {
-        NodeIndex.deleteTree(root);
+        NodeIndex.deleteTree(tree);
       } catch (IOException | UncheckedIOException e) {
         last = e instanceof UncheckedIOException u ? u.getCause() : (IOException) e;
       }
       if (System.nanoTime() > deadline) {
         System.err.println(
-            "bbf-index: could not remove " + root + (last == null ? "" : ": " + last));
+            "bbf-index: could not remove " + tree + (last == null ? "" : ": " + last));
         return false;
       }
       LockSupport.parkNanos(5_000_000);

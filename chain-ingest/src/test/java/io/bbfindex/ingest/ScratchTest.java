@@ -1,5 +1,6 @@
 package io.bbfindex.ingest;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -7,6 +8,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -18,9 +20,10 @@ class ScratchTest {
 
   /**
    * What a SIGTERM during the snapshot copy looks like: the shutdown hook deletes the snapshot
-   * while the loading thread goes on adding files to it (and re-creating the one directory it
-   * copies into, never its parents). One pass of a recursive delete then fails on a directory that
-   * got a new file; the hook must keep at it until the snapshot is gone.
+   * while the loading thread goes on adding files to it as fast as it can (and re-creating the one
+   * directory it copies into, never its parents). A recursive delete in place can lose that race
+   * for good (seen in CI: still there after 10 s); the hook must take the tree away from the copier
+   * first.
    */
   @Test
   void aSnapshotIsDeletedWhileAThreadKeepsCopyingIntoIt() throws Exception {
@@ -52,6 +55,9 @@ class ScratchTest {
       stop.set(true);
       copier.join();
       assertFalse(Files.exists(root), "round " + round + ": re-created after the hook returned");
+      try (var left = Files.list(tmp)) {
+        assertEquals(List.of(), left.toList(), "round " + round + ": left behind");
+      }
     }
   }
 }
