@@ -117,11 +117,10 @@ final class HashedStoreBench {
       r.line(
           "filter store built from the blk files (BlockDataTxSource, 2 threads) in %.1f s",
           (System.nanoTime() - t0) / 1e9);
-      try (LevelDbSnapshot txdb =
-              LevelDbSnapshot.open(chain.txindexDir(), tmp.resolve("work-hashed").resolve("tx"));
+      Path work = Files.createDirectories(tmp.resolve("work-hashed"));
+      try (LevelDbSnapshot txdb = LevelDbSnapshot.open(chain.txindexDir(), work.resolve("tx"));
           LevelDbSnapshot blockdb =
-              LevelDbSnapshot.open(
-                  chain.blockIndexDir(), tmp.resolve("work-hashed").resolve("index"));
+              LevelDbSnapshot.open(chain.blockIndexDir(), work.resolve("index"));
           FilterStore store = FilterStore.open(storeDir)) {
         HashedTxLookup lookup = HashedTxLookup.open(txdb, h -> byHash.get(ByteBuffer.wrap(h)));
         CoreFindTx core = new CoreFindTx(txdb, blockdb, reader, lookup.hasher());

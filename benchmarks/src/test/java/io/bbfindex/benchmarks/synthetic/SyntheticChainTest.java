@@ -102,10 +102,10 @@ class SyntheticChainTest {
     // finds each
     Map<ByteBuffer, BlockInfo> byHash = new HashMap<>();
     chain.blocks().forEach(b -> byHash.put(ByteBuffer.wrap(b.hash()), b));
-    try (LevelDbSnapshot txdb =
-            LevelDbSnapshot.open(chain.txindexDir(), tmp.resolve("w").resolve("tx"));
+    Path work = Files.createDirectories(tmp.resolve("w"));
+    try (LevelDbSnapshot txdb = LevelDbSnapshot.open(chain.txindexDir(), work.resolve("tx"));
         LevelDbSnapshot blockdb =
-            LevelDbSnapshot.open(chain.blockIndexDir(), tmp.resolve("w").resolve("index"));
+            LevelDbSnapshot.open(chain.blockIndexDir(), work.resolve("index"));
         BlockFileReader reader =
             new BlockFileReader(chain.blocksDir(), xor, SyntheticChain.MAINNET_MAGIC)) {
       long[] rows = {0};

@@ -73,7 +73,8 @@ public final class LevelDbSnapshot implements AutoCloseable {
   }
 
   /**
-   * Copies {@code source} into the new directory {@code snapshotDir} and opens the copy.
+   * Copies {@code source} into the new directory {@code snapshotDir} (its parent must exist) and
+   * opens the copy.
    *
    * @throws LevelDbOpenException if {@code source} is not a LevelDB (no CURRENT or no MANIFEST it
    *     names) or LevelDB refuses the copy; the message names {@code source}
