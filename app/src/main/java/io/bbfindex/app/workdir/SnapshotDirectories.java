@@ -1,5 +1,6 @@
 package io.bbfindex.app.workdir;
 
+import io.bbfindex.ingest.Scratch;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.channels.FileChannel;
@@ -168,7 +169,11 @@ public final class SnapshotDirectories {
         lock.release();
         channel.close();
       } finally {
-        deleteTree(dir);
+        // at exit the NodeIndex inside has its own hook, running at the same time and renaming
+        // its snapshot away: delete until the tree is gone, not in one walk that it can outrun
+        if (!Scratch.deleteUntilGone(dir, Scratch.EXIT_CLEANUP_PATIENCE)) {
+          throw new IOException("could not remove " + dir);
+        }
       }
     }
 
