@@ -26,6 +26,10 @@ import java.util.zip.CRC32C;
  * FilterMetadata#KIND_TX_SUMMARY}) so a negative costs one cache line whatever the number of
  * ranges; and {@code eth-manifest.txt}, which says how many ranges are complete.
  *
+ * <p>Range filters are served from verified in-memory copies ({@link FilterFile#read}), as the
+ * Bitcoin store's are: a filter file truncated or rewritten under a running server cannot change a
+ * lookup or crash the JVM (a mapping probed by the Vector API kernel would).
+ *
  * <p>Crash safety: a range's two files are written (each atomically) before the manifest that
  * counts them; the manifest and the summary are written at {@link #checkpoint()}. After a crash the
  * ranges past the manifest are fetched again, and a summary that does not cover the manifest's
@@ -139,7 +143,7 @@ final class History implements AutoCloseable {
     BlockedBloomFilter summary = null;
     Path summaryFile = dir.resolve(SUMMARY);
     if (ranges > 0 && Files.exists(summaryFile)) {
-      try (LoadedFilter loaded = FilterFile.load(summaryFile)) {
+      try (LoadedFilter loaded = FilterFile.read(summaryFile)) {
         if (loaded.metadata().bytesCovered() == ranges && loaded.filter().count() == txs) {
           // A writable copy: the summary keeps growing as ranges complete.
           summary = BlockedBloomFilter.create(loaded.filter().geometry(), loaded.filter().salt());
@@ -158,7 +162,7 @@ final class History implements AutoCloseable {
   }
 
   private Range loadRange(int r) throws IOException {
-    LoadedFilter f = FilterFile.load(filterFile(r));
+    LoadedFilter f = FilterFile.read(filterFile(r));
     try {
       RangeRecord rec = RangeRecord.load(recordFile(r));
       if (rec.firstBlock() != (long) r << rangeBits || rec.blockCount() != 1 << rangeBits) {
@@ -290,7 +294,7 @@ final class History implements AutoCloseable {
             System.currentTimeMillis()));
     filter.close();
     RangeRecord.write(recordFile(r), blocks);
-    LoadedFilter loaded = FilterFile.load(filterFile(r));
+    LoadedFilter loaded = FilterFile.read(filterFile(r));
     open.add(loaded);
     RangeRecord record = RangeRecord.load(recordFile(r));
 
@@ -396,7 +400,7 @@ final class History implements AutoCloseable {
       try {
         c.close();
       } catch (Exception ignored) {
-        // closing a mapping cannot usefully fail
+        // freeing a filter copy or unmapping a record cannot usefully fail
       }
     }
     open.clear();
