@@ -47,7 +47,7 @@ public final class BlockFileReader implements AutoCloseable {
    * First read of a transaction. Nearly all transactions are smaller, so one small read does;
    * larger ones are re-read with the rest of the block record (bounded by the size field).
    */
-  static final int TX_FIRST_READ = 4096;
+  public static final int TX_FIRST_READ = 4096;
 
   /**
    * Message starts of the networks Core ships (mainnet, testnet3, testnet4, regtest, default

@@ -34,9 +34,6 @@ public final class HashedTxLookup {
   /** Header bytes before the tx count: a row's offset must point past them. */
   private static final int HEADER_BYTES = BlockFileReader.HEADER_BYTES;
 
-  /** First read of a candidate transaction: nearly all are smaller (as BlockFileReader's). */
-  private static final int FIRST_READ = 4096;
-
   /** One digest per lookup thread (a TxidHasher is not thread-safe). */
   private static final ThreadLocal<TxidHasher> TXID_HASHERS =
       ThreadLocal.withInitial(TxidHasher::new);
@@ -223,23 +220,18 @@ public final class HashedTxLookup {
   private static void hashCandidate(BlockFileReader blocks, TxLocation c, byte[] txid)
       throws IOException {
     TxidHasher hasher = TXID_HASHERS.get();
-    BlockFileReader.TxRegion region =
-        blocks.readTxRegion(c.file(), c.dataPos(), c.txOffset(), FIRST_READ, c.block().hash());
-    try {
-      hasher.hash(region.bytes(), 0, region.bytes().length, txid, 0);
-      return;
-    } catch (CorruptRecordException e) {
-      if (region.toBlockEnd()) {
-        throw atCandidate(region, c, e);
+    for (int max = BlockFileReader.TX_FIRST_READ; ; max = Integer.MAX_VALUE) {
+      BlockFileReader.TxRegion region =
+          blocks.readTxRegion(c.file(), c.dataPos(), c.txOffset(), max, c.block().hash());
+      try {
+        hasher.hash(region.bytes(), 0, region.bytes().length, txid, 0);
+        return;
+      } catch (CorruptRecordException e) {
+        if (region.toBlockEnd()) {
+          throw atCandidate(region, c, e);
+        }
+        // longer than the first read: read again, to the block's end
       }
-    }
-    region =
-        blocks.readTxRegion(
-            c.file(), c.dataPos(), c.txOffset(), Integer.MAX_VALUE, c.block().hash());
-    try {
-      hasher.hash(region.bytes(), 0, region.bytes().length, txid, 0);
-    } catch (CorruptRecordException e) {
-      throw atCandidate(region, c, e);
     }
   }
 
