@@ -10,6 +10,7 @@ import io.bbfindex.follow.layer.TipBlock;
 import io.bbfindex.follow.layer.TipLayer;
 import io.bbfindex.follow.node.NodeRpc;
 import io.bbfindex.follow.node.NodeUnreachableException;
+import io.bbfindex.follow.node.RawMempool;
 import io.bbfindex.follow.node.RpcException;
 import io.bbfindex.follow.node.SequenceEvent;
 import io.bbfindex.follow.node.ZmqSequenceSubscriber;
@@ -19,8 +20,6 @@ import java.lang.System.Logger.Level;
 import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
 
 /**
@@ -47,6 +46,8 @@ public final class Follower implements AutoCloseable {
   private final NodeRpc rpc;
   private final TipLayer tip;
   private final MempoolLayer mempool = new MempoolLayer();
+  // getrawmempool answers are parsed into this one buffer (the follower's thread only).
+  private final RawMempool rawMempool = new RawMempool();
   private final FollowStats stats;
   private final Optional<BlockFileLocator> locator;
   private final Thread thread;
@@ -520,26 +521,21 @@ public final class Follower implements AutoCloseable {
    */
   private void resyncMempool() throws IOException {
     enter(FollowState.RESYNCING_MEMPOOL);
-    JsonNode m = rpc.call("getrawmempool", false, true);
-    applyMempool(m);
+    applyMempool(rpc.rawMempool(rawMempool));
     stats.mempoolResyncs.incrementAndGet();
   }
 
   /** Without ZMQ: a new mempool snapshot whenever the node's mempool sequence moved. */
   private void pollMempool() throws IOException {
-    JsonNode m = rpc.call("getrawmempool", false, true);
-    if (m.path("mempool_sequence").asLong() != nextMempoolSequence) {
+    RawMempool m = rpc.rawMempool(rawMempool);
+    if (m.sequence() != nextMempoolSequence) {
       applyMempool(m);
     }
   }
 
-  private void applyMempool(JsonNode m) {
-    List<Hash32> txids = new ArrayList<>(m.path("txids").size());
-    for (JsonNode t : m.path("txids")) {
-      txids.add(Hash32.ofDisplayHex(t.asText()));
-    }
-    mempool.replaceAll(txids);
-    nextMempoolSequence = m.path("mempool_sequence").asLong();
+  private void applyMempool(RawMempool m) {
+    mempool.replaceAll(m.txids(), m.count());
+    nextMempoolSequence = m.sequence();
     signalProgress();
   }
 

@@ -1,13 +1,12 @@
 package io.bbfindex.benchmarks.follow;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.bbfindex.follow.FollowConfig;
 import io.bbfindex.follow.Follower;
 import io.bbfindex.follow.layer.DecodedBlock;
 import io.bbfindex.follow.layer.MempoolLayer;
 import io.bbfindex.follow.layer.TipAnswer;
 import io.bbfindex.follow.layer.TipLayer;
+import io.bbfindex.follow.node.RawMempool;
 import io.bbfindex.follow.regtest.RegtestNode;
 import io.bbfindex.ingest.encoding.Hash32;
 import java.nio.charset.StandardCharsets;
@@ -32,9 +31,15 @@ import picocli.CommandLine.Option;
  *       over) plus the tip layer's insert (target 20 ms; electrs indexes a mainnet block in ~9 ms);
  *   <li>a mempool resync of 50,000 txids: parse of a {@code getrawmempool false true} answer plus
  *       the mempool layer's replacement, from empty and with 1 % churn (target 1 s);
- *   <li>negative lookups per second (one thread probing the tip and mempool filters) during
- *       back-to-back resyncs, against a quiet run (target: within 10 %) and against a run beside a
- *       thread that only spins in registers (what two threads cost each other on these cores);
+ *   <li>negative lookups per second (one thread probing the tip and mempool filters, the follower's
+ *       part of the negative path) during back-to-back resyncs, against a quiet run (target: within
+ *       10 %) and against a run beside a thread that only spins in registers (what two threads cost
+ *       each other on these cores). Each resync is the follower's own: the parse of a {@code
+ *       getrawmempool false true} answer of 50,000 txids into its reused buffer, then the
+ *       replacement (10 % churn); only the HTTP transfer is left out. (Before 2026-11-28 the resync
+ *       thread replaced the set from ready-made {@code Hash32} lists, without the parse.) Where the
+ *       lookup thread's time went (on a core, parked, GC pauses) is printed per kind of window, and
+ *       lookups per second of its own CPU time, which other processes do not move;
  *   <li>with a real node ({@code BITCOIND}, see the README's "Tests" section): block-to-answer and
  *       tx-to-mempool-answer latency, p50/p99, with ZMQ and with polling.
  * </ul>
@@ -43,7 +48,6 @@ import picocli.CommandLine.Option;
  * medians are what to compare.
  */
 public final class FollowBench {
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   /** Where {@link #spin} leaves its result, so that the JIT keeps the loop. */
   private static volatile long spinSink;
@@ -147,10 +151,11 @@ public final class FollowBench {
     double[] withChurn = new double[reps];
     for (int r = 0; r < reps; r++) {
       MempoolLayer m = new MempoolLayer();
+      RawMempool raw = new RawMempool();
       long t0 = System.nanoTime();
-      m.replaceAll(parse(firstAnswer));
+      resync(m, raw, firstAnswer);
       long t1 = System.nanoTime();
-      m.replaceAll(parse(churnedAnswer));
+      resync(m, raw, churnedAnswer);
       long t2 = System.nanoTime();
       fromEmpty[r] = (t1 - t0) / 1e6;
       withChurn[r] = (t2 - t1) / 1e6;
@@ -172,8 +177,12 @@ public final class FollowBench {
     List<Hash32> a = hashes(gen, 50_000);
     List<Hash32> b = new ArrayList<>(a.subList(5_000, 50_000));
     b.addAll(hashes(gen, 5_000));
+    // A resync is what the follower does with the node's answer: parse the getrawmempool body
+    // (its own parser, its reused buffer) and replace the set; only the HTTP transfer is left out.
+    byte[][] answers = {rawMempoolAnswer(b, 3_000), rawMempoolAnswer(a, 3_001)};
     MempoolLayer mempool = new MempoolLayer();
-    mempool.replaceAll(a);
+    RawMempool raw = new RawMempool();
+    resync(mempool, raw, rawMempoolAnswer(a, 2_999));
     TipLayer tip = new TipLayer(Hash32.ofInternal(gen.bytes(32)), 0);
     byte[] probes = gen.bytes(32 * 65_536);
     Duration window = Duration.ofMillis(quick ? 300 : 1_000);
@@ -189,21 +198,47 @@ public final class FollowBench {
     double[] quietRounds = new double[rounds];
     double[] spinRounds = new double[rounds];
     double[] busyRounds = new double[rounds];
+    LookupThreadCosts quietCosts = new LookupThreadCosts();
+    LookupThreadCosts spinCosts = new LookupThreadCosts();
+    LookupThreadCosts busyCosts = new LookupThreadCosts();
     int[] resyncs = {0};
+    long redoneBefore = mempool.redoneProbes();
     for (int r = 0; r < rounds; r++) {
-      quietRounds[r] = negatives(tip, mempool, probes, window);
-      spinRounds[r] = whileRunning(() -> spin(), tip, mempool, probes, window);
+      quietRounds[r] = quietCosts.measure(() -> negatives(tip, mempool, probes, window));
+      spinRounds[r] = whileRunning(() -> spin(), spinCosts, tip, mempool, probes, window);
       busyRounds[r] =
           whileRunning(
               () -> {
-                mempool.replaceAll(resyncs[0] % 2 == 0 ? b : a);
+                resync(mempool, raw, answers[resyncs[0] % 2]);
                 resyncs[0]++;
               },
+              busyCosts,
               tip,
               mempool,
               probes,
               window);
     }
+    System.out.println("where the lookup thread's time went, summed over the rounds:");
+    System.out.println("  quiet:  " + quietCosts);
+    System.out.println("  spin:   " + spinCosts);
+    System.out.println("  resync: " + busyCosts);
+    System.out.printf(
+        Locale.ROOT,
+        "  mempool filter probes redone after overlapping a write: %,d in %d resyncs%n",
+        mempool.redoneProbes() - redoneBefore,
+        resyncs[0]);
+    // Lookups per second of the lookup thread's own CPU time: what the resync costs a lookup
+    // while it runs, apart from the core time other processes take (the wall ratio's noise).
+    double perCpuRatio = busyCosts.lookupsPerCpuSecond() / quietCosts.lookupsPerCpuSecond();
+    System.out.printf(
+        Locale.ROOT,
+        "  per second on a core: quiet %,.0f, beside the spinning thread %,.0f, during resyncs"
+            + " %,.0f (%.0f %% of quiet)%n",
+        quietCosts.lookupsPerCpuSecond(),
+        spinCosts.lookupsPerCpuSecond(),
+        busyCosts.lookupsPerCpuSecond(),
+        100 * perCpuRatio);
+    summary.put("follow_negatives_per_cpu_s_during_resync_vs_quiet", fmt(perCpuRatio));
     double quiet = percentile(quietRounds, 50);
     double spin = percentile(spinRounds, 50);
     double busy = percentile(busyRounds, 50);
@@ -232,8 +267,13 @@ public final class FollowBench {
 
   /** Negative lookups per second while another thread runs {@code work} over and over. */
   private static double whileRunning(
-      Runnable work, TipLayer tip, MempoolLayer mempool, byte[] probes, Duration window)
-      throws InterruptedException {
+      Runnable work,
+      LookupThreadCosts costs,
+      TipLayer tip,
+      MempoolLayer mempool,
+      byte[] probes,
+      Duration window)
+      throws Exception {
     AtomicBoolean stop = new AtomicBoolean();
     Thread other =
         Thread.ofPlatform()
@@ -245,7 +285,7 @@ public final class FollowBench {
                   }
                 });
     try {
-      return negatives(tip, mempool, probes, window);
+      return costs.measure(() -> negatives(tip, mempool, probes, window));
     } finally {
       stop.set(true);
       other.join();
@@ -386,13 +426,16 @@ public final class FollowBench {
     return sb.toString().getBytes(StandardCharsets.US_ASCII);
   }
 
-  private static List<Hash32> parse(byte[] answer) throws java.io.IOException {
-    JsonNode txids = JSON.readTree(answer).path("result").path("txids");
-    List<Hash32> out = new ArrayList<>(txids.size());
-    for (JsonNode t : txids) {
-      out.add(Hash32.ofDisplayHex(t.asText()));
+  /** A resync as the follower does it: the node's answer parsed, then the set replaced. */
+  private static void resync(MempoolLayer mempool, RawMempool raw, byte[] answer) {
+    try {
+      if (!raw.parse(answer)) {
+        throw new IllegalStateException("not a getrawmempool answer");
+      }
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
     }
-    return out;
+    mempool.replaceAll(raw.txids(), raw.count());
   }
 
   static double percentile(double[] values, double p) {

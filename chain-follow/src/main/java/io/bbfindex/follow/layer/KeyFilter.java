@@ -31,9 +31,42 @@ final class KeyFilter {
     filter.remove(key.internal(), 0);
   }
 
+  /** Adds the key at {@code keys[offset ..]}; {@code false} if the table is full (unchanged). */
+  boolean tryAdd(byte[] keys, int offset) {
+    return filter.add(keys, offset);
+  }
+
+  /** Removes the key at {@code keys[offset ..]}, which must have been added. */
+  void remove(byte[] keys, int offset) {
+    filter.remove(keys, offset);
+  }
+
+  /** A filter sized for {@code table}'s keys and holding exactly them. */
+  static KeyFilter holding(TxidTable table) {
+    KeyFilter f = new KeyFilter();
+    byte[] slots = table.slots();
+    int buckets = bucketsFor(table.size());
+    while (true) {
+      CuckooFilter sized = new CuckooFilter(buckets, FINGERPRINT_BITS);
+      boolean complete = true;
+      for (int i = 0; i < table.capacity() && complete; i++) {
+        complete = !table.isUsed(i) || sized.add(slots, i * Hash32.BYTES);
+      }
+      if (complete) {
+        f.filter = sized;
+        return f;
+      }
+      buckets *= 2;
+    }
+  }
+
+  private static int bucketsFor(int size) {
+    return Math.max(MIN_BUCKETS, CuckooFilter.bucketsFor(Math.max(1, 2L * size)));
+  }
+
   /** Replaces the filter by one sized for {@code size} keys holding exactly {@code all}. */
   void rebuild(Iterable<Hash32> all, int size) {
-    int buckets = Math.max(MIN_BUCKETS, CuckooFilter.bucketsFor(Math.max(1, 2L * size)));
+    int buckets = bucketsFor(size);
     while (true) {
       CuckooFilter bigger = new CuckooFilter(buckets, FINGERPRINT_BITS);
       boolean complete = true;

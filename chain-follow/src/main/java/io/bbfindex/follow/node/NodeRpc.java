@@ -78,6 +78,26 @@ public final class NodeRpc {
    * @throws IOException on an unreadable answer
    */
   public JsonNode call(String method, Object... params) throws IOException {
+    return result(method, post(method, params));
+  }
+
+  /**
+   * {@code getrawmempool false true}, parsed into {@code into} without a tree or an object per txid
+   * (see {@link RawMempool}).
+   *
+   * @return {@code into}
+   * @throws IOException as {@link #call}: unreachable, the node's error, or an unreadable answer
+   */
+  public RawMempool rawMempool(RawMempool into) throws IOException {
+    HttpResponse<byte[]> response = post("getrawmempool", false, true);
+    if (response.statusCode() == 200 && into.parse(response.body())) {
+      return into;
+    }
+    result("getrawmempool", response); // throws the node's error, if the answer is one
+    throw new IOException("getrawmempool: an answer without txids");
+  }
+
+  private HttpResponse<byte[]> post(String method, Object... params) throws IOException {
     ObjectNode body = JSON.createObjectNode();
     body.put("jsonrpc", "1.0");
     body.put("id", ids.incrementAndGet());
@@ -99,6 +119,11 @@ public final class NodeRpc {
       throw new NodeUnreachableException(
           method + ": the node refused the credentials (HTTP " + response.statusCode() + ")", null);
     }
+    return response;
+  }
+
+  /** The {@code result} member of a JSON-RPC answer, or the node's error as an exception. */
+  private static JsonNode result(String method, HttpResponse<byte[]> response) throws IOException {
     JsonNode answer;
     try {
       answer = JSON.readTree(response.body());

@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bbfindex.ingest.encoding.Hash32;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -71,35 +73,106 @@ class MempoolLayerTest {
     b.addAll(hashes(2_000));
     m.replaceAll(a);
     double sizedLoad = m.filterLoad();
-    AtomicBoolean stop = new AtomicBoolean();
-    AtomicLong misses = new AtomicLong();
-    AtomicLong probes = new AtomicLong();
-    Thread reader =
-        Thread.ofPlatform()
-            .start(
-                () -> {
-                  while (!stop.get()) {
-                    for (Hash32 t : kept) {
-                      probes.incrementAndGet();
-                      if (!m.mightContain(t.internal(), 0) || !m.contains(t)) {
-                        misses.incrementAndGet();
-                      }
-                    }
-                  }
-                });
+    KeptTxidsReader reader = new KeptTxidsReader(m, kept);
     for (int i = 0; i < 40; i++) {
       assertEquals(4_000, m.replaceAll(i % 2 == 0 ? b : a), "2,000 added and 2,000 removed");
     }
-    stop.set(true);
-    reader.join();
-    assertTrue(probes.get() > 0);
-    assertEquals(
-        0, misses.get(), "txids in the mempool before and after a resync, missed during it");
+    reader.stopAndAssertNoMiss();
     assertEquals(a.size(), m.size());
     for (Hash32 t : b.subList(20_000, 22_000)) {
       assertFalse(m.contains(t));
     }
-    assertEquals(
-        sizedLoad, m.filterLoad(), 1e-9, "in place: the filter was neither rebuilt nor grown");
+    assertEquals(sizedLoad, m.filterLoad(), 1e-9, "the filter stays sized for the set");
+  }
+
+  /**
+   * The writer's whole repertoire (ZMQ adds and removes, block inclusions, resyncs that add, remove
+   * and shrink) against a {@code HashSet} model after every step, while a reader probes txids that
+   * never leave the mempool: no miss, and afterwards set and filter exact.
+   */
+  @Test
+  void eventsBlocksAndResyncsInAnyOrderKeepTheViewExactAndNeverHideAKeptTxid() throws Exception {
+    MempoolLayer m = new MempoolLayer();
+    List<Hash32> kept = hashes(3_000);
+    kept.forEach(m::add);
+    KeptTxidsReader reader = new KeptTxidsReader(m, kept);
+    Set<Hash32> model = new HashSet<>(kept);
+    List<Hash32> others = new ArrayList<>();
+    for (int step = 0; step < 200; step++) {
+      switch (random.nextInt(4)) {
+        case 0 -> { // ZMQ A
+          Hash32 t = hashes(1).getFirst();
+          m.add(t);
+          model.add(t);
+          others.add(t);
+        }
+        case 1 -> { // ZMQ R (or a block's inclusion) of what arrived since the last resync
+          if (!others.isEmpty()) {
+            Hash32[] block = others.subList(0, Math.min(others.size(), 300)).toArray(Hash32[]::new);
+            m.removeAll(block);
+            Set<Hash32> gone = Set.of(block);
+            model.removeAll(gone);
+            others.removeAll(gone);
+          }
+        }
+        case 2 -> { // a resync: some arrivals kept, some gone, some new; sometimes a big swing
+          List<Hash32> now = new ArrayList<>(kept);
+          others.removeIf(t -> random.nextBoolean());
+          others.addAll(hashes(random.nextInt(10) == 0 ? 8_000 : random.nextInt(500)));
+          now.addAll(others);
+          int expected = 0;
+          for (Hash32 t : now) {
+            expected += model.contains(t) ? 0 : 1;
+          }
+          expected += model.size() - (now.size() - expected);
+          assertEquals(expected, m.replaceAll(now));
+          model.clear();
+          model.addAll(now);
+        }
+        default -> { // a lone removal of a txid we never had changes nothing
+          m.remove(hashes(1).getFirst());
+        }
+      }
+      assertEquals(model.size(), m.size(), "step " + step);
+    }
+    reader.stopAndAssertNoMiss();
+    for (Hash32 t : model) {
+      assertTrue(m.contains(t) && m.mightContain(t.internal(), 0));
+    }
+    for (Hash32 t : hashes(2_000)) {
+      assertFalse(m.contains(t));
+    }
+    assertTrue(m.filterLoad() > 0.1, "the filter was not left oversized: " + m.filterLoad());
+  }
+
+  /** A thread that looks up, over and over, txids the writer never removes: none may be missed. */
+  private static final class KeptTxidsReader {
+    private final AtomicBoolean stop = new AtomicBoolean();
+    private final AtomicLong probes = new AtomicLong();
+    private final AtomicLong misses = new AtomicLong();
+    private final Thread thread;
+
+    KeptTxidsReader(MempoolLayer m, List<Hash32> kept) {
+      thread =
+          Thread.ofPlatform()
+              .start(
+                  () -> {
+                    while (!stop.get()) {
+                      for (Hash32 t : kept) {
+                        probes.incrementAndGet();
+                        if (!m.mightContain(t.internal(), 0) || !m.contains(t)) {
+                          misses.incrementAndGet();
+                        }
+                      }
+                    }
+                  });
+    }
+
+    void stopAndAssertNoMiss() throws InterruptedException {
+      stop.set(true);
+      thread.join();
+      assertTrue(probes.get() > 0);
+      assertEquals(0, misses.get(), "txids kept in the mempool, missed while the writer worked");
+    }
   }
 }
