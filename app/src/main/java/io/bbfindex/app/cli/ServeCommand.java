@@ -10,6 +10,7 @@ import io.bbfindex.app.http.HttpInitializer;
 import io.bbfindex.app.http.HttpOptions;
 import io.bbfindex.app.http.Service;
 import io.bbfindex.app.lookup.ChainBackend;
+import io.bbfindex.app.lookup.OpeningBackend;
 import io.bbfindex.ingest.build.StoreFpr;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -20,6 +21,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -134,8 +137,8 @@ public final class ServeCommand {
     // Without --fpr an existing store is served at the FPR it was built with, not rebuilt.
     double fpr =
         fprGiven != null ? fprGiven : StoreFpr.forStore(filters, IngestCommand.DEFAULT_FPR);
-    ChainBackend backend;
-    NodeRelay node = null;
+    InetSocketAddress address = new InetSocketAddress(bind, port);
+    Service service;
     if (follow) {
       FollowOptions f =
           new FollowOptions(
@@ -145,24 +148,24 @@ public final class ServeCommand {
               o.string("rpc-password", null),
               o.string("zmq", null),
               o.integer("refresh-blocks", FollowOptions.DEFAULT_REFRESH_BLOCKS, 0, 1_000_000));
+      ChainBackend backend;
+      NodeRelay node;
       try {
         backend = FollowServe.open(datadir, filters, work, fpr, f, err);
         node = FollowServe.relay(datadir, f, relay);
       } catch (IllegalArgumentException e) {
         throw new UsageException(e.getMessage());
       }
+      service = startService(backend, address, http, esploraPrefix, node);
     } else {
-      backend = access.open(datadir, filters, work, fpr, unsalted, err);
+      Path d = datadir;
+      Path fl = filters;
+      Path w = work;
+      service =
+          startWhileOpening(
+              () -> access.open(d, fl, w, fpr, unsalted, err),
+              backend -> startService(backend, address, http, esploraPrefix, null));
     }
-    Service service =
-        Service.start(
-            backend,
-            null,
-            new InetSocketAddress(bind, port),
-            HttpInitializer.DEFAULT_MAX_BODY_BYTES,
-            http,
-            esploraPrefix,
-            node);
     String base = service.server().baseUrl();
     out.println("listening on " + base);
     if (demo) {
@@ -170,6 +173,88 @@ public final class ServeCommand {
     }
     out.flush();
     return new Started(service, demo);
+  }
+
+  private static Service startService(
+      ChainBackend backend,
+      InetSocketAddress address,
+      HttpOptions http,
+      String esploraPrefix,
+      NodeRelay node)
+      throws IOException {
+    return Service.start(
+        backend, null, address, HttpInitializer.DEFAULT_MAX_BODY_BYTES, http, esploraPrefix, node);
+  }
+
+  /** Opens the backend ({@link ChainAccess#open}). */
+  @FunctionalInterface
+  public interface BackendOpener {
+    ChainBackend open() throws IOException;
+  }
+
+  /** Starts the service over a backend ({@link Service#start}). */
+  @FunctionalInterface
+  public interface ServiceStarter {
+    Service start(ChainBackend backend) throws IOException;
+  }
+
+  /**
+   * Starts the HTTP server while the backend is opened on another thread, and returns once both are
+   * done, so 'listening' is still printed when lookups are answered. At mainnet scale each takes
+   * about a second (reading and verifying 1.75 GiB of summary; class loading and set-up of Netty,
+   * Micrometer and the routes) and neither needs the other until the first lookup; one after the
+   * other they took the sum. Meanwhile the server answers {@code /livez}, and 503 to lookups and
+   * {@code /readyz} ({@link OpeningBackend}): nothing is answered from a store before it is
+   * verified. If either fails, the other is undone and the failure thrown.
+   */
+  public static Service startWhileOpening(BackendOpener opener, ServiceStarter starter)
+      throws IOException {
+    OpeningBackend opening = new OpeningBackend();
+    FutureTask<ChainBackend> open = new FutureTask<>(opener::open);
+    Thread.ofPlatform().name("bbf-open-backend").start(open);
+    Service service = null;
+    try {
+      service = starter.start(opening); // closes `opening` if the server cannot start
+      opening.complete(opened(open));
+      return service;
+    } catch (IOException | RuntimeException | Error e) {
+      if (service != null) {
+        service.close(); // also closes `opening`
+      } else {
+        awaitAndClose(open, opening);
+      }
+      throw e;
+    }
+  }
+
+  /** The opened backend, or the failure of opening it as it was thrown. */
+  private static ChainBackend opened(FutureTask<ChainBackend> open) throws IOException {
+    try {
+      return open.get();
+    } catch (InterruptedException e) {
+      open.cancel(true);
+      Thread.currentThread().interrupt();
+      throw new java.io.InterruptedIOException("interrupted while opening the index");
+    } catch (ExecutionException e) {
+      switch (e.getCause()) {
+        case IOException io -> throw io;
+        case RuntimeException r -> throw r;
+        case Error err -> throw err;
+        default -> throw new IOException(e.getCause());
+      }
+    }
+  }
+
+  /**
+   * After the server failed to start: waits for the backend being opened and closes it ({@code
+   * opening} is closed, so handing the backend over closes it); its own failure is dropped.
+   */
+  private static void awaitAndClose(FutureTask<ChainBackend> open, OpeningBackend opening) {
+    try {
+      opening.complete(opened(open));
+    } catch (IOException | RuntimeException e) {
+      // the server's failure is the one reported
+    }
   }
 
   /**

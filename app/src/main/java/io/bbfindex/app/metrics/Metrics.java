@@ -5,6 +5,7 @@ import io.bbfindex.app.lookup.FilterSummary;
 import io.bbfindex.app.lookup.LookupCounter;
 import io.bbfindex.app.lookup.LookupKind;
 import io.bbfindex.app.lookup.LookupOutcome;
+import io.bbfindex.app.lookup.OpeningBackend;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -146,12 +147,21 @@ public final class Metrics implements LookupCounter {
     FunctionCounter.builder(LEVELDB_READS, backend, ChainBackend::leveldbReads)
         .description("LevelDB reads performed by lookups (a filter 'no' performs none)")
         .register(registry);
+    if (backend instanceof OpeningBackend opening) {
+      // the server started while the store is read: what describes it waits for it
+      opening.whenOpened(this::bindDescription);
+    } else {
+      bindDescription(backend);
+    }
+  }
+
+  /**
+   * The meters that describe what the backend serves: its tip, its txindex and its lookup filters.
+   */
+  private void bindDescription(ChainBackend backend) {
     Gauge.builder(INDEX_TIP_HEIGHT, backend, ChainBackend::tipHeight)
         .description("Height of the active chain tip that the index serves")
         .register(registry);
-    // Gauges for the filters that answer lookups (blockFile -1: the summary and the block-hash
-    // filter). Per-file filters are the unit of building, about 5,600 on mainnet: three series
-    // each would swamp a dashboard, and GET /v1/filters lists them.
     Gauge.builder(TXINDEX_LAG, backend, ChainBackend::txindexLagBlocks)
         .description("Blocks the txindex trails the active chain tip by (NaN: unknown)")
         .register(registry);
@@ -161,6 +171,9 @@ public final class Metrics implements LookupCounter {
         .tag(TAG_LOCATION, backend.txindexLocation())
         .strongReference(true)
         .register(registry);
+    // Gauges for the filters that answer lookups (blockFile -1: the summary and the block-hash
+    // filter). Per-file filters are the unit of building, about 5,600 on mainnet: three series
+    // each would swamp a dashboard, and GET /v1/filters lists them.
     for (FilterSummary f : backend.lookupFilters()) {
       Gauge.builder(FILTER_FILL_RATIO, f, FilterSummary::fillRatio)
           .description("Share of the filter's bits that are set")

@@ -2,6 +2,7 @@ package io.bbfindex.ingest.build;
 
 import io.bbfindex.ingest.build.BuildPlan.SummaryAction;
 import io.bbfindex.ingest.build.SourcePlan.FileSource;
+import io.bbfindex.ingest.store.FilterStore;
 import io.bbfindex.ingest.store.Manifest;
 import io.bbfindex.ingest.store.Manifest.BlockHashEntry;
 import io.bbfindex.ingest.store.Manifest.FileEntry;
@@ -27,9 +28,19 @@ final class BuildRun {
   private final Path outDir;
   private final BuildOptions opts;
   private final ProgressListener progress;
+
+  /** The store as {@code FilterStore.open} verified it before this run, or null. */
+  private final FilterStore verified;
+
   private final long started = System.nanoTime();
 
-  BuildRun(ChainSource index, Path outDir, BuildOptions opts, ProgressListener progress) {
+  BuildRun(
+      ChainSource index,
+      Path outDir,
+      BuildOptions opts,
+      ProgressListener progress,
+      FilterStore verified) {
+    this.verified = verified;
     this.index = index;
     this.outDir = outDir;
     this.opts = opts;
@@ -45,7 +56,7 @@ final class BuildRun {
     try {
       BuildPlan plan;
       FilterScan scan;
-      try (StoreInspection found = StoreInspection.of(outDir, datadir, opts, pool)) {
+      try (StoreInspection found = StoreInspection.of(outDir, datadir, opts, pool, verified)) {
         plan = BuildPlan.decide(found.state(), source, datadir, index.tipHash(), txindexTip, opts);
         scan = new FilterScan(index, source, plan, opts, progress, commit, pool, found.summary());
       }

@@ -3,7 +3,6 @@ package io.bbfindex.ingest.build;
 import io.bbfindex.filters.BbfGeometry;
 import io.bbfindex.filters.BbfSizing;
 import io.bbfindex.filters.BlockedBloomFilter;
-import io.bbfindex.filters.io.LoadedFilter;
 import io.bbfindex.ingest.build.BuildPlan.SummaryAction;
 import io.bbfindex.ingest.build.SourcePlan.FileSource;
 import io.bbfindex.ingest.store.Manifest.FileEntry;
@@ -111,7 +110,7 @@ final class FilterScan {
       ProgressListener progress,
       StoreCommit commit,
       ForkJoinPool pool,
-      Optional<LoadedFilter> oldSummary) {
+      Optional<BlockedBloomFilter> oldSummary) {
     this.index = index;
     this.source = source;
     this.plan = plan;
@@ -127,11 +126,11 @@ final class FilterScan {
     summaryReason = plan.summary().reason();
     summaryCapacity = plan.prior() == null ? 0 : plan.prior().summary().capacity();
     if (summaryAction == SummaryAction.UPDATE) {
-      LoadedFilter old =
+      BlockedBloomFilter old =
           oldSummary.orElseThrow(
               () -> new IllegalArgumentException("an update needs the old summary"));
-      summary = BlockedBloomFilter.create(old.filter().geometry(), opts.salt());
-      summary.union(old.filter());
+      summary = BlockedBloomFilter.create(old.geometry(), opts.salt());
+      summary.union(old);
     } else if (summaryAction == SummaryAction.REBUILD) {
       newSummary(Math.max(1, plan.summary().expectedKeys()));
     }

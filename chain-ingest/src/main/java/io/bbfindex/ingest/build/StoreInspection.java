@@ -1,7 +1,9 @@
 package io.bbfindex.ingest.build;
 
+import io.bbfindex.filters.BlockedBloomFilter;
 import io.bbfindex.filters.io.LoadedFilter;
 import io.bbfindex.ingest.store.ExpectedFilterFile;
+import io.bbfindex.ingest.store.FilterStore;
 import io.bbfindex.ingest.store.FilterStoreException;
 import io.bbfindex.ingest.store.Manifest;
 import io.bbfindex.ingest.store.Manifest.FileEntry;
@@ -22,15 +24,27 @@ import java.util.concurrent.ForkJoinPool;
  * file with the manifest's key count), the per-file filters in parallel, and only when the build
  * writes them ({@link BuildOptions#fileFilters()}). A verified summary stays mapped ({@link
  * #summary()}) until {@link #close}: an updated summary starts as its copy.
+ *
+ * <p>When the caller has just opened the store ({@link FilterStore#open}: every file it lists read
+ * and checked, kind, block file, key count and salt included) and the manifest and files are still
+ * those, the checks are not made again: the store's verified summary is lent instead of a mapping.
  */
 final class StoreInspection implements AutoCloseable {
 
   private final StoreState state;
-  private final LoadedFilter summary;
+  private final BlockedBloomFilter summary;
 
-  private StoreInspection(StoreState state, LoadedFilter summary) {
+  /** What {@link #close} frees: the summary's mapping, or null when it is lent or absent. */
+  private final LoadedFilter owned;
+
+  private StoreInspection(StoreState state, BlockedBloomFilter summary, LoadedFilter owned) {
     this.state = state;
     this.summary = summary;
+    this.owned = owned;
+  }
+
+  private StoreInspection(StoreState state, LoadedFilter summary) {
+    this(state, summary == null ? null : summary.filter(), summary);
   }
 
   /**
@@ -39,7 +53,8 @@ final class StoreInspection implements AutoCloseable {
    * @throws IOException if verifying is interrupted or fails otherwise than by a bad filter file
    *     (which is recorded in the state, not thrown)
    */
-  static StoreInspection of(Path outDir, String datadir, BuildOptions opts, ForkJoinPool pool)
+  static StoreInspection of(
+      Path outDir, String datadir, BuildOptions opts, ForkJoinPool pool, FilterStore verified)
       throws IOException {
     Manifest m;
     try {
@@ -55,6 +70,12 @@ final class StoreInspection implements AutoCloseable {
     if (BuildPlan.incompatibility(m, datadir, opts) != null) {
       // nothing of it will be kept: verifying its files would be wasted
       return new StoreInspection(new StoreState(m, null, Map.of(), null, null), null);
+    }
+    if (verified != null && verified.manifest().equals(m) && verified.changedOnDisk().isEmpty()) {
+      return new StoreInspection(
+          new StoreState(m, null, missingFileFilters(m, opts.fileFilters()), null, null),
+          verified.summaryFilter(),
+          null);
     }
     List<String> problems =
         Parallel.map(pool, m.files(), e -> fileFilterProblem(outDir, e, opts.fileFilters()));
@@ -83,6 +104,23 @@ final class StoreInspection implements AutoCloseable {
   }
 
   /**
+   * The entries of a verified store whose filter file the build wants and which have none (the
+   * store was built with per-file filters off).
+   */
+  private static Map<Integer, String> missingFileFilters(Manifest m, boolean fileFilters) {
+    Map<Integer, String> missing = new HashMap<>();
+    for (FileEntry e : m.files()) {
+      if (fileFilters && !e.hasFilterFile()) {
+        missing.put(e.file(), NO_FILTER_FILE);
+      }
+    }
+    return missing;
+  }
+
+  private static final String NO_FILTER_FILE =
+      "no filter file (it was built with per-file filters off)";
+
+  /**
    * Why the filter file of {@code e} is unusable, or null when it verifies or is not wanted: with
    * per-file filters off, a file is never read (this build drops it, {@link StoreCommit}); with
    * them on, an entry without one needs it built.
@@ -92,7 +130,7 @@ final class StoreInspection implements AutoCloseable {
       return null;
     }
     if (!e.hasFilterFile()) {
-      return "no filter file (it was built with per-file filters off)";
+      return NO_FILTER_FILE;
     }
     try (LoadedFilter l = ExpectedFilterFile.load(outDir.resolve(e.name()), e.headerCrc())) {
       if (l.metadata().blockFile() != e.file() || l.filter().count() != e.keys()) {
@@ -112,16 +150,19 @@ final class StoreInspection implements AutoCloseable {
     return state;
   }
 
-  /** The verified old summary, mapped; empty when there is none or it is bad. */
-  Optional<LoadedFilter> summary() {
+  /**
+   * The verified old summary (mapped, or lent by the verified store); empty when there is none or
+   * it is bad.
+   */
+  Optional<BlockedBloomFilter> summary() {
     return Optional.ofNullable(summary);
   }
 
-  /** Unmaps the old summary. */
+  /** Unmaps the old summary (a lent one stays with its store). */
   @Override
   public void close() {
-    if (summary != null) {
-      summary.close();
+    if (owned != null) {
+      owned.close();
     }
   }
 }

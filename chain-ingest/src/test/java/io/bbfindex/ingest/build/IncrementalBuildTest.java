@@ -281,6 +281,43 @@ class IncrementalBuildTest {
   }
 
   @Test
+  void ensureBuiltServesTheStoreItVerifiedWithTheManifestTheBuildRewrote() throws IOException {
+    Path dir = freshStore();
+    Manifest before = ManifestFile.read(dir);
+    try (FilterStore s =
+        FilterBuilder.ensureBuilt(
+            index, dir, BuildOptions.defaults().withFileFilters(true), ProgressListener.NONE)) {
+      // the build rebuilt nothing but wrote a new manifest: served with it, the files unchanged
+      Manifest now = ManifestFile.read(dir);
+      assertEquals(now, s.manifest());
+      assertEquals(before.files(), now.files());
+      assertEquals(java.util.Optional.empty(), s.changedOnDisk());
+      for (TxRow r : truth) {
+        assertTrue(s.mightContainTx(r.txidInternal(), 0), "summary misses " + r.txidHex());
+      }
+      assertEquals(4, s.filterCount());
+    }
+    assertEquals(
+        filterHashes(dir).keySet(),
+        Set.of(BLK0, BLK1, FilterBuilder.SUMMARY_NAME, FilterBuilder.BLOCKS_NAME));
+  }
+
+  @Test
+  void ensureBuiltOpensAgainWhatTheBuildChangedAfterItWasVerified() throws IOException {
+    Path dir = freshStore(); // with per-file filters: valid, and verified first by ensureBuilt
+    try (FilterStore s =
+        FilterBuilder.ensureBuilt(index, dir, BuildOptions.defaults(), ProgressListener.NONE)) {
+      // the build dropped the per-file filters: the store served is the one now on disk
+      assertEquals(2, s.filterCount());
+      assertEquals(ManifestFile.read(dir), s.manifest());
+      assertTrue(s.manifest().files().stream().noneMatch(FileEntry::hasFilterFile));
+      for (TxRow r : truth) {
+        assertTrue(s.mightContainTx(r.txidInternal(), 0), "summary misses " + r.txidHex());
+      }
+    }
+  }
+
+  @Test
   void aCorruptSummaryIsNamedAndRebuiltFromAFullScan() throws IOException {
     Path dir = freshStore();
     Map<String, String> before = filterHashes(dir);
