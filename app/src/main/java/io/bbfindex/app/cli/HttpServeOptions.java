@@ -38,7 +38,7 @@ final class HttpServeOptions {
                              else 408 and close (default 30)
         --transport T        socket I/O: io_uring, epoll, nio or auto (default auto: the
                              first of them that loads here; the 'listening' line names it)
-        --io-threads N       event loops serving connections (default 0: one per two cores)
+        --io-threads N       event loops serving connections (default 0: one per core)
       """;
 
   private HttpServeOptions() {}

@@ -95,15 +95,16 @@ public final class HttpServer implements AutoCloseable {
   }
 
   /**
-   * One event loop per two cores (at least one), not Netty's two per core. WHY: a loop never blocks
-   * (a lookup is a filter probe or a page-cache read), so more loops than cores only take turns on
-   * them, and every loop that wakes for a few connections pays a context switch that a busier loop
-   * shares among many (with io_uring, one {@code io_uring_enter} per wake-up). With wrk beside it
-   * on 2 cores, 1 loop served /livez at 1.45x the requests/s of Netty's 4 and absent txids at 1.44x
-   * (CPU per request 0.47x); the other cores are left to clients, LevelDB and the JIT.
+   * One event loop per core, not Netty's two. WHY: a loop never blocks (a lookup is a filter probe
+   * or a page-cache read), so loops beyond the cores only take turns on them, and each loop that
+   * wakes for few connections pays a context switch and a syscall that a busier loop shares among
+   * more (with io_uring one {@code io_uring_enter} per wake-up). Measured with wrk beside the
+   * server on 2 cores, io_uring, alternating rounds: 2 loops served absent txids at 1.13x the
+   * requests/s of 4 at 0.66x the CPU per request; 1 loop did absent txids at 1.08x of 2 but present
+   * ones (LevelDB, blk reads, hashing: about 40 us of CPU each) at only 0.76x.
    */
   public static int defaultIoThreads() {
-    return Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
+    return Runtime.getRuntime().availableProcessors();
   }
 
   /** The bound address (with the real port when 0 was asked for). */
