@@ -1,11 +1,15 @@
 package io.bbfindex.app.cli;
 
 import io.bbfindex.app.http.HttpOptions;
+import io.bbfindex.app.http.Transport;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 
-/** The {@code serve} options of the HTTP layer: CORS, rate limit, connection cap, timeouts. */
+/**
+ * The {@code serve} options of the HTTP layer: CORS, rate limit, connection cap, timeouts,
+ * transport.
+ */
 final class HttpServeOptions {
   static final Set<String> NAMES =
       Set.of(
@@ -14,7 +18,9 @@ final class HttpServeOptions {
           "rate-burst",
           "max-connections",
           "idle-timeout",
-          "request-timeout");
+          "request-timeout",
+          "transport",
+          "io-threads");
 
   static final String HELP =
       """
@@ -30,6 +36,9 @@ final class HttpServeOptions {
         --idle-timeout S     close connections idle for S seconds (default 60)
         --request-timeout S  a request must arrive in full within S seconds of its first byte,
                              else 408 and close (default 30)
+        --transport T        socket I/O: io_uring, epoll, nio or auto (default auto: the
+                             first of them that loads here; the 'listening' line names it)
+        --io-threads N       event loops serving connections (default 0: one per core)
       """;
 
   private HttpServeOptions() {}
@@ -50,6 +59,12 @@ final class HttpServeOptions {
     if (rate == 0 && o.has("rate-burst")) {
       throw new UsageException("option --rate-burst needs --rate-limit");
     }
+    Transport transport;
+    try {
+      transport = Transport.parse(o.string("transport", Transport.AUTO.label()));
+    } catch (IllegalArgumentException e) {
+      throw new UsageException("option --transport: " + e.getMessage(), e);
+    }
     return new HttpOptions(
         origins,
         rate,
@@ -57,6 +72,8 @@ final class HttpServeOptions {
         o.integer("max-connections", d.maxConnections(), 1, 1_000_000),
         Duration.ofSeconds(o.integer("idle-timeout", (int) d.idleTimeout().toSeconds(), 1, 86_400)),
         Duration.ofSeconds(
-            o.integer("request-timeout", (int) d.requestTimeout().toSeconds(), 1, 3_600)));
+            o.integer("request-timeout", (int) d.requestTimeout().toSeconds(), 1, 3_600)),
+        transport,
+        o.integer("io-threads", d.ioThreads(), 0, 1_024));
   }
 }

@@ -51,7 +51,8 @@ public final class ServeCommand {
         --esplora-prefix P   where the esplora-compatible routes live (default /api)
         --esplora-relay with --follow: POST <prefix>/tx relays to the node's sendrawtransaction
 
-      Prints 'listening on http://HOST:PORT' once it accepts connections; stops on Ctrl-C/SIGTERM.
+      Prints 'listening on http://HOST:PORT (TRANSPORT)' once it accepts connections; stops on
+      Ctrl-C/SIGTERM.
       """
           + HttpServeOptions.HELP
           + FollowOptions.HELP;
@@ -167,7 +168,7 @@ public final class ServeCommand {
               backend -> startService(backend, address, http, esploraPrefix, null));
     }
     String base = service.server().baseUrl();
-    out.println("listening on " + base);
+    out.println("listening on " + base + " (" + service.server().transport().label() + ")");
     if (demo) {
       out.print(demoExamples(base));
     }

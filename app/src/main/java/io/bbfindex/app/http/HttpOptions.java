@@ -12,8 +12,8 @@ import java.util.Objects;
 /**
  * How the server treats connections and browsers, independent of the routes: the CORS origins it
  * answers, the per-client rate limit, the cap on open connections and the idle and request timeouts
- * ({@code serve --cors-origins --rate-limit --rate-burst --max-connections --idle-timeout
- * --request-timeout}).
+ * and the socket transport under it ({@code serve --cors-origins --rate-limit --rate-burst
+ * --max-connections --idle-timeout --request-timeout --transport --io-threads}).
  *
  * @param corsOrigins origins allowed to read answers from a browser ({@code
  *     https://wallet.example}), {@code *} for any; empty: no CORS headers at all
@@ -23,6 +23,8 @@ import java.util.Objects;
  * @param idleTimeout a connection that neither reads nor writes for this long is closed
  * @param requestTimeout a request must arrive in full (line, headers, body) within this long of its
  *     first byte, else 408 and the connection is closed (slowloris)
+ * @param transport the socket I/O; {@link Transport#AUTO} takes the best that loads here
+ * @param ioThreads event loops that serve connections; 0: {@link HttpServer#defaultIoThreads()}
  */
 public record HttpOptions(
     List<String> corsOrigins,
@@ -30,11 +32,24 @@ public record HttpOptions(
     int rateBurst,
     int maxConnections,
     Duration idleTimeout,
-    Duration requestTimeout) {
+    Duration requestTimeout,
+    Transport transport,
+    int ioThreads) {
 
-  /** No CORS, no rate limit, 4,096 connections, 60 s idle, 30 s per request. */
+  /**
+   * No CORS, no rate limit, 4,096 connections, 60 s idle, 30 s per request, the best transport and
+   * default number of event loops.
+   */
   public static final HttpOptions DEFAULTS =
-      new HttpOptions(List.of(), 0, 0, 4_096, Duration.ofSeconds(60), Duration.ofSeconds(30));
+      new HttpOptions(
+          List.of(),
+          0,
+          0,
+          4_096,
+          Duration.ofSeconds(60),
+          Duration.ofSeconds(30),
+          Transport.AUTO,
+          0);
 
   public HttpOptions {
     corsOrigins = List.copyOf(corsOrigins);
@@ -45,6 +60,8 @@ public record HttpOptions(
         idleTimeout.isPositive(), "idleTimeout must be positive", idleTimeout.toMillis());
     requireArgument(
         requestTimeout.isPositive(), "requestTimeout must be positive", requestTimeout.toMillis());
+    Objects.requireNonNull(transport, "transport");
+    requireArgument(ioThreads >= 0, "ioThreads must be >= 0", ioThreads);
     for (String origin : corsOrigins) {
       requireArgument(origin.equals("*") || isOrigin(origin), "not an origin", origin);
     }
@@ -85,24 +102,53 @@ public record HttpOptions(
 
   /** A copy with another connection cap (tests and benchmarks). */
   public HttpOptions withMaxConnections(int cap) {
-    return new HttpOptions(corsOrigins, rateLimit, rateBurst, cap, idleTimeout, requestTimeout);
+    return new HttpOptions(
+        corsOrigins, rateLimit, rateBurst, cap, idleTimeout, requestTimeout, transport, ioThreads);
   }
 
   /** A copy with the given timeouts. */
   public HttpOptions withTimeouts(Duration idle, Duration request) {
-    return new HttpOptions(corsOrigins, rateLimit, rateBurst, maxConnections, idle, request);
+    return new HttpOptions(
+        corsOrigins, rateLimit, rateBurst, maxConnections, idle, request, transport, ioThreads);
   }
 
   /** A copy with the given rate limit. */
   public HttpOptions withRateLimit(int perSecond, int burst) {
     return new HttpOptions(
-        corsOrigins, perSecond, burst, maxConnections, idleTimeout, requestTimeout);
+        corsOrigins,
+        perSecond,
+        burst,
+        maxConnections,
+        idleTimeout,
+        requestTimeout,
+        transport,
+        ioThreads);
   }
 
   /** A copy with the given CORS origins. */
   public HttpOptions withCorsOrigins(List<String> origins) {
     return new HttpOptions(
-        origins, rateLimit, rateBurst, maxConnections, idleTimeout, requestTimeout);
+        origins,
+        rateLimit,
+        rateBurst,
+        maxConnections,
+        idleTimeout,
+        requestTimeout,
+        transport,
+        ioThreads);
+  }
+
+  /** A copy on {@code io} with {@code threads} event loops (0: the default). */
+  public HttpOptions withTransport(Transport io, int threads) {
+    return new HttpOptions(
+        corsOrigins,
+        rateLimit,
+        rateBurst,
+        maxConnections,
+        idleTimeout,
+        requestTimeout,
+        io,
+        threads);
   }
 
   /** What a browser sends in {@code Origin}: a scheme, a host, maybe a port, nothing else. */

@@ -130,7 +130,9 @@ public final class Service implements AutoCloseable {
       HttpServer server =
           HttpServer.start(
               address,
-              new HttpInitializer(handler, maxBodyBytes, options, new ConnectionMetrics(registry)));
+              new HttpInitializer(handler, maxBodyBytes, options, new ConnectionMetrics(registry)),
+              options.transport(),
+              options.ioThreads());
       metrics.bindEventLoops(server.eventLoops());
       if (eth != null) {
         eth.startFollowing();

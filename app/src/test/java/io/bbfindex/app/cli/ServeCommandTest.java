@@ -28,7 +28,9 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ServeCommandTest {
   private static final Pattern LISTENING =
-      Pattern.compile("^listening on (http://127\\.0\\.0\\.1:(\\d+))$", Pattern.MULTILINE);
+      Pattern.compile(
+          "^listening on (http://127\\.0\\.0\\.1:(\\d+)) \\((io_uring|epoll|nio)\\)$",
+          Pattern.MULTILINE);
 
   @TempDir Path home;
 

@@ -231,7 +231,8 @@ class ServeFollowCrashTest {
                 try {
                   for (String line; (line = out.readLine()) != null; ) {
                     if (line.startsWith("listening on ")) {
-                      return line.substring("listening on ".length()).trim();
+                      // "listening on http://HOST:PORT (TRANSPORT)"
+                      return line.substring("listening on ".length()).split(" ", 2)[0];
                     }
                   }
                   return null;

@@ -450,7 +450,7 @@ class HttpApiTest {
   }
 
   /** Reads one response with a Content-Length body off a keep-alive stream. */
-  private static String readResponse(InputStream in) throws IOException {
+  static String readResponse(InputStream in) throws IOException {
     ByteArrayOutputStream head = new ByteArrayOutputStream();
     while (!head.toString(StandardCharsets.US_ASCII).endsWith("\r\n\r\n")) {
       int b = in.read();

@@ -20,15 +20,19 @@ import java.util.regex.Pattern;
  */
 public final class ServerProcess implements AutoCloseable {
 
-  private static final Pattern LISTENING = Pattern.compile("listening on (http://[^\\s/]+)");
+  /** {@code listening on http://HOST:PORT}, then the transport in brackets when serve names it. */
+  private static final Pattern LISTENING =
+      Pattern.compile("listening on (http://[^\\s/]+)(?: \\(([\\w]+)\\))?");
 
   private final Process process;
   private final String baseUrl;
+  private final String transport;
   private final double startSeconds;
 
-  private ServerProcess(Process process, String baseUrl, double startSeconds) {
+  private ServerProcess(Process process, Matcher listening, double startSeconds) {
     this.process = process;
-    this.baseUrl = baseUrl;
+    this.baseUrl = listening.group(1);
+    this.transport = listening.group(2) == null ? "unnamed" : listening.group(2);
     this.startSeconds = startSeconds;
   }
 
@@ -50,7 +54,7 @@ public final class ServerProcess implements AutoCloseable {
                 .toList());
     long start = System.nanoTime();
     Process p = new ProcessBuilder(cmd).redirectError(log.toFile()).start();
-    CompletableFuture<String> url = new CompletableFuture<>();
+    CompletableFuture<Matcher> url = new CompletableFuture<>();
     Thread reader =
         new Thread(
             () -> {
@@ -61,7 +65,7 @@ public final class ServerProcess implements AutoCloseable {
                 while ((line = in.readLine()) != null) {
                   Matcher m = LISTENING.matcher(line);
                   if (m.find()) {
-                    url.complete(m.group(1));
+                    url.complete(m);
                   }
                 }
                 url.completeExceptionally(
@@ -74,8 +78,8 @@ public final class ServerProcess implements AutoCloseable {
     reader.setDaemon(true);
     reader.start();
     try {
-      String base = url.get(timeoutSeconds, TimeUnit.SECONDS);
-      return new ServerProcess(p, base, (System.nanoTime() - start) / 1e9);
+      Matcher listening = url.get(timeoutSeconds, TimeUnit.SECONDS);
+      return new ServerProcess(p, listening, (System.nanoTime() - start) / 1e9);
     } catch (java.util.concurrent.ExecutionException | TimeoutException e) {
       p.destroyForcibly();
       throw new IOException(
@@ -152,6 +156,11 @@ public final class ServerProcess implements AutoCloseable {
 
   public String baseUrl() {
     return baseUrl;
+  }
+
+  /** The transport its listening line names ({@code io_uring}, {@code epoll}, {@code nio}). */
+  public String transport() {
+    return transport;
   }
 
   /** Process start to the listening line. */

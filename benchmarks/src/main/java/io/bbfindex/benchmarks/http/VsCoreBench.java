@@ -35,8 +35,11 @@ import picocli.CommandLine.Option;
  * {@code serve} on another (ingested first), and wrk, with the same threads and connections for
  * both, measures in alternating rounds: absent txids (random ids) and present ones (from the
  * fixture's ground truth), as bbf-index's {@code GET /v1/tx/<txid>} against Core's {@code GET
- * /rest/tx/<txid>.bin}, and bbf-index's {@code /livez} as the ceiling of its HTTP path. Both
- * servers must first answer a present txid 200 and an absent one 404.
+ * /rest/tx/<txid>.bin}, and bbf-index's {@code /livez} as the ceiling of its HTTP path. A second
+ * {@code serve} on the same store with {@code --transport epoll} answers absent txids and {@code
+ * /livez} in the same rounds, so the gain of the default transport (io_uring where it loads) over
+ * epoll is measured beside the comparison. Every server must first answer a present txid 200 and an
+ * absent one 404.
  */
 @Command(
     name = "vs-core",
@@ -117,6 +120,7 @@ public final class VsCoreBench implements Callable<Integer> {
   static final String PRESENT = "present";
   static final String LIVEZ = "livez";
   static final String BBF = "bbf-index";
+  static final String BBF_EPOLL = "bbf-index epoll";
   static final String CORE = "core rest";
 
   /** Two warm-up slices this close in rate mean the target runs at its steady state. */
@@ -152,7 +156,9 @@ public final class VsCoreBench implements Callable<Integer> {
           new Target(ABSENT, CORE),
           new Target(PRESENT, BBF),
           new Target(PRESENT, CORE),
-          new Target(LIVEZ, BBF));
+          new Target(LIVEZ, BBF),
+          new Target(ABSENT, BBF_EPOLL),
+          new Target(LIVEZ, BBF_EPOLL));
 
   VsCoreBench() {}
 
@@ -191,8 +197,9 @@ public final class VsCoreBench implements Callable<Integer> {
         c.quick() ? " --quick" : "", c.threads(), c.connections(), c.seconds(), c.rounds());
     r.environment();
     r.line(
-        "NOTE: wrk, bbf-index and bitcoind share this machine's %d cores; the two servers run"
-            + " side by side and are measured one after the other in each round.",
+        "NOTE: wrk, bbf-index and bitcoind share this machine's %d cores; the servers (bbf-index"
+            + " twice: default transport and epoll) run side by side and are measured one after"
+            + " the other in each round.",
         Runtime.getRuntime().availableProcessors());
     Path script = WrkRun.writeScript(tmp);
     for (Index index : c.indexes()) {
@@ -221,6 +228,14 @@ public final class VsCoreBench implements Callable<Integer> {
       r.summary("rps_core_rest_neg" + suffix, rps(figures, ABSENT, CORE));
       r.summary("rps_core_rest_pos" + suffix, rps(figures, PRESENT, CORE));
       r.summary("rps_livez" + suffix, rps(figures, LIVEZ, BBF));
+      r.line(
+          "%s: bbf-index on its default transport answers absent txids at %.2fx and /livez at"
+              + " %.2fx the requests/s of the same server on epoll",
+          index.label(),
+          rps(figures, ABSENT, BBF) / rps(figures, ABSENT, BBF_EPOLL),
+          rps(figures, LIVEZ, BBF) / rps(figures, LIVEZ, BBF_EPOLL));
+      r.summary("rps_neg_epoll" + suffix, rps(figures, ABSENT, BBF_EPOLL));
+      r.summary("rps_livez_epoll" + suffix, rps(figures, LIVEZ, BBF_EPOLL));
     }
   }
 
@@ -248,15 +263,33 @@ public final class VsCoreBench implements Callable<Integer> {
                 List.of(),
                 ServerProcess.serveArgs(datadir, filters, work),
                 tmp.resolve(name + "-serve.log"),
+                300);
+        ServerProcess epoll =
+            ServerProcess.serve(
+                List.of(),
+                ServerProcess.serveArgs(
+                    datadir, filters, tmp.resolve(name + "-work-epoll"), "--transport", "epoll"),
+                tmp.resolve(name + "-serve-epoll.log"),
                 300)) {
       r.line("");
       r.line(
-          "%s index: %s (%,d present txids), ingest %.1f s; bbf-index %s, Core (%s) %s",
-          name, index.fixture, present.size(), ingest, server.baseUrl(), bitcoind, core.baseUrl());
+          "%s index: %s (%,d present txids), ingest %.1f s; bbf-index %s (%s), on epoll %s (%s),"
+              + " Core (%s) %s",
+          name,
+          index.fixture,
+          present.size(),
+          ingest,
+          server.baseUrl(),
+          server.transport(),
+          epoll.baseUrl(),
+          epoll.transport(),
+          bitcoind,
+          core.baseUrl());
       checkAnswers(server.baseUrl(), core.baseUrl(), present.get(0), files.get(TARGETS.get(0)));
+      checkAnswers(epoll.baseUrl(), core.baseUrl(), present.get(0), files.get(TARGETS.get(0)));
       r.line(
           "%s: both servers answer a present txid 200 and an absent one 404 (checked before"
-              + " timing)",
+              + " timing, bbf-index on both transports)",
           name);
       for (Target t : TARGETS) { // warm-up: JIT, Core's caches, page cache
         warmUp(
@@ -264,7 +297,13 @@ public final class VsCoreBench implements Callable<Integer> {
             t.label(),
             c.warmupSeconds(),
             () ->
-                wrkRun(c, wrk, script, t, files.get(t), server, core, c.warmupSeconds())
+                wrkRun(
+                        c,
+                        wrk,
+                        script,
+                        files.get(t),
+                        base(t, server, epoll, core),
+                        c.warmupSeconds())
                     .requestsPerSecond());
       }
       Map<Target, List<WrkRun>> runs = new LinkedHashMap<>();
@@ -277,7 +316,7 @@ public final class VsCoreBench implements Callable<Integer> {
         }
         for (Target t : order) {
           runs.computeIfAbsent(t, k -> new ArrayList<>())
-              .add(wrkRun(c, wrk, script, t, files.get(t), server, core, c.seconds()));
+              .add(wrkRun(c, wrk, script, files.get(t), base(t, server, epoll, core), c.seconds()));
         }
       }
       Map<Target, HttpBench.Figure> figures = new LinkedHashMap<>();
@@ -337,18 +376,20 @@ public final class VsCoreBench implements Callable<Integer> {
   }
 
   private static WrkRun wrkRun(
-      Config c,
-      Path wrk,
-      Path script,
-      Target t,
-      Path requests,
-      ServerProcess server,
-      CoreRestNode core,
-      int seconds)
+      Config c, Path wrk, Path script, Path requests, String base, int seconds)
       throws IOException, InterruptedException {
-    String base = t.server().equals(CORE) ? core.baseUrl() : server.baseUrl();
     return WrkRun.run(
         wrk, script, base, requests, null, false, c.threads(), c.connections(), seconds);
+  }
+
+  /** The base URL of the server that {@code t} asks. */
+  private static String base(
+      Target t, ServerProcess server, ServerProcess epoll, CoreRestNode core) {
+    return switch (t.server()) {
+      case CORE -> core.baseUrl();
+      case BBF_EPOLL -> epoll.baseUrl();
+      default -> server.baseUrl();
+    };
   }
 
   /**
@@ -401,7 +442,7 @@ public final class VsCoreBench implements Callable<Integer> {
     pos = pos.subList(0, Math.min(20_000, pos.size()));
     Map<Target, Path> files = new LinkedHashMap<>();
     for (Target t : TARGETS) {
-      String file = t.kind() + "-" + (t.server().equals(BBF) ? "bbf" : "core") + ".txt";
+      String file = t.kind() + "-" + (t.server().equals(CORE) ? "core" : "bbf") + ".txt";
       List<String> lines =
           switch (t.kind()) {
             case LIVEZ -> List.of("/livez");
@@ -415,7 +456,7 @@ public final class VsCoreBench implements Callable<Integer> {
 
   private static List<String> paths(List<String> txids, String server) {
     return txids.stream()
-        .map(x -> server.equals(BBF) ? "/v1/tx/" + x : "/rest/tx/" + x + ".bin")
+        .map(x -> server.equals(CORE) ? "/rest/tx/" + x + ".bin" : "/v1/tx/" + x)
         .toList();
   }
 
