@@ -16,6 +16,7 @@ import io.bbfindex.ingest.store.FilterStore;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
@@ -27,6 +28,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -41,10 +45,14 @@ import picocli.CommandLine.Option;
  *       builder's ingest pass and sizing; {@code FilterBuilder.build} itself needs a node's block
  *       index): build time, peak memory, bytes on disk.
  *   <li>The same txids split over 1, 56 and 560 block files: three more stores (their summary is
- *       bit-identical, so it is shared, not rebuilt).
- *   <li>Per store: negative lookup cost through {@link FilterStore#mightContainTx} (the product's
- *       probe: the summary, one cache line), and, for contrast, what probing every per-file filter
- *       would cost ({@link FilterStore#candidateFiles}).
+ *       bit-identical, so it is shared, not rebuilt), built in one pass over the keys on a second
+ *       thread while the main store builds (each key made once, one {@code TxFilterPass} per
+ *       store): the build ran on one core before, 4 passes over 1.4 billion keys.
+ *   <li>Per store, one store open at a time (each holds in-memory copies of its filters; with
+ *       {@code --lock FILE} this phase and the next hold the machine's benchmark lock): negative
+ *       lookup cost through {@link FilterStore#mightContainTx} (the product's probe: the summary,
+ *       one cache line), and, for contrast, what probing every per-file filter would cost ({@link
+ *       FilterStore#candidateFiles}).
  *   <li>Start-up: a fresh JVM that opens the 5,600-file store and starts the HTTP server ({@link
  *       StartupProbe}), timed from process start to its {@code listening} line, and the memory it
  *       then holds (RSS): for the default store (no per-file filters: the summary and the
@@ -75,12 +83,27 @@ public final class ScaleBench implements Callable<Integer> {
   Long keys;
 
   @Option(
+      names = "--lock",
+      paramLabel = "FILE",
+      description =
+          "hold FILE with flock(1) during the lookup and start-up phases only (not the build),"
+              + " e.g. the machine's shared benchmark lock")
+  Path lock;
+
+  @Option(
       names = {"-h", "--help"},
       usageHelp = true,
       description = "this help")
   boolean help;
 
   static final int MAINNET_FILES = 5_600;
+
+  /**
+   * Untimed rounds of negative lookups before each store's timed ones: with the stores measured one
+   * after the other, the first one also waits for the JIT.
+   */
+  static final int WARM_UP_ROUNDS = 3;
+
   static final long MAINNET_TXIDS = 1_400_000_000L;
 
   /** Mainnet's ratio of block hashes to txids (about 950,000 blocks for 1.4 billion txids). */
@@ -164,13 +187,21 @@ public final class ScaleBench implements Callable<Integer> {
     }
     BenchReport report = new BenchReport(c.quick() ? "scale-quick" : "scale", System.out);
     try (BenchTempDir tmp = BenchTempDir.create("bbf-bench-scale-")) {
-      run(c, report, tmp.path(), new ConsoleProgress());
+      run(c, report, tmp.path(), new ConsoleProgress(), lock);
     }
     report.finish(BenchMain.home());
     return 0;
   }
 
   static Result run(Config c, BenchReport r, Path tmp, ProgressListener progress)
+      throws IOException, InterruptedException {
+    return run(c, r, tmp, progress, null);
+  }
+
+  /**
+   * @param lock held with flock(1) during the measured lookup and start-up phases, or null
+   */
+  static Result run(Config c, BenchReport r, Path tmp, ProgressListener progress, Path lock)
       throws IOException, InterruptedException {
     r.line(
         "bbf-index bench scale%s: %s synthetic txids in %s block files%s",
@@ -190,19 +221,68 @@ public final class ScaleBench implements Callable<Integer> {
             + " loop) on one thread, FilterFile.write (2 fsyncs per file) on 8 writer threads,"
             + " manifest; txids are SplitMix64 keys split evenly over the files. The default store"
             + " (per-file filters off, what serve builds) is the same summary and block-hash filter"
-            + " with a manifest of bookkeeping entries.");
+            + " with a manifest of bookkeeping entries. The 1-, 56- and 560-file stores are built"
+            + " at the same time on the other core, in one pass over the keys (each key made once,"
+            + " one TxFilterPass per store, per-file filters only): they share the main store's"
+            + " summary file, so the main store's build time is measured beside that pass."
+            + " GLIBC_TUNABLES="
+            + System.getenv().getOrDefault("GLIBC_TUNABLES", "(unset)")
+            + " (glibc.malloc.hugetlb=1: the builder's filters on transparent huge pages).");
     BuildOptions opts = BuildOptions.defaults();
     long blocks = Math.max(1, Math.round(c.keys() * BLOCKS_PER_TXID));
     Map<Integer, Path> stores = new LinkedHashMap<>();
 
-    // 1. the mainnet-shaped store
+    // 1. the mainnet-shaped store, on its own thread; meanwhile (2.) the fewer-file stores
     resetHeapPeaks();
-    SyntheticStore.Built main =
-        SyntheticStore.build(
-            tmp.resolve("files-" + c.files()),
-            new SyntheticStore.Spec(c.keys(), c.files(), blocks, c.seed(), opts),
-            null,
-            progress);
+    ExecutorService mainBuild =
+        Executors.newSingleThreadExecutor(task -> new Thread(task, "main-store"));
+    CompletableFuture<SyntheticStore.Built> mainStore =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return SyntheticStore.build(
+                    tmp.resolve("files-" + c.files()),
+                    new SyntheticStore.Spec(c.keys(), c.files(), blocks, c.seed(), opts),
+                    null,
+                    progress);
+              } catch (IOException e) {
+                throw new UncheckedIOException(e);
+              }
+            },
+            mainBuild);
+    // 2. meanwhile, on this thread (the second core), the same txids over fewer files in one pass
+    // of their own, each store with its own TxFilterPass; their summary is the main store's file
+    // (the same filter, whatever the split), linked once that store is written
+    List<Integer> fewer = new ArrayList<>();
+    for (int files : c.steps()) {
+      if (files != c.files()) {
+        fewer.add(files);
+      }
+    }
+    long othersStart = System.nanoTime();
+    List<SyntheticStore.Built> others;
+    SyntheticStore.Built main;
+    try {
+      others =
+          fewer.isEmpty()
+              ? List.of()
+              : SyntheticStore.build(
+                  fewer.stream().map(files -> tmp.resolve("files-" + files)).toList(),
+                  fewer.stream()
+                      .map(
+                          files -> new SyntheticStore.Spec(c.keys(), files, blocks, c.seed(), opts))
+                      .toList(),
+                  mainStore.thenApply(SyntheticStore.Built::dir),
+                  ProgressListener.NONE);
+      main = mainStore.get();
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw e.getCause() instanceof UncheckedIOException u
+          ? u.getCause()
+          : new IOException("main store build failed", e.getCause());
+    } finally {
+      mainBuild.shutdownNow();
+    }
+    double othersSeconds = (System.nanoTime() - othersStart) / 1e9;
     long peakRss = BenchReport.peakRssBytes();
     long peakHeap = heapPeak();
     stores.put(c.files(), main.dir());
@@ -215,7 +295,7 @@ public final class ScaleBench implements Callable<Integer> {
         List.of("what", "value"),
         List.of(
             List.of(
-                "build time",
+                "build time (beside the fewer-file stores' pass)",
                 String.format(
                     Locale.ROOT, "%.1f s (%.0f txids/s)", buildSeconds, c.keys() / buildSeconds)),
             List.of("peak RSS (VmHWM, whole JVM)", mib(peakRss)),
@@ -255,66 +335,99 @@ public final class ScaleBench implements Callable<Integer> {
                     + String.format(
                         Locale.ROOT, " (%.3f bytes/txid)", (double) plainBytes / c.keys()))));
 
-    // 2. the same txids over fewer files (summary shared: it is the same filter)
     List<List<String>> otherRows = new ArrayList<>();
-    for (int files : c.steps()) {
-      if (files == c.files()) {
-        continue;
-      }
-      SyntheticStore.Built b =
-          SyntheticStore.build(
-              tmp.resolve("files-" + files),
-              new SyntheticStore.Spec(c.keys(), files, blocks, c.seed(), opts),
-              main.dir(),
-              progress);
-      stores.put(files, b.dir());
+    for (int k = 0; k < fewer.size(); k++) {
+      SyntheticStore.Built b = others.get(k);
+      stores.put(fewer.get(k), b.dir());
       otherRows.add(
           List.of(
-              Integer.toString(files),
-              String.format(Locale.ROOT, "%.1f", b.elapsed().toNanos() / 1e9),
+              Integer.toString(fewer.get(k)),
+              String.format(Locale.ROOT, "%.1f (one pass for all)", othersSeconds),
               mib(b.fileFilterBytes())));
     }
     r.table(
-        "the same txids split over fewer block files (per-file filters built, summary shared)",
+        "the same txids split over fewer block files (per-file filters built in one pass beside the"
+            + " main store's build, summary shared)",
         List.of("files", "build s", "per-file filters"),
         otherRows);
 
-    // 3. lookups: every store open at once, rounds interleaved so background load hits all alike
+    // 3. lookups, store by store
+    r.line("build done; load average %s", PhaseLock.loadAverage());
+    PhaseLock quiet = null;
+    if (lock != null) {
+      quiet = PhaseLock.acquire(lock);
+      r.line(
+          "lookups and start-ups hold %s (flock); load average %s", lock, PhaseLock.loadAverage());
+    }
+    try {
+      return measure(c, r, tmp, stores, main, plain, plainBytes, buildSeconds, peakRss);
+    } finally {
+      if (quiet != null) {
+        quiet.close();
+      }
+      r.line("measured; load average %s", PhaseLock.loadAverage());
+    }
+  }
+
+  /** Phases 3 and 4: lookups over every store, start-ups; then the summary lines. */
+  private static Result measure(
+      Config c,
+      BenchReport r,
+      Path tmp,
+      Map<Integer, Path> stores,
+      SyntheticStore.Built main,
+      Path plain,
+      long plainBytes,
+      double buildSeconds,
+      long peakRss)
+      throws IOException, InterruptedException {
     SyntheticKeys txids = new SyntheticKeys(c.seed());
     byte[] negatives = new SyntheticKeys(c.seed() * 0x9E37 + 11).keys(0, c.negatives());
     List<Step> steps = new ArrayList<>();
     boolean allFound = true;
-    List<FilterStore> open = new ArrayList<>();
-    List<Double> openMs = new ArrayList<>();
-    try {
-      for (int files : c.steps()) {
-        long s = System.nanoTime();
-        open.add(FilterStore.open(stores.get(files)));
-        openMs.add((System.nanoTime() - s) / 1e6);
-      }
-      // sanity: a sample of inserted txids is answered "maybe" by the summary and by its file's
-      // filter
-      allFound = insertedFound(open.get(open.size() - 1), txids, c);
-      double[][] ns = new double[open.size()][c.rounds()];
-      double[][] wallNs = new double[open.size()][c.rounds()];
-      long[] hits = new long[open.size()];
-      for (int round = -1; round < c.rounds(); round++) {
-        for (int s = 0; s < open.size(); s++) {
+    byte[] few = new SyntheticKeys(c.seed() * 0x9E37 + 11).keys(0, c.perFileProbeKeys());
+    // One store open at a time: each holds verified in-memory copies of its filters (at full
+    // scale 1.75 GiB of summary and 1.65 GiB of per-file filters), four at once would be 13.6 GB.
+    // Every store's summary probes first, then the per-file probes: those run the per-file
+    // filters' kernels (other geometries), after which the summary's call site would no longer be
+    // monomorphic for the stores measured later.
+    Map<Integer, double[]> negative = new LinkedHashMap<>();
+    for (int files : c.steps()) {
+      long opening = System.nanoTime();
+      try (FilterStore st = FilterStore.open(stores.get(files))) {
+        double openMs = (System.nanoTime() - opening) / 1e6;
+        double[] ns = new double[c.rounds()];
+        double[] wallNs = new double[c.rounds()];
+        long hits = 0;
+        for (int round = -WARM_UP_ROUNDS; round < c.rounds(); round++) { // rounds < 0 warm up
           long[] h = new long[2];
-          ThreadClock took = negLookups(open.get(s), negatives, c.negatives(), c.minNanos(), h);
+          ThreadClock took = negLookups(st, negatives, c.negatives(), c.minNanos(), h);
           if (round >= 0) {
-            ns[s][round] =
+            ns[round] =
                 took.cpuNanos() > 0
                     ? took.cpuNanos() / (double) h[1]
                     : took.wallNanos() / (double) h[1];
-            wallNs[s][round] = took.wallNanos() / (double) h[1];
-            hits[s] = h[0];
+            wallNs[round] = took.wallNanos() / (double) h[1];
+            hits = h[0];
           }
         }
+        negative.put(
+            files,
+            new double[] {
+              BenchReport.median(ns),
+              BenchReport.median(wallNs),
+              hits / (double) c.negatives(),
+              openMs
+            });
       }
-      byte[] few = new SyntheticKeys(c.seed() * 0x9E37 + 11).keys(0, c.perFileProbeKeys());
-      for (int s = 0; s < open.size(); s++) {
-        FilterStore st = open.get(s);
+    }
+    for (int files : c.steps()) {
+      try (FilterStore st = FilterStore.open(stores.get(files))) {
+        if (files == c.files()) {
+          // sanity: a sample of inserted txids is answered "maybe" by the summary and by its
+          // file's filter
+          allFound = insertedFound(st, txids, c);
+        }
         ThreadClock t = ThreadClock.now();
         long candidates = 0;
         for (int k = 0; k < c.perFileProbeKeys(); k++) {
@@ -327,18 +440,17 @@ public final class ScaleBench implements Callable<Integer> {
         if (candidates < 0) {
           throw new AssertionError();
         }
+        double[] neg = negative.get(files);
         steps.add(
             new Step(
-                c.steps()[s],
-                BenchReport.median(ns[s]),
-                BenchReport.median(wallNs[s]),
-                hits[s] / (double) c.negatives(),
+                files,
+                neg[0],
+                neg[1],
+                neg[2],
                 perFileNs,
-                openMs.get(s),
-                StoreAssembly.directoryBytes(stores.get(c.steps()[s]))));
+                neg[3],
+                StoreAssembly.directoryBytes(stores.get(files))));
       }
-    } finally {
-      open.forEach(FilterStore::close);
     }
     List<List<String>> rows = new ArrayList<>();
     for (Step s : steps) {
@@ -375,23 +487,33 @@ public final class ScaleBench implements Callable<Integer> {
 
     // 4. start-up of the service in a fresh JVM: the default store, then with per-file filters
     Startup plainStart = null;
+    Startup coldStart = null;
     Startup fullStart = null;
     if (c.startupRuns() > 0) {
-      plainStart = startup(plain, c.startupRuns());
-      fullStart = startup(main.dir(), c.startupRuns());
+      coldStart = startup(plain, c.startupRuns());
+      plainStart = startup(plain, c.startupRuns(), classDataSharing(tmp));
+      fullStart = startup(main.dir(), c.startupRuns(), classDataSharing(tmp));
       r.line("");
       r.line(
-          "start-up (fresh JVM: JVM start, FilterStore.open = manifest + every filter file read"
-              + " into memory, CRC32C-checked and popcounted in one pass, descriptions of the"
-              + " summary and block-hash filters, HTTP server on 127.0.0.1, until 'listening'; page"
-              + " cache warm), median of %d runs; RSS = VmRSS once listening (anonymous part: the"
-              + " JVM and the verified copies of the filters):",
+          "start-up (fresh JVM: JVM start, then as serve does it (ServeCommand.startWhileOpening)"
+              + " FilterStore.open = manifest + every filter file read into memory, CRC32C-checked"
+              + " and popcounted in one pass, on one thread while the HTTP server starts on"
+              + " 127.0.0.1 on another (lookups answer 503 until the store is in), then the"
+              + " summary and block-hash filters described for the gauges, until 'listening';"
+              + " page cache warm), median of %d runs; RSS = VmRSS once listening (anonymous part:"
+              + " the JVM and the verified copies of the filters). With the class data archive"
+              + " ./bbf-index serve uses (-XX:+AutoCreateSharedArchive, written by one start-up"
+              + " before the timed ones, as serve's first start writes it), and for the default"
+              + " store also without it (the first start, or a java command line without it):",
           c.startupRuns());
       r.table(
           "start-up and memory held after start, " + BenchReport.count(c.files()) + " block files",
           List.of("store", "filters held", "start-up s", "RSS after start", "of it anonymous"),
           List.of(
-              plainStart.row("default (no per-file filters)"), fullStart.row("fileFilters on")));
+              plainStart.row("default (no per-file filters)"),
+              coldStart.row("default, no class data archive"),
+              fullStart.row("fileFilters on")));
+      r.line("  breakdown, default store without the archive (last run): %s", coldStart.last());
       r.line(
           "  breakdown, default store (last run; [cpu] = CPU ms of all threads): %s",
           plainStart.last());
@@ -422,6 +544,8 @@ public final class ScaleBench implements Callable<Integer> {
     r.summary("startup_seconds_" + c.files() + "_files", startup);
     r.summary("startup_cpu_seconds_" + c.files() + "_files", startupCpu);
     if (plainStart != null) {
+      r.summary("startup_seconds_no_class_archive", coldStart.seconds());
+      r.summary("startup_cpu_seconds_no_class_archive", cpuSeconds(coldStart.last()));
       r.summary("rss_after_start_mib", plainStart.rssMib());
       r.summary("startup_seconds_with_file_filters", fullStart.seconds());
       r.summary("rss_after_start_mib_with_file_filters", fullStart.rssMib());
@@ -522,10 +646,42 @@ public final class ScaleBench implements Callable<Integer> {
 
   /** {@code runs} fresh-JVM start-ups over {@code store}. */
   static Startup startup(Path store, int runs) throws IOException, InterruptedException {
+    return startup(store, runs, List.of());
+  }
+
+  /**
+   * The JVM flags {@code ./bbf-index serve} adds (its class data archive), with the archive in
+   * {@code dir}: the first JVM started with them writes it at exit, the next ones map it.
+   */
+  static List<String> classDataSharing(Path dir) {
+    for (String entry : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) {
+      if (java.nio.file.Files.isDirectory(Path.of(entry))) {
+        // the JVM archives classes from jars only (as the launcher runs serve); from a build's
+        // class directories (the tests) it fails at exit: those start-ups run without it
+        return List.of();
+      }
+    }
+    return List.of(
+        "-XX:+AutoCreateSharedArchive",
+        "-XX:SharedArchiveFile=" + dir.resolve("startup-probe.jsa"),
+        "-Xlog:cds=off",
+        "-Xlog:cds+dynamic=off");
+  }
+
+  /**
+   * {@code runs} fresh-JVM start-ups over {@code store} with the extra JVM {@code flags}; with the
+   * class data archive ({@link #classDataSharing}) one start-up before them, not timed, writes it,
+   * as serve's first start does.
+   */
+  static Startup startup(Path store, int runs, List<String> flags)
+      throws IOException, InterruptedException {
     List<String> detail = new ArrayList<>();
+    if (!flags.isEmpty()) {
+      startupSeconds(store, flags, new ArrayList<>());
+    }
     double[] seconds = new double[runs];
     for (int k = 0; k < runs; k++) {
-      seconds[k] = startupSeconds(store, detail);
+      seconds[k] = startupSeconds(store, flags, detail);
     }
     return new Startup(
         BenchReport.median(seconds),
@@ -537,12 +693,15 @@ public final class ScaleBench implements Callable<Integer> {
    * Runs {@link StartupProbe} in a fresh JVM (same java, flags and class path); seconds to its
    * listening line.
    */
-  static double startupSeconds(Path store, List<String> detail)
+  static double startupSeconds(Path store, List<String> flags, List<String> detail)
       throws IOException, InterruptedException {
     List<String> cmd =
-        ChildJvm.command(List.of(), StartupProbe.class.getName(), List.of(store.toString()));
+        ChildJvm.command(flags, StartupProbe.class.getName(), List.of(store.toString()));
     long start = System.nanoTime();
-    Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD);
+    // the launcher sets it for this suite's build only: the probe starts as serve would
+    pb.environment().remove("GLIBC_TUNABLES");
+    Process p = pb.start();
     double seconds = Double.NaN;
     try (BufferedReader in =
         new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {

@@ -1,5 +1,6 @@
 package io.bbfindex.benchmarks.scale;
 
+import io.bbfindex.app.cli.ServeCommand;
 import io.bbfindex.app.http.HttpInitializer;
 import io.bbfindex.app.http.Service;
 import io.bbfindex.benchmarks.BenchReport;
@@ -13,16 +14,18 @@ import java.util.Locale;
 
 /**
  * Started in a fresh JVM by {@link ScaleBench}: does what {@code serve} does with a built filter
- * store before it prints {@code listening on http://HOST:PORT} (open and validate the store,
- * describe every filter for {@code /v1/filters} and the gauges, start the HTTP server on 127.0.0.1,
- * port 0), prints that line and a breakdown, and exits. What it cannot do at scale is open a
- * mainnet block index ({@code NodeIndex}): a synthetic store has none.
+ * store before it prints {@code listening on http://HOST:PORT}, through the same {@link
+ * ServeCommand#startWhileOpening}: the store is opened and validated (and its lookup filters
+ * described for the gauges) on one thread while the HTTP server starts on 127.0.0.1, port 0, on
+ * this one; when both are done it prints that line and a breakdown, and exits. What it cannot do at
+ * scale is open a mainnet block index ({@code NodeIndex}): a synthetic store has none.
  *
- * <p>Output: {@code listening on ...}, then {@code probe: jvm_to_main_ms=.. open_ms=.. [cpu ..]
- * describe_ms=.. [cpu ..] http_start_ms=.. [cpu ..] filters=.. rss_mib=.. rss_file_mib=..
- * rss_anon_mib=..}: the filters the store holds, and the memory the process holds once it listens
- * (VmRSS of /proc/self/status, and its file-backed and anonymous parts: the verified in-memory
- * copies of the filters are anonymous memory).
+ * <p>Output: {@code listening on ...}, then {@code probe: jvm_to_main_ms=.. ready_ms=.. [cpu ..]
+ * open_ms=.. http_start_ms=.. filters=.. rss_mib=.. rss_file_mib=.. rss_anon_mib=..}: ready_ms is
+ * main to listening (wall) with the CPU time of the whole process in that span; open_ms and
+ * http_start_ms are the wall times of the two parts, which overlap; the memory the process holds
+ * once it listens (VmRSS of /proc/self/status, and its file-backed and anonymous parts: the
+ * verified in-memory copies of the filters are anonymous memory).
  */
 public final class StartupProbe {
 
@@ -36,47 +39,78 @@ public final class StartupProbe {
         : -1;
   }
 
+  /**
+   * The second argument that starts the old way, for a baseline: the store opened first, the HTTP
+   * server started after it.
+   */
+  static final String SEQUENTIAL = "--sequential";
+
+  private static Service startAfterOpening(
+      Path store, FilterStoreBackend[] opened, long[] openNanos, long[] httpNanos)
+      throws java.io.IOException {
+    long s = System.nanoTime();
+    opened[0] = new FilterStoreBackend(FilterStore.open(store), null);
+    long t = System.nanoTime();
+    openNanos[0] = t - s;
+    Service started =
+        Service.start(
+            opened[0],
+            new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+            HttpInitializer.DEFAULT_MAX_BODY_BYTES);
+    httpNanos[0] = System.nanoTime() - t;
+    return started;
+  }
+
   public static void main(String[] args) throws Exception {
-    if (args.length != 1) {
-      System.err.println("usage: StartupProbe FILTER_STORE_DIR");
+    if (args.length < 1 || args.length > 2 || (args.length == 2 && !args[1].equals(SEQUENTIAL))) {
+      System.err.println("usage: StartupProbe FILTER_STORE_DIR [" + SEQUENTIAL + "]");
       System.exit(2);
     }
+    boolean sequential = args.length == 2;
     long mainNanos = System.nanoTime();
     long jvmMs = System.currentTimeMillis() - ManagementFactory.getRuntimeMXBean().getStartTime();
     long cpu0 = processCpuNanos();
-    FilterStore store = FilterStore.open(Path.of(args[0]));
-    long opened = System.nanoTime();
-    long cpu1 = processCpuNanos();
-    FilterStoreBackend backend = new FilterStoreBackend(store, null);
-    long described = System.nanoTime();
-    long cpu2 = processCpuNanos();
-    int filters = store.filterCount();
+    long[] openNanos = new long[1];
+    long[] httpNanos = new long[1];
+    FilterStoreBackend[] opened = new FilterStoreBackend[1];
     try (Service service =
-        Service.start(
-            backend,
-            new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
-            HttpInitializer.DEFAULT_MAX_BODY_BYTES)) {
+        sequential
+            ? startAfterOpening(Path.of(args[0]), opened, openNanos, httpNanos)
+            : ServeCommand.startWhileOpening(
+                () -> {
+                  long s = System.nanoTime();
+                  opened[0] = new FilterStoreBackend(FilterStore.open(Path.of(args[0])), null);
+                  openNanos[0] = System.nanoTime() - s;
+                  return opened[0];
+                },
+                backend -> {
+                  long s = System.nanoTime();
+                  Service started =
+                      Service.start(
+                          backend,
+                          new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+                          HttpInitializer.DEFAULT_MAX_BODY_BYTES);
+                  httpNanos[0] = System.nanoTime() - s;
+                  return started;
+                })) {
       long listening = System.nanoTime();
-      long cpu3 = processCpuNanos();
+      long cpu1 = processCpuNanos();
       long rss = BenchReport.rssBytes();
       long rssFile = BenchReport.rssFileBytes();
       long rssAnon = BenchReport.rssAnonBytes();
       System.out.println("listening on " + service.server().baseUrl());
-      // wall ms, and in brackets the CPU ms of the whole process (all threads) in the same phase:
+      // wall ms, and in brackets the CPU ms of the whole process (all threads) in the same span:
       // on a shared machine, wall time includes waiting for a core
       System.out.printf(
           Locale.ROOT,
-          "probe: jvm_to_main_ms=%d open_ms=%.0f [cpu %.0f] describe_ms=%.0f [cpu %.0f] "
-              + "http_start_ms=%.0f [cpu %.0f] filters=%d rss_mib=%.1f rss_file_mib=%.1f"
-              + " rss_anon_mib=%.1f%n",
+          "probe: jvm_to_main_ms=%d ready_ms=%.0f [cpu %.0f] open_ms=%.0f http_start_ms=%.0f"
+              + " filters=%d rss_mib=%.1f rss_file_mib=%.1f rss_anon_mib=%.1f%n",
           jvmMs,
-          (opened - mainNanos) / 1e6,
+          (listening - mainNanos) / 1e6,
           (cpu1 - cpu0) / 1e6,
-          (described - opened) / 1e6,
-          (cpu2 - cpu1) / 1e6,
-          (listening - described) / 1e6,
-          (cpu3 - cpu2) / 1e6,
-          filters,
+          openNanos[0] / 1e6,
+          httpNanos[0] / 1e6,
+          opened[0].store().filterCount(),
           rss / 1048576.0,
           rssFile / 1048576.0,
           rssAnon / 1048576.0);

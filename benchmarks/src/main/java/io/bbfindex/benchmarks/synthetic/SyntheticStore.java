@@ -18,6 +18,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -32,10 +33,13 @@ import java.util.concurrent.Semaphore;
  *
  * <p>The build is the builder's: one pass that hands every key to {@link TxFilterPass} (the ingest
  * hot path of {@link FilterBuilder}: one insert into the key's file filter, one into the summary),
- * one thread, filters sized and written by {@link StoreAssembly}. Keys come file by file, so only
- * one per-file filter is being filled at a time; finished ones are written on {@value #WRITERS}
- * writer threads (each write forces the file and its directory to disk, as the builder's does)
- * while the pass goes on. Memory is the summary plus the per-file filters waiting to be written.
+ * one thread, filters sized and written by {@link StoreAssembly}. Stores of the same keys over
+ * other file counts can be built in the same pass (each with its own TxFilterPass), sharing a
+ * summary built elsewhere: the key is then made once for all of them. Keys come file by file, so
+ * only one per-file filter is being filled at a time; finished ones are written on {@value
+ * #WRITERS} writer threads (each write forces the file and its directory to disk, as the builder's
+ * does) while the pass goes on. Memory is the summary plus the per-file filters waiting to be
+ * written.
  */
 public final class SyntheticStore {
 
@@ -102,108 +106,81 @@ public final class SyntheticStore {
    */
   public static Built build(Path dir, Spec spec, Path shareSummaryFrom, ProgressListener progress)
       throws IOException {
-    Files.createDirectories(dir);
+    return build(
+            List.of(dir),
+            List.of(spec),
+            shareSummaryFrom == null ? null : CompletableFuture.completedFuture(shareSummaryFrom),
+            progress)
+        .get(0);
+  }
+
+  /**
+   * Builds several stores over the same keys, split over different file counts, in one pass: each
+   * key is made once and handed to every store's own {@link TxFilterPass} (one per store, as the
+   * builder has one per scan), on this thread. The summary, the same filter for every split, is
+   * built into the first store when {@code shareSummaryFrom} is null; else each store shares the
+   * summary file of the store {@code shareSummaryFrom} names once the pass is done (awaited then,
+   * so that store may still be building on another thread meanwhile). {@link Built#elapsed()} is
+   * the whole pass's, for each store.
+   *
+   * @param specs same keys and seed, any file counts
+   */
+  public static List<Built> build(
+      List<Path> dirs, List<Spec> specs, Future<Path> shareSummaryFrom, ProgressListener progress)
+      throws IOException {
+    if (dirs.size() != specs.size() || specs.isEmpty()) {
+      throw new IllegalArgumentException("one directory per spec, at least one");
+    }
+    Spec first = specs.get(0);
+    for (Spec s : specs) {
+      if (s.keys() != first.keys() || s.seed() != first.seed()) {
+        throw new IllegalArgumentException("the stores of one pass hold the same keys");
+      }
+    }
     long start = System.nanoTime();
-    BuildOptions opts = spec.opts();
-    SyntheticKeys txids = spec.txids();
-    BlockedBloomFilter summary =
-        shareSummaryFrom == null ? StoreAssembly.newSummary(spec.keys(), opts) : null;
-    BlockedBloomFilter[] byFile = new BlockedBloomFilter[spec.files()];
-    String phase =
-        "insert "
-            + spec.keys()
-            + " synthetic txids into "
-            + spec.files()
-            + " file filters"
-            + (summary == null ? "" : " + summary");
-    TxFilterPass pass = new TxFilterPass(byFile, summary, null, progress, phase, spec.keys());
-    ExecutorService writers = Executors.newFixedThreadPool(Math.max(WRITERS, opts.parallelism()));
+    ExecutorService writers =
+        Executors.newFixedThreadPool(Math.max(WRITERS, first.opts().parallelism()));
     Semaphore pending = new Semaphore(PENDING_WRITES);
-    List<Future<FileEntry>> entries = new ArrayList<>(spec.files());
-    byte[] key = new byte[SyntheticKeys.KEY_BYTES];
+    BlockedBloomFilter summary =
+        shareSummaryFrom == null ? StoreAssembly.newSummary(first.keys(), first.opts()) : null;
+    List<Split> splits = new ArrayList<>();
     try {
-      for (int f = 0; f < spec.files(); f++) {
-        long lo = SyntheticKeys.rangeStart(spec.keys(), spec.files(), f);
-        long hi = SyntheticKeys.rangeStart(spec.keys(), spec.files(), f + 1);
-        BlockedBloomFilter filter = StoreAssembly.newFileFilter(hi - lo, opts);
-        byFile[f] = filter;
-        for (long i = lo; i < hi; i++) {
-          txids.key(i, key, 0);
-          pass.accept(key, f, 8, 0);
+      for (int s = 0; s < specs.size(); s++) {
+        Files.createDirectories(dirs.get(s));
+        splits.add(
+            new Split(
+                dirs.get(s),
+                specs.get(s),
+                s == 0 ? summary : null,
+                s == 0 ? progress : ProgressListener.NONE,
+                writers,
+                pending));
+      }
+      SyntheticKeys txids = first.txids();
+      byte[] key = new byte[SyntheticKeys.KEY_BYTES];
+      // the key loop: a split moves to its next file when the key index reaches that file's range
+      for (long i = 0; i < first.keys(); i++) {
+        txids.key(i, key, 0);
+        for (Split sp : splits) {
+          sp.accept(i, key);
         }
-        byFile[f] = null;
-        int file = f;
-        long keys = hi - lo;
-        long blocksLo = SyntheticKeys.rangeStart(spec.blocks(), spec.files(), f);
-        long blocksHi = SyntheticKeys.rangeStart(spec.blocks(), spec.files(), f + 1);
-        pending.acquire();
-        entries.add(
-            writers.submit(
-                () -> {
-                  try (filter) {
-                    return StoreAssembly.writeFileFilter(
-                        dir,
-                        file,
-                        filter,
-                        keys,
-                        blocksHi - blocksLo,
-                        Math.max(0, blocksHi - 1),
-                        opts);
-                  } finally {
-                    pending.release();
-                  }
-                }));
       }
-      pass.finish();
-      List<FileEntry> files = new ArrayList<>(entries.size());
-      for (Future<FileEntry> e : entries) {
-        files.add(e.get());
+      List<Built> out = new ArrayList<>(splits.size());
+      for (Split sp : splits) {
+        sp.finish();
       }
-      SummaryEntry s;
-      if (summary == null) {
-        Manifest other = io.bbfindex.ingest.store.ManifestFile.read(shareSummaryFrom);
-        if (other.summary().keys() != spec.keys()) {
-          throw new IllegalArgumentException(
-              shareSummaryFrom
-                  + " holds a summary of "
-                  + other.summary().keys()
-                  + " keys, not "
-                  + spec.keys());
-        }
-        s = StoreAssembly.shareSummary(dir, shareSummaryFrom, other.summary());
-      } else {
-        s = StoreAssembly.writeSummary(dir, summary, spec.keys(), spec.files(), opts);
+      Path summaryStore = shareSummaryFrom == null ? null : shareSummaryFrom.get();
+      for (Split sp : splits) {
+        SummaryEntry s =
+            summaryStore != null
+                ? sp.shareSummary(summaryStore)
+                : sp == splits.get(0)
+                    ? StoreAssembly.writeSummary(
+                        sp.dir, summary, first.keys(), sp.spec.files(), first.opts())
+                    : sp.shareSummary(splits.get(0).dir);
+        out.add(sp.commit(s, Duration.ofNanos(System.nanoTime() - start)));
       }
-      BlockHashEntry b =
-          StoreAssembly.writeBlockHashes(dir, new SyntheticKeys(~spec.seed()), spec.blocks(), opts);
-      Manifest m =
-          StoreAssembly.writeManifest(
-              dir,
-              "synthetic: "
-                  + spec.keys()
-                  + " txids in "
-                  + spec.files()
-                  + " block files, seed "
-                  + spec.seed(),
-              opts,
-              pass.records(),
-              spec.blocks(),
-              s,
-              b,
-              files);
-      Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
-      long fileBytes = 0;
-      for (FileEntry e : files) {
-        fileBytes += Files.size(dir.resolve(e.name()));
-      }
-      return new Built(
-          dir,
-          m,
-          elapsed,
-          fileBytes,
-          Files.size(dir.resolve(s.name())),
-          Files.size(dir.resolve(b.name())),
-          StoreAssembly.directoryBytes(dir));
+      return out;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("synthetic store build interrupted");
@@ -221,13 +198,162 @@ public final class SyntheticStore {
       throw new IOException(c);
     } finally {
       writers.shutdownNow();
+      splits.forEach(Split::close);
+      if (summary != null) {
+        summary.close();
+      }
+    }
+  }
+
+  /**
+   * One store of a pass: its {@link TxFilterPass}, the per-file filter being filled (keys come file
+   * by file) and the writes of the finished ones.
+   */
+  private static final class Split implements AutoCloseable {
+    private final Path dir;
+    private final Spec spec;
+    private final BlockedBloomFilter[] byFile;
+    private final TxFilterPass pass;
+    private final ExecutorService writers;
+    private final Semaphore pending;
+    private final List<Future<FileEntry>> entries = new ArrayList<>();
+    private int file = -1;
+    private long fileEnd;
+
+    Split(
+        Path dir,
+        Spec spec,
+        BlockedBloomFilter summary,
+        ProgressListener progress,
+        ExecutorService writers,
+        Semaphore pending) {
+      this.dir = dir;
+      this.spec = spec;
+      this.writers = writers;
+      this.pending = pending;
+      byFile = new BlockedBloomFilter[spec.files()];
+      String phase =
+          "insert "
+              + spec.keys()
+              + " synthetic txids into "
+              + spec.files()
+              + " file filters"
+              + (summary == null ? "" : " + summary");
+      pass = new TxFilterPass(byFile, summary, null, progress, phase, spec.keys());
+    }
+
+    /** Key {@code i}: into the filter of its file (and the summary, if this split builds it). */
+    void accept(long i, byte[] key) throws InterruptedException {
+      while (i >= fileEnd) {
+        nextFile();
+      }
+      pass.accept(key, 0, file);
+    }
+
+    /** Hands the filled filter to a writer (if any) and starts the next file's. */
+    private void nextFile() throws InterruptedException {
+      if (file >= 0) {
+        submitWrite(file);
+      }
+      file++;
+      fileEnd = SyntheticKeys.rangeStart(spec.keys(), spec.files(), file + 1);
+      byFile[file] =
+          StoreAssembly.newFileFilter(
+              fileEnd - SyntheticKeys.rangeStart(spec.keys(), spec.files(), file), spec.opts());
+    }
+
+    private void submitWrite(int f) throws InterruptedException {
+      BlockedBloomFilter filter = byFile[f];
+      byFile[f] = null;
+      long keys =
+          SyntheticKeys.rangeStart(spec.keys(), spec.files(), f + 1)
+              - SyntheticKeys.rangeStart(spec.keys(), spec.files(), f);
+      long blocksLo = SyntheticKeys.rangeStart(spec.blocks(), spec.files(), f);
+      long blocksHi = SyntheticKeys.rangeStart(spec.blocks(), spec.files(), f + 1);
+      pending.acquire();
+      entries.add(
+          writers.submit(
+              () -> {
+                try (filter) {
+                  return StoreAssembly.writeFileFilter(
+                      dir,
+                      f,
+                      filter,
+                      keys,
+                      blocksHi - blocksLo,
+                      Math.max(0, blocksHi - 1),
+                      spec.opts());
+                } finally {
+                  pending.release();
+                }
+              }));
+    }
+
+    /** After the last key: the remaining files (also empty ones) are written. */
+    void finish() throws InterruptedException {
+      while (file < spec.files() - 1) {
+        nextFile();
+      }
+      submitWrite(file);
+      pass.finish();
+    }
+
+    /** Links the summary of {@code store} (same keys, checked) into this store. */
+    SummaryEntry shareSummary(Path store) throws IOException {
+      Manifest other = io.bbfindex.ingest.store.ManifestFile.read(store);
+      if (other.summary().keys() != spec.keys()) {
+        throw new IllegalArgumentException(
+            store + " holds a summary of " + other.summary().keys() + " keys, not " + spec.keys());
+      }
+      return StoreAssembly.shareSummary(dir, store, other.summary());
+    }
+
+    /** Waits for the filter writes, writes the block-hash filter and the manifest. */
+    Built commit(SummaryEntry s, Duration elapsed)
+        throws IOException, InterruptedException, ExecutionException {
+      List<FileEntry> files = new ArrayList<>(entries.size());
+      for (Future<FileEntry> e : entries) {
+        files.add(e.get());
+      }
+      BlockHashEntry b =
+          StoreAssembly.writeBlockHashes(
+              dir, new SyntheticKeys(~spec.seed()), spec.blocks(), spec.opts());
+      Manifest m =
+          StoreAssembly.writeManifest(
+              dir,
+              "synthetic: "
+                  + spec.keys()
+                  + " txids in "
+                  + spec.files()
+                  + " block files, seed "
+                  + spec.seed(),
+              spec.opts(),
+              pass.records(),
+              spec.blocks(),
+              s,
+              b,
+              files);
+      long fileBytes = 0;
+      for (FileEntry e : files) {
+        fileBytes += Files.size(dir.resolve(e.name()));
+      }
+      return new Built(
+          dir,
+          m,
+          elapsed,
+          fileBytes,
+          Files.size(dir.resolve(s.name())),
+          Files.size(dir.resolve(b.name())),
+          StoreAssembly.directoryBytes(dir));
+    }
+
+    /** Frees the filters not handed to a writer (after a failure). */
+    @Override
+    public void close() {
       for (BlockedBloomFilter f : byFile) {
         if (f != null) {
           f.close();
         }
-      }
-      if (summary != null) {
-        summary.close();
       }
     }
   }

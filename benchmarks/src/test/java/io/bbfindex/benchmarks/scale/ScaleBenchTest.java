@@ -62,6 +62,7 @@ class ScaleBenchTest {
           "filter_bytes_per_key ",
           "summary_bytes_per_key ",
           "rss_after_start_mib ",
+          "startup_seconds_no_class_archive ",
           "rss_after_start_mib_with_file_filters "
         }) {
       assertTrue(out.contains("summary: " + key), key);

@@ -29,15 +29,19 @@ class SyntheticStoreTest {
 
   @TempDir Path tmp;
 
+  /** The store of {@link #KEYS} txids over {@link #FILES} files, summary included. */
+  private SyntheticStore.Built fiftySixFiles(BuildOptions opts) throws IOException {
+    return SyntheticStore.build(
+        tmp.resolve("s56"),
+        new SyntheticStore.Spec(KEYS, FILES, 40, SEED, opts),
+        null,
+        ProgressListener.NONE);
+  }
+
   @Test
   void aFiftySixFileStoreAnswersEveryInsertedTxid() throws IOException {
     BuildOptions opts = BuildOptions.defaults();
-    SyntheticStore.Built built =
-        SyntheticStore.build(
-            tmp.resolve("s56"),
-            new SyntheticStore.Spec(KEYS, FILES, 40, SEED, opts),
-            null,
-            ProgressListener.NONE);
+    SyntheticStore.Built built = fiftySixFiles(opts);
     Manifest m = built.manifest();
     assertEquals(FILES, m.files().size());
     assertEquals(KEYS, m.txKeys(), "per-file key counts add up to every txid");
@@ -73,12 +77,7 @@ class SyntheticStoreTest {
   @Test
   void theSameTxidsOverFewerFilesShareTheSummary() throws IOException {
     BuildOptions opts = BuildOptions.defaults();
-    SyntheticStore.Built many =
-        SyntheticStore.build(
-            tmp.resolve("s56"),
-            new SyntheticStore.Spec(KEYS, FILES, 40, SEED, opts),
-            null,
-            ProgressListener.NONE);
+    SyntheticStore.Built many = fiftySixFiles(opts);
     SyntheticStore.Built one =
         SyntheticStore.build(
             tmp.resolve("s1"),
@@ -94,6 +93,42 @@ class SyntheticStoreTest {
       new SyntheticKeys(SEED).key(KEYS - 1, k, 0);
       assertTrue(store.mightContainTx(k, 0));
       assertEquals(java.util.List.of(0), store.candidateFiles(k, 0));
+    }
+  }
+
+  @Test
+  void storesOfSeveralSplitsBuiltInOnePassEachAnswerFromTheirOwnFiles() throws Exception {
+    BuildOptions opts = BuildOptions.defaults();
+    SyntheticStore.Built many = fiftySixFiles(opts);
+    int[] splits = {1, 7, 13};
+    java.util.List<SyntheticStore.Built> built =
+        SyntheticStore.build(
+            Arrays.stream(splits).mapToObj(f -> tmp.resolve("split-" + f)).toList(),
+            Arrays.stream(splits)
+                .mapToObj(f -> new SyntheticStore.Spec(KEYS, f, 40, SEED, opts))
+                .toList(),
+            java.util.concurrent.CompletableFuture.completedFuture(many.dir()),
+            ProgressListener.NONE);
+    SyntheticKeys txids = new SyntheticKeys(SEED);
+    byte[] k = new byte[32];
+    for (int s = 0; s < splits.length; s++) {
+      int files = splits[s];
+      assertEquals(
+          many.manifest().summary(), built.get(s).manifest().summary(), "the summary is shared");
+      try (FilterStore store = FilterStore.open(built.get(s).dir())) {
+        assertEquals(files, store.manifest().files().size());
+        assertEquals(KEYS, store.manifest().txKeys());
+        for (int f = 0; f < files; f++) {
+          long lo = SyntheticKeys.rangeStart(KEYS, files, f);
+          long hi = SyntheticKeys.rangeStart(KEYS, files, f + 1);
+          assertEquals(hi - lo, store.manifest().file(f).orElseThrow().keys());
+          var fileFilter = store.fileFilter(f).orElseThrow();
+          for (long i = lo; i < hi; i++) {
+            txids.key(i, k, 0);
+            assertTrue(fileFilter.mightContain(k, 0), files + " files: txid " + i + " of " + f);
+          }
+        }
+      }
     }
   }
 
