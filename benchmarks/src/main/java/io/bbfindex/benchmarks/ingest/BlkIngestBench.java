@@ -153,6 +153,44 @@ public final class BlkIngestBench {
             BenchReport.median(ratio),
             BenchReport.median(ingestCpu),
             BenchReport.median(shaCpu));
+    BlkIngestPhases.Result ph =
+        BlkIngestPhases.measure(
+            chain.blocksDir(),
+            raw,
+            chain.xor(),
+            chain.blocks(),
+            chain.txPerFile(),
+            chain.transactions(),
+            3);
+    out.accept(
+        String.format(
+            Locale.ROOT,
+            "the data: %.0f blk bytes a transaction (%.2f SHA-256 blocks of the limit's work), %.0f"
+                + " of them hashed for its txid: %.2f SHA-256 blocks with padding and the second"
+                + " hash; ceiling of the ratio from block counts alone %.3f",
+            ph.bytesPerTx(),
+            ph.bulkBlocksPerTx(),
+            ph.hashedBytesPerTx(),
+            ph.txidBlocksPerTx(),
+            ph.blockCountCeiling()));
+    double ingestCpuNs = ph.bytesPerTx() * 1e3 / res.ingestMbPerCpuSecond();
+    out.accept(
+        String.format(
+            Locale.ROOT,
+            "phases on one thread, CPU ns a transaction (best of 3): read and un-XOR %.1f, walk"
+                + " + SHA-256d %.1f (%.1f ns a SHA-256 block in bulk: %.1f of it in blocks),"
+                + " insert into 2 filters %.1f; SHA-256 over the same bytes %.1f: one-thread ratio"
+                + " %.3f. The 2-thread rounds cost %.1f CPU ns a transaction (process): %.1f for"
+                + " the hand-off, GC, JIT and the rest",
+            ph.readNs(),
+            ph.hashNs(),
+            ph.sha256Ns() / ph.bulkBlocksPerTx(),
+            ph.txidBlocksPerTx() * ph.sha256Ns() / ph.bulkBlocksPerTx(),
+            ph.insertNs(),
+            ph.sha256Ns(),
+            ph.oneThreadRatio(),
+            ingestCpuNs,
+            ingestCpuNs - ph.readNs() - ph.hashNs() - ph.insertNs()));
     out.accept(
         String.format(
             Locale.ROOT,
@@ -173,13 +211,8 @@ public final class BlkIngestBench {
   /** One build pass over every blk file with fresh filters; wall seconds. */
   private static double ingestOnce(SyntheticChain.Result chain, BlockDataTxSource source) {
     long[] perFile = chain.txPerFile();
-    BlockedBloomFilter[] byFile = new BlockedBloomFilter[perFile.length];
-    for (int f = 0; f < perFile.length; f++) {
-      byFile[f] = BlockedBloomFilter.create(BbfSizing.forTarget(Math.max(1, perFile[f]), 0.01), 0);
-    }
-    try (BlockedBloomFilter summary =
-        BlockedBloomFilter.create(
-            BbfSizing.forTarget((long) Math.ceil(chain.transactions() * 1.25), 0.01), 0)) {
+    BlockedBloomFilter[] byFile = fileFilters(perFile);
+    try (BlockedBloomFilter summary = summaryFilter(chain.transactions())) {
       TxFilterPass pass =
           new TxFilterPass(
               byFile, summary, null, ProgressListener.NONE, "bench", chain.transactions());
@@ -198,6 +231,22 @@ public final class BlkIngestBench {
         f.close();
       }
     }
+  }
+
+  /** A filter per blk file at 1 %, as a build sizes them. */
+  static BlockedBloomFilter[] fileFilters(long[] txPerFile) {
+    BlockedBloomFilter[] byFile = new BlockedBloomFilter[txPerFile.length];
+    for (int f = 0; f < txPerFile.length; f++) {
+      byFile[f] =
+          BlockedBloomFilter.create(BbfSizing.forTarget(Math.max(1, txPerFile[f]), 0.01), 0);
+    }
+    return byFile;
+  }
+
+  /** The summary filter at 1 % with a build's 25 % headroom. */
+  static BlockedBloomFilter summaryFilter(long transactions) {
+    return BlockedBloomFilter.create(
+        BbfSizing.forTarget((long) Math.ceil(transactions * 1.25), 0.01), 0);
   }
 
   /**

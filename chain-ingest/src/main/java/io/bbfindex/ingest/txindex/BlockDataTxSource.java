@@ -59,7 +59,21 @@ public final class BlockDataTxSource {
    */
   private final ConcurrentLinkedQueue<byte[]> buffers = new ConcurrentLinkedQueue<>();
 
+  /**
+   * The per-transaction arrays of files the consumer is done with, reused likewise: 48 bytes a
+   * transaction, 13 MB for a mainnet blk file, which a fresh allocation zeroes first (in the JFR
+   * and perf profiles of 2026-11-28, zeroing new arrays was 14 % of a hashing worker's time).
+   */
+  private final ConcurrentLinkedQueue<FileTxids> spent = new ConcurrentLinkedQueue<>();
+
   private static final int READ_CHUNK = 256 << 10;
+
+  /**
+   * Buffers are allocated in steps of Core's BLOCKFILE_CHUNK_SIZE (16 MiB, the steps a blk file is
+   * preallocated in): blk files end a few KiB apart, and a buffer sized to one file exactly was too
+   * small for the next one about every other file, a new 128 MiB array each time.
+   */
+  private static final int BUFFER_STEP = 16 << 20;
 
   /** The smallest serialized transaction: version, two empty counts, lock time. */
   private static final int MIN_TX_BYTES = 10;
@@ -91,10 +105,20 @@ public final class BlockDataTxSource {
 
   /**
    * The txids of one blk file, in file order: {@code txids} holds 32 bytes (internal order) each.
+   * The arrays may be longer than {@code count} (reused from an earlier file).
    */
-  record FileTxids(int file, byte[] txids, long[] dataPos, long[] txOffsets) {
-    int count() {
-      return dataPos.length;
+  record FileTxids(int file, int count, byte[] txids, long[] dataPos, long[] txOffsets) {
+
+    /**
+     * Arrays for {@code count} transactions of {@code file}: those of {@code spare} if they are
+     * long enough, else new ones with a quarter more room (the next file may hold a few more).
+     */
+    static FileTxids reuse(FileTxids spare, int file, int count) {
+      if (spare != null && spare.dataPos.length >= count) {
+        return new FileTxids(file, count, spare.txids, spare.dataPos, spare.txOffsets);
+      }
+      int room = count + count / 4;
+      return new FileTxids(file, count, new byte[room * 32], new long[room], new long[room]);
     }
   }
 
@@ -145,6 +169,7 @@ public final class BlockDataTxSource {
             consumer.accept(txids, i * 32, f.file(), f.dataPos()[i], f.txOffsets()[i]);
           }
         }
+        spent.add(f);
       }
     } catch (ExecutionException e) {
       Throwable c = e.getCause();
@@ -168,66 +193,56 @@ public final class BlockDataTxSource {
     }
   }
 
-  /** Reads blk{file}.dat whole and hashes every transaction of its indexed blocks. */
+  /**
+   * Reads blk{file}.dat and hashes every transaction of its indexed blocks, each block as soon as
+   * it has been read (while its bytes are still in the cache the read left them in).
+   */
   FileTxids hashFile(int file) {
     List<BlockInfo> blocks = blocksByFile.get(file);
-    Plain plain = null;
-    try {
-      plain = readPlain(file, blocks.getLast(), buffers.poll());
-      long total = blocks.stream().mapToLong(b -> Integer.toUnsignedLong(b.txCount())).sum();
-      // The block index's nTx sizes the arrays below: check it against the bytes first, so a
-      // corrupt count is an error, not a 2 GiB allocation (each block's own count is checked
-      // against its data by hashBlock).
-      if (total > plain.length() / MIN_TX_BYTES) {
-        throw new CorruptRecordException(
-            reader.blockFile(file)
-                + ": the block index claims "
-                + total
-                + " transactions in its "
-                + blocks.size()
-                + " block(s), more than its "
-                + plain.length()
-                + " bytes can hold");
-      }
-      byte[] txids = new byte[Math.toIntExact(total * 32)];
-      long[] positions = new long[(int) total];
-      long[] offsets = new long[(int) total];
-      int n = 0;
-      TxidHasher hasher = new TxidHasher();
-      for (BlockInfo b : blocks) {
-        n = hashBlock(hasher, file, plain.data(), plain.length(), b, txids, positions, offsets, n);
-      }
-      return new FileTxids(file, txids, positions, offsets);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    } finally {
-      if (plain != null) {
+    try (PlainFile plain = PlainFile.open(reader, xor, file, blocks.getLast(), buffers.poll())) {
+      try {
+        long total = blocks.stream().mapToLong(b -> Integer.toUnsignedLong(b.txCount())).sum();
+        // The block index's nTx sizes the arrays below: check it against the bytes first, so a
+        // corrupt count is an error, not a 2 GiB allocation (each block's own count is checked
+        // against its data by hashBlock).
+        if (total > plain.length() / MIN_TX_BYTES) {
+          throw new CorruptRecordException(
+              reader.blockFile(file)
+                  + ": the block index claims "
+                  + total
+                  + " transactions in its "
+                  + blocks.size()
+                  + " block(s), more than its "
+                  + plain.length()
+                  + " bytes can hold");
+        }
+        FileTxids out = FileTxids.reuse(spent.poll(), file, (int) total);
+        int n = 0;
+        TxidHasher hasher = new TxidHasher();
+        for (BlockInfo b : blocks) {
+          n = hashBlock(hasher, plain, b, out, n);
+        }
+        return out;
+      } finally {
         buffers.add(plain.data());
       }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 
-  /** A blk file's bytes, XOR removed: {@code data[0 .. length)} (the buffer may be longer). */
-  private record Plain(byte[] data, int length) {}
-
-  private int hashBlock(
-      TxidHasher hasher,
-      int file,
-      byte[] data,
-      int length,
-      BlockInfo b,
-      byte[] txids,
-      long[] positions,
-      long[] offsets,
-      int n)
-      throws CorruptRecordException {
-    String where = reader.blockFile(file) + " block at " + b.dataPos();
+  private int hashBlock(TxidHasher hasher, PlainFile plain, BlockInfo b, FileTxids out, int n)
+      throws IOException {
+    String where = reader.blockFile(plain.file()) + " block at " + b.dataPos();
+    int length = plain.length();
     if (b.dataPos() < BlockFileReader.PREFIX_BYTES
         || b.dataPos() > length - BlockFileReader.HEADER_BYTES) {
       throw new CorruptRecordException(
           where + ": position outside the file's " + length + " bytes read");
     }
     int pos = (int) b.dataPos();
+    plain.readTo(pos + BlockFileReader.HEADER_BYTES);
+    byte[] data = plain.data();
     byte[] magic = reader.magic();
     if (magic != null && !Arrays.equals(data, pos - 8, pos - 4, magic, 0, 4)) {
       throw new CorruptRecordException(
@@ -243,6 +258,7 @@ public final class BlockDataTxSource {
         || pos + size > length) {
       throw new CorruptRecordException(where + ": block record size " + size + " is out of bounds");
     }
+    plain.readTo((int) (pos + size));
     if (!Arrays.equals(Sha256Hash.hashTwice(data, pos, BlockFileReader.HEADER_BYTES), b.hash())) {
       throw new CorruptRecordException(
           where + ": the header there does not hash to block " + b.hashHex());
@@ -261,10 +277,14 @@ public final class BlockDataTxSource {
           where + ": " + count + " transactions, the block index says " + b.txCount());
     }
     int p = buf.position();
+    byte[] txids = out.txids();
+    long[] offsets = out.txOffsets();
+    long[] positions = out.dataPos();
     for (long i = 0; i < count; i++) {
       offsets[n] = (long) p - headerEnd;
       try {
-        p = hasher.hash(data, p, blockEnd, txids, n * 32);
+        // the buffer is this source's own copy, read once: the hasher may rearrange it
+        p = hasher.hashOverwritingWitness(data, p, blockEnd, txids, n * 32);
       } catch (CorruptRecordException e) {
         throw new CorruptRecordException(
             where + " tx offset " + offsets[n] + ": " + e.getMessage(), e);
@@ -276,41 +296,110 @@ public final class BlockDataTxSource {
   }
 
   /**
-   * Reads the file up to the end of its last indexed block into {@code buffer} (or a larger new
-   * one), XOR removed. Read and un-XORed in {@link #READ_CHUNK} slices: a read into a heap array
-   * goes through a temporary direct buffer of the read's size, which for a whole file is a fresh
-   * 128 MiB allocation every time (the workers are new threads each call); a mapping instead costs
-   * a page fault every 4 KiB.
-   *
-   * @param buffer a pooled buffer to read into, used if large enough (may be null)
+   * A blk file read into a buffer as far as its blocks are hashed, XOR removed: {@code data[0 ..
+   * length)} once read in full (the buffer may be longer). Read and un-XORed in {@link #READ_CHUNK}
+   * slices: a read into a heap array goes through a temporary direct buffer of the read's size,
+   * which for a whole file is a fresh 128 MiB allocation every time (the workers are new threads
+   * each call); a mapping instead costs a page fault every 4 KiB. Each slice is un-XORed while it
+   * is in the cache the read left it in, and each block is hashed right after its last slice is
+   * read (not the whole file after: a second pass through memory).
    */
-  private Plain readPlain(int file, BlockInfo last, byte[] buffer) throws IOException {
-    try (FileChannel ch = FileChannel.open(reader.blockFile(file), StandardOpenOption.READ)) {
-      long end = Math.min(ch.size(), last.dataPos() + BlockFileReader.MAX_BLOCK_RECORD);
-      byte[] prefix = new byte[8];
-      ByteBuffer pb = ByteBuffer.wrap(prefix);
-      // the last block's own size bounds the read (the file may be padded to 16 MiB)
-      if (last.dataPos() >= 8 && ch.read(pb, last.dataPos() - 8) == 8) {
-        xor.apply(prefix, 0, 8, last.dataPos() - 8);
-        end =
-            Math.min(
-                ch.size(),
-                last.dataPos() + io.bbfindex.ingest.encoding.LittleEndian.uint32(prefix, 4));
+  private static final class PlainFile implements AutoCloseable {
+
+    private final BlockFileReader reader;
+    private final BlocksXorKey xor;
+    private final int file;
+    private final FileChannel channel;
+    private final byte[] data;
+    private final int length;
+    private int read;
+
+    private PlainFile(
+        BlockFileReader reader,
+        BlocksXorKey xor,
+        int file,
+        FileChannel channel,
+        byte[] data,
+        int length) {
+      this.reader = reader;
+      this.xor = xor;
+      this.file = file;
+      this.channel = channel;
+      this.data = data;
+      this.length = length;
+    }
+
+    /**
+     * Opens blk{file}.dat, to be read up to the end of its last indexed block, into {@code buffer}
+     * if it is large enough, else into a new one.
+     *
+     * @param buffer a pooled buffer (may be null)
+     */
+    static PlainFile open(
+        BlockFileReader reader, BlocksXorKey xor, int file, BlockInfo last, byte[] buffer)
+        throws IOException {
+      FileChannel ch = FileChannel.open(reader.blockFile(file), StandardOpenOption.READ);
+      try {
+        long end = Math.min(ch.size(), last.dataPos() + BlockFileReader.MAX_BLOCK_RECORD);
+        byte[] prefix = new byte[8];
+        ByteBuffer pb = ByteBuffer.wrap(prefix);
+        // the last block's own size bounds the read (the file may be padded to 16 MiB)
+        if (last.dataPos() >= 8 && ch.read(pb, last.dataPos() - 8) == 8) {
+          xor.apply(prefix, 0, 8, last.dataPos() - 8);
+          end =
+              Math.min(
+                  ch.size(),
+                  last.dataPos() + io.bbfindex.ingest.encoding.LittleEndian.uint32(prefix, 4));
+        }
+        int length = Math.toIntExact(end);
+        byte[] data =
+            buffer != null && buffer.length >= length
+                ? buffer
+                : new byte[(int) Math.min(Integer.MAX_VALUE - 8, ceilStep(length))];
+        return new PlainFile(reader, xor, file, ch, data, length);
+      } catch (IOException | RuntimeException e) {
+        ch.close();
+        throw e;
       }
-      int length = Math.toIntExact(end);
-      byte[] data = buffer != null && buffer.length >= length ? buffer : new byte[length];
-      for (int p = 0; p < length; ) {
-        int r = ch.read(ByteBuffer.wrap(data, p, Math.min(READ_CHUNK, length - p)), p);
+    }
+
+    private static long ceilStep(long length) {
+      return (length + BUFFER_STEP - 1) / BUFFER_STEP * BUFFER_STEP;
+    }
+
+    /** Reads on until at least {@code data[0 .. position)} holds the file's bytes. */
+    void readTo(int position) throws IOException {
+      while (read < position) {
+        int r =
+            channel.read(ByteBuffer.wrap(data, read, Math.min(READ_CHUNK, length - read)), read);
         if (r < 0) {
           throw new CorruptRecordException(
-              reader.blockFile(file) + " ended at " + p + " bytes while read, expected " + length);
+              reader.blockFile(file)
+                  + " ended at "
+                  + read
+                  + " bytes while read, expected "
+                  + length);
         }
-        // each chunk while it is still in the cache the read left it in, not the whole file after
-        // (a second pass through memory)
-        xor.apply(data, p, r, p);
-        p += r;
+        xor.apply(data, read, r, read);
+        read += r;
       }
-      return new Plain(data, length);
+    }
+
+    int file() {
+      return file;
+    }
+
+    byte[] data() {
+      return data;
+    }
+
+    int length() {
+      return length;
+    }
+
+    @Override
+    public void close() throws IOException {
+      channel.close();
     }
   }
 }

@@ -1,10 +1,13 @@
 package io.bbfindex.ingest.txindex;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bbfindex.ingest.encoding.CorruptRecordException;
+import java.security.MessageDigest;
+import java.util.Arrays;
 import java.util.HexFormat;
 import org.junit.jupiter.api.Test;
 
@@ -66,5 +69,43 @@ class TxidHasherTest {
         HEX.parseHex(
             "02000000" + "0001" + "01" + input + "01" + output + "01" + "02abcd" + "00000000");
     assertEquals(tx.length, new TxidHasher().hash(tx, 0, tx.length, new byte[32], 0));
+  }
+
+  @Test
+  void hashingInPlaceGivesTheSameTxidEvenWhenTheLockTimeOverlapsItsOwnCopy() throws Exception {
+    // a 2-byte witness (one input, one empty item): the lock time moves 2 bytes back, onto
+    // itself; the version moves 2 bytes on, onto itself too
+    String input = "11".repeat(32) + "00000000" + "00" + "ffffffff";
+    String body = "01" + input + "01" + "0100000000000000" + "00";
+    String tail = "ffeeddcc"; // the next transaction's first bytes: never touched
+    byte[] tx = HEX.parseHex("02000000" + "0001" + body + "0100" + "78563412" + tail);
+    MessageDigest sha = MessageDigest.getInstance("SHA-256");
+    byte[] expected =
+        sha.digest(sha.digest(HEX.parseHex("02000000" + body + "78563412"))); // no witness
+    byte[] viaHash = new byte[32];
+    byte[] unchanged = tx.clone();
+    assertEquals(tx.length - 4, new TxidHasher().hash(tx, 0, tx.length, viaHash, 0));
+    assertArrayEquals(unchanged, tx, "hash leaves the bytes as they were");
+    byte[] inPlace = new byte[32];
+    TxidHasher hasher = new TxidHasher();
+    assertEquals(tx.length - 4, hasher.hashOverwritingWitness(tx, 0, tx.length, inPlace, 0));
+    assertArrayEquals(expected, viaHash);
+    assertArrayEquals(expected, inPlace);
+    assertEquals(HEX.parseHex(body).length + 8, hasher.lastHashedBytes());
+    assertArrayEquals(
+        HEX.parseHex(tail), Arrays.copyOfRange(tx, tx.length - 4, tx.length), "next tx intact");
+  }
+
+  @Test
+  void aTransactionWithoutWitnessIsNotTouchedWhenHashedInPlace() throws Exception {
+    String input = "11".repeat(32) + "00000000" + "00" + "ffffffff";
+    byte[] tx =
+        HEX.parseHex("01000000" + "01" + input + "01" + "0100000000000000" + "00" + "00000000");
+    byte[] unchanged = tx.clone();
+    byte[] inPlace = new byte[32];
+    new TxidHasher().hashOverwritingWitness(tx, 0, tx.length, inPlace, 0);
+    MessageDigest sha = MessageDigest.getInstance("SHA-256");
+    assertArrayEquals(sha.digest(sha.digest(unchanged)), inPlace);
+    assertArrayEquals(unchanged, tx);
   }
 }
