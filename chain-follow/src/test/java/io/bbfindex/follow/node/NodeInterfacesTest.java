@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.bbfindex.follow.layer.BlockFileLocator;
@@ -15,9 +16,14 @@ import io.bbfindex.follow.regtest.RegtestNode;
 import io.bbfindex.follow.testnode.TestNodes;
 import io.bbfindex.ingest.encoding.Hash32;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Locale;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -98,9 +104,15 @@ class NodeInterfacesTest {
     assertEquals("pubsequence", notifications.get(0).path("type").asText());
     assertEquals(node.zmqEndpoint(), notifications.get(0).path("address").asText());
     try (ZmqSequenceSubscriber sub = new ZmqSequenceSubscriber(node.zmqEndpoint())) {
-      assertTrue(
-          sub.awaitConnected(Duration.ofSeconds(10), Duration.ofMillis(200)),
-          "connected to the node's publisher");
+      if (!sub.awaitConnected(Duration.ofSeconds(10), Duration.ofMillis(200))) {
+        // The monitor's handshake event was missed once in CI (2026-11-28) while a rerun
+        // connected at once; the Follower treats it as advice too (a warning, then the periodic
+        // sync). What this test needs is delivery: blocks are mined until one is published to us.
+        System.out.println("NodeInterfacesTest: no ZMQ handshake event within 10 s; priming");
+        if (!primed(sub)) {
+          fail("connected to the node's publisher (no event for 5 blocks)\n" + zmqDiagnostics());
+        }
+      }
       List<Hash32> mined = node.mine(2);
       Hash32 tx = node.send("legacy", 0.5);
       ZmqSequenceSubscriber.Received c1 = next(sub);
@@ -119,6 +131,38 @@ class NodeInterfacesTest {
           node.rpc().call("getrawmempool", false, true).path("mempool_sequence").asLong(),
           a.event().mempoolSequence() + 1);
     }
+  }
+
+  /** Mines single blocks until the subscriber receives one's event (at most 5), then drains. */
+  private static boolean primed(ZmqSequenceSubscriber sub) throws Exception {
+    for (int i = 0; i < 5; i++) {
+      node.mine(1);
+      if (sub.poll(2_000) != null) {
+        while (sub.poll(500) != null) {
+          // drop the rest of the priming events
+        }
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The node's ZMQ log lines and the machine's TCP sockets: why a subscriber got nothing. */
+  private static String zmqDiagnostics() throws Exception {
+    String zmqLines;
+    try (Stream<String> lines = Files.lines(node.datadir().resolve("regtest/debug.log"))) {
+      zmqLines =
+          lines
+              .filter(l -> l.toLowerCase(Locale.ROOT).contains("zmq"))
+              .collect(Collectors.joining("\n"));
+    }
+    Process ss = new ProcessBuilder("ss", "-tan").redirectErrorStream(true).start();
+    return "endpoint "
+        + node.zmqEndpoint()
+        + "\n"
+        + zmqLines
+        + "\n"
+        + new String(ss.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
   }
 
   private static ZmqSequenceSubscriber.Received next(ZmqSequenceSubscriber sub)
