@@ -43,45 +43,58 @@ final class KeyFilter {
 
   /** A filter sized for {@code table}'s keys and holding exactly them. */
   static KeyFilter holding(TxidTable table) {
-    KeyFilter f = new KeyFilter();
     byte[] slots = table.slots();
-    int buckets = bucketsFor(table.size());
-    while (true) {
+    KeyFilter f = new KeyFilter();
+    f.filter =
+        fitting(
+            table.size(),
+            into -> {
+              for (int i = 0; i < table.capacity(); i++) {
+                if (table.isUsed(i) && !into.add(slots, i * Hash32.BYTES)) {
+                  return false;
+                }
+              }
+              return true;
+            });
+    return f;
+  }
+
+  /** Replaces the filter by one sized for {@code size} keys holding exactly {@code all}. */
+  void rebuild(Iterable<Hash32> all, int size) {
+    filter =
+        fitting(
+            size,
+            into -> {
+              for (Hash32 k : all) {
+                if (!into.add(k.internal(), 0)) {
+                  return false;
+                }
+              }
+              return true;
+            });
+  }
+
+  /** Puts every key of a set into a filter; {@code false} at the first one it refuses. */
+  @FunctionalInterface
+  private interface KeySource {
+    boolean addAllTo(CuckooFilter into);
+  }
+
+  /**
+   * A filter sized for {@code size} keys that takes all of {@code keys}: twice the buckets each
+   * time an insert is refused, so no key is ever lost.
+   */
+  private static CuckooFilter fitting(int size, KeySource keys) {
+    for (int buckets = bucketsFor(size); ; buckets *= 2) {
       CuckooFilter sized = new CuckooFilter(buckets, FINGERPRINT_BITS);
-      boolean complete = true;
-      for (int i = 0; i < table.capacity() && complete; i++) {
-        complete = !table.isUsed(i) || sized.add(slots, i * Hash32.BYTES);
+      if (keys.addAllTo(sized)) {
+        return sized;
       }
-      if (complete) {
-        f.filter = sized;
-        return f;
-      }
-      buckets *= 2;
     }
   }
 
   private static int bucketsFor(int size) {
     return Math.max(MIN_BUCKETS, CuckooFilter.bucketsFor(Math.max(1, 2L * size)));
-  }
-
-  /** Replaces the filter by one sized for {@code size} keys holding exactly {@code all}. */
-  void rebuild(Iterable<Hash32> all, int size) {
-    int buckets = bucketsFor(size);
-    while (true) {
-      CuckooFilter bigger = new CuckooFilter(buckets, FINGERPRINT_BITS);
-      boolean complete = true;
-      for (Hash32 k : all) {
-        if (!bigger.add(k.internal(), 0)) {
-          complete = false;
-          break;
-        }
-      }
-      if (complete) {
-        filter = bigger;
-        return;
-      }
-      buckets *= 2;
-    }
   }
 
   double load() {
