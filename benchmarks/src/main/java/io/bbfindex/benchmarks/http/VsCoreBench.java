@@ -102,7 +102,7 @@ public final class VsCoreBench implements Callable<Integer> {
   @Option(
       names = "--quick",
       description =
-          "3 rounds of 3 s per target after 3 s warm-up slices until steady (default 3 rounds"
+          "5 rounds of 2 s per target after 3 s warm-up slices until steady (default 3 rounds"
               + " of 10 s after 5 s slices); ratios to Core: the median of the rounds' ratios")
   boolean quick;
 
@@ -138,12 +138,13 @@ public final class VsCoreBench implements Callable<Integer> {
       boolean quick,
       List<Index> indexes) {
     static Config of(boolean quick, List<Index> indexes) {
-      // --quick: three short rounds rather than one long one. WHY: on 2 shared cores a single 5-s
-      // round moved the absent ratio by +-10 % between runs (2.31x, 2.00x, 1.89x on one commit),
-      // mostly from neighbours; a median of three rounds, each ratio taken between bbf-index and
-      // Core measured back to back, keeps one disturbed round from deciding the figure.
+      // --quick: five short rounds rather than one long one, in the same time. WHY: on 2 shared
+      // cores a single 5-s round moved the absent ratio by +-10 % between runs (2.31x, 2.00x,
+      // 1.89x on one commit), mostly from neighbours whose bursts last seconds; three rounds of
+      // 3 s still swung 1.44x-2.38x within one run at load 6. A median of five rounds, each ratio
+      // taken between bbf-index and Core measured back to back, outvotes two disturbed rounds.
       return quick
-          ? new Config(3, 3, 3, 1, 32, true, indexes)
+          ? new Config(2, 3, 5, 1, 32, true, indexes)
           : new Config(10, 5, 3, 1, 32, false, indexes);
     }
   }
