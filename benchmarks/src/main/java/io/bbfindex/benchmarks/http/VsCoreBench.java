@@ -38,8 +38,9 @@ import picocli.CommandLine.Option;
  * /rest/tx/<txid>.bin}, and bbf-index's {@code /livez} as the ceiling of its HTTP path. A second
  * {@code serve} on the same store with {@code --transport epoll} answers absent txids and {@code
  * /livez} in the same rounds, so the gain of the default transport (io_uring where it loads) over
- * epoll is measured beside the comparison. Every server must first answer a present txid 200 and an
- * absent one 404.
+ * epoll is measured beside the comparison. The ratios to Core are the medians of the rounds'
+ * ratios, each between bbf-index and Core measured back to back in one round. Every server must
+ * first answer a present txid 200 and an absent one 404.
  */
 @Command(
     name = "vs-core",
@@ -101,8 +102,8 @@ public final class VsCoreBench implements Callable<Integer> {
   @Option(
       names = "--quick",
       description =
-          "5 s per run, 1 round, after 3 s warm-up slices until steady (default 10 s, median"
-              + " of 3, 5 s slices)")
+          "5 rounds of 2 s per target after 3 s warm-up slices until steady (default 3 rounds"
+              + " of 10 s after 5 s slices); ratios to Core: the median of the rounds' ratios")
   boolean quick;
 
   @Option(
@@ -137,8 +138,13 @@ public final class VsCoreBench implements Callable<Integer> {
       boolean quick,
       List<Index> indexes) {
     static Config of(boolean quick, List<Index> indexes) {
+      // --quick: five short rounds rather than one long one, in the same time. WHY: on 2 shared
+      // cores a single 5-s round moved the absent ratio by +-10 % between runs (2.31x, 2.00x,
+      // 1.89x on one commit), mostly from neighbours whose bursts last seconds; three rounds of
+      // 3 s still swung 1.44x-2.38x within one run at load 6. A median of five rounds, each ratio
+      // taken between bbf-index and Core measured back to back, outvotes two disturbed rounds.
       return quick
-          ? new Config(5, 3, 1, 1, 32, true, indexes)
+          ? new Config(2, 3, 5, 1, 32, true, indexes)
           : new Config(10, 5, 3, 1, 32, false, indexes);
     }
   }
@@ -203,10 +209,17 @@ public final class VsCoreBench implements Callable<Integer> {
         Runtime.getRuntime().availableProcessors());
     Path script = WrkRun.writeScript(tmp);
     for (Index index : c.indexes()) {
-      Map<Target, HttpBench.Figure> figures = runIndex(c, r, tmp, wrk, script, index);
-      double neg = rps(figures, ABSENT, BBF) / rps(figures, ABSENT, CORE);
-      double pos = rps(figures, PRESENT, BBF) / rps(figures, PRESENT, CORE);
+      Measured m = runIndex(c, r, tmp, wrk, script, index);
+      Map<Target, HttpBench.Figure> figures = m.figures();
+      double[] negRounds = m.roundRatios(ABSENT);
+      double[] posRounds = m.roundRatios(PRESENT);
+      double neg = BenchReport.median(negRounds);
+      double pos = BenchReport.median(posRounds);
       String suffix = c.indexes().size() > 1 ? "_" + index.label() : "";
+      r.line(
+          "%s: bbf-index over Core REST in each round (the two measured back to back): absent %s,"
+              + " present %s; the ratios below are their medians",
+          index.label(), ratios(negRounds), ratios(posRounds));
       r.line(
           "%s: absent txids at %.2fx Core REST's requests/s, present at %.2fx; absent at %.0f%% of"
               + " bbf-index's /livez%s",
@@ -239,7 +252,33 @@ public final class VsCoreBench implements Callable<Integer> {
     }
   }
 
-  private static Map<Target, HttpBench.Figure> runIndex(
+  /** One index's rounds: every target's runs in round order, and their medians. */
+  record Measured(Map<Target, List<WrkRun>> runs, Map<Target, HttpBench.Figure> figures) {
+    /**
+     * bbf-index's requests/s over Core's for {@code kind}, one ratio per round. WHY per round: the
+     * two are measured back to back within a round, so a neighbour that slows the machine for a few
+     * seconds weighs on both sides of the same ratio rather than on one side of a median.
+     */
+    double[] roundRatios(String kind) {
+      List<WrkRun> bbf = runs.get(new Target(kind, BBF));
+      List<WrkRun> core = runs.get(new Target(kind, CORE));
+      double[] ratios = new double[bbf.size()];
+      for (int i = 0; i < ratios.length; i++) {
+        ratios[i] = bbf.get(i).requestsPerSecond() / core.get(i).requestsPerSecond();
+      }
+      return ratios;
+    }
+  }
+
+  private static String ratios(double[] v) {
+    StringBuilder s = new StringBuilder();
+    for (double x : v) {
+      s.append(s.isEmpty() ? "" : ", ").append(String.format(Locale.ROOT, "%.2fx", x));
+    }
+    return s.toString();
+  }
+
+  private static Measured runIndex(
       Config c, BenchReport r, Path tmp, Path wrk, Path script, Index index)
       throws IOException, InterruptedException {
     String name = index.label();
@@ -343,7 +382,7 @@ public final class VsCoreBench implements Callable<Integer> {
           throw new IOException(name + ": wrong answers under load: " + f);
         }
       }
-      return figures;
+      return new Measured(runs, figures);
     }
   }
 
