@@ -92,13 +92,14 @@ public final class FilterStore implements AutoCloseable {
    * second for a mainnet summary) rather than the time fresh memory takes to fill (1-5 s on this
    * machine). Until the copies are in ({@link #awaitCopies}), every answer is confirmed by a stat
    * of the files it probed, and a lookup whose file changed gets a {@link
-   * FilterStoreChangedException} instead of an answer.
+   * FilterStoreChangedException} instead of an answer. The copies are made on a thread of the
+   * lowest scheduling priority ({@link BackgroundCopyThread}), which yields to the server's start
+   * and lookups.
    *
    * @throws FilterStoreException as {@link #open}
    */
   public static FilterStore openMappedFirst(Path dir) throws FilterStoreException {
-    return openMappedFirst(
-        dir, task -> Thread.ofPlatform().name("bbf-filter-copy").daemon().start(task));
+    return openMappedFirst(dir, BackgroundCopyThread.EXECUTOR);
   }
 
   /**
