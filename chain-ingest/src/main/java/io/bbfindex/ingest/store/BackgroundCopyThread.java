@@ -14,8 +14,8 @@ import java.util.concurrent.Executor;
  *
  * <p>Why: the copy of a mainnet summary is 1-5 s of CPU, most of it the kernel backing fresh
  * memory, and it starts while the server is still starting (the HTTP stack, the JIT) on a machine
- * that may have two cores. At the lowest priority it takes only what they leave, and yields to
- * the lookups the mappings answer meanwhile; a thread the copy starts inherits the priority (the
+ * that may have two cores. At the lowest priority it takes only what they leave, and yields to the
+ * lookups the mappings answer meanwhile; a thread the copy starts inherits the priority (the
  * read-ahead of {@code VerifiedCopy}). Where the call cannot be made (not Linux, no native access)
  * the thread runs at normal priority: the same copy, later or sooner.
  */

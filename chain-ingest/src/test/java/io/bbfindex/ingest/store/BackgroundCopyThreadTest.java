@@ -11,7 +11,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledOnOs;
 import org.junit.jupiter.api.condition.OS;
 
-/** The copy thread runs at nice 19 as the kernel reports it, and the calling thread is untouched. */
+/**
+ * The copy thread runs at nice 19 as the kernel reports it, and the calling thread is untouched.
+ */
 @EnabledOnOs(OS.LINUX)
 class BackgroundCopyThreadTest {
 
