@@ -186,10 +186,23 @@ public final class FilterFile {
 
   /** Maps the data section of an open file, and computes its CRC32C (bits not counted). */
   static Data mapData(FileChannel ch, long length, Arena arena) throws IOException {
-    MemorySegment data =
-        ch.map(FileChannel.MapMode.READ_ONLY, 0, FilterFileHeader.DATA_OFFSET + length, arena)
-            .asSlice(FilterFileHeader.DATA_OFFSET, length);
+    MemorySegment data = mapping(ch, length, arena);
     return new Data(data, FilterFileHeader.crc32c(data), LoadedFilter.NOT_COUNTED);
+  }
+
+  /**
+   * Maps the data section of an open file, with its CRC32C and set bits counted in the same pass.
+   */
+  static Data mapCountedData(FileChannel ch, long length, Arena arena) throws IOException {
+    MemorySegment data = mapping(ch, length, arena);
+    VerifiedCopy pass = VerifiedCopy.of(data);
+    return new Data(data, pass.crc32c(), pass.bitCount());
+  }
+
+  private static MemorySegment mapping(FileChannel ch, long length, Arena arena)
+      throws IOException {
+    return ch.map(FileChannel.MapMode.READ_ONLY, 0, FilterFileHeader.DATA_OFFSET + length, arena)
+        .asSlice(FilterFileHeader.DATA_OFFSET, length);
   }
 
   /** Copies the data section of an open file into memory, with its CRC32C and set bits. */

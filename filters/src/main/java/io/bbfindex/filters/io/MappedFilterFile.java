@@ -46,7 +46,7 @@ public final class MappedFilterFile implements AutoCloseable {
           FilterFile.verified(
               file,
               header,
-              arena -> FilterFile.mapData(open, header.geometry().byteSize(), arena),
+              arena -> FilterFile.mapCountedData(open, header.geometry().byteSize(), arena),
               BlockedBloomFilter.Kernel.SCALAR);
       return new MappedFilterFile(file, open, header, mapping);
     } catch (IOException | RuntimeException e) {
@@ -58,7 +58,10 @@ public final class MappedFilterFile implements AutoCloseable {
     }
   }
 
-  /** The verified mapping (scalar kernel); valid until {@link #close}. */
+  /**
+   * The verified mapping (scalar kernel; its set bits counted in the pass that checked it); valid
+   * until {@link #close}.
+   */
   public LoadedFilter mapping() {
     return mapping;
   }

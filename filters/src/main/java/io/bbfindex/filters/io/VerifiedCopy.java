@@ -67,6 +67,21 @@ record VerifiedCopy(int crc32c, long bitCount) {
     return new VerifiedCopy((int) crc.getValue(), ones);
   }
 
+  /**
+   * The CRC32C and set bits of bytes already in memory (a verified mapping), chunk by chunk while
+   * each chunk is in cache: describing the filter then costs no second pass over 1.75 GiB.
+   */
+  static VerifiedCopy of(MemorySegment data) {
+    CRC32C crc = new CRC32C();
+    long ones = 0;
+    for (long at = 0; at < data.byteSize(); at += CHUNK) {
+      int n = (int) Math.min(CHUNK, data.byteSize() - at);
+      crc.update(data.asSlice(at, n).asByteBuffer());
+      ones += bitCount(data, at, n);
+    }
+    return new VerifiedCopy((int) crc.getValue(), ones);
+  }
+
   /** The chunks of one copy: each read once, by whichever thread claims it first. */
   private static final class Chunks {
     private static final int UNCLAIMED = 0;
