@@ -195,7 +195,25 @@ public final class BlockedBloomFilter implements MembershipFilter, AutoCloseable
    */
   public static BlockedBloomFilter wrapReadOnly(
       BbfGeometry geometry, long salt, long keyCount, MemorySegment bits, AutoCloseable owner) {
+    return wrapReadOnly(geometry, salt, keyCount, bits, owner, bestKernel());
+  }
+
+  /**
+   * As {@link #wrapReadOnly(BbfGeometry, long, long, MemorySegment, AutoCloseable)}, answering with
+   * {@code kernel} (e.g. the scalar one over a file mapping, whose faults HotSpot turns into an
+   * InternalError where a compiled Vector API load of a truncated file can crash the JVM).
+   *
+   * @throws UnsupportedOperationException if {@code kernel} is unavailable on this JVM
+   */
+  public static BlockedBloomFilter wrapReadOnly(
+      BbfGeometry geometry,
+      long salt,
+      long keyCount,
+      MemorySegment bits,
+      AutoCloseable owner,
+      Kernel kernel) {
     Objects.requireNonNull(geometry, "geometry");
+    Objects.requireNonNull(kernel, "kernel");
     Objects.requireNonNull(bits, "bits");
     requireArgument(
         bits.byteSize() == geometry.byteSize(),
@@ -206,7 +224,7 @@ public final class BlockedBloomFilter implements MembershipFilter, AutoCloseable
         "bits must start at a 64-byte aligned address",
         "0x" + Long.toHexString(bits.address()));
     requireArgument(keyCount >= 0, "keyCount must be >= 0", keyCount);
-    GroupKernel groupKernel = KernelSelection.create(geometry, bestKernel());
+    GroupKernel groupKernel = KernelSelection.create(geometry, kernel);
     return new BlockedBloomFilter(
         geometry, salt, groupKernel, bits.asReadOnly(), keyCount, true, owner);
   }

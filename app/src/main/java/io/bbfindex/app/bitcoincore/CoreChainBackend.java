@@ -1,5 +1,6 @@
 package io.bbfindex.app.bitcoincore;
 
+import io.bbfindex.app.lookup.BackendUnavailableException;
 import io.bbfindex.app.lookup.BlockAnswer;
 import io.bbfindex.app.lookup.BlockData;
 import io.bbfindex.app.lookup.ChainBackend;
@@ -9,6 +10,7 @@ import io.bbfindex.ingest.NodeIndex;
 import io.bbfindex.ingest.records.BlockInfo;
 import io.bbfindex.ingest.records.TxLocation;
 import io.bbfindex.ingest.store.FilterStore;
+import io.bbfindex.ingest.store.FilterStoreChangedException;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.util.List;
@@ -28,7 +30,10 @@ import java.util.OptionalInt;
  * <p>The store's filters are verified in-memory copies: a filter file changed under the server
  * cannot change an answer. A watcher ({@link StoreRecovery}) notices such a change within about a
  * second, makes the backend not ready ({@link #notReadyReason}) and reopens the store (re-verified,
- * rebuilt if bad) while lookups go on from the copy.
+ * rebuilt if bad) while lookups go on from the copy. In the first seconds after start the store may
+ * still answer from its verified mappings while the copies are made ({@code
+ * FilterStore.openMappedFirst}); a lookup that finds its file changed then gets a 503 (and the
+ * backend is not ready) instead of an answer.
  */
 public final class CoreChainBackend implements ChainBackend {
   private static final System.Logger LOG = System.getLogger(CoreChainBackend.class.getName());
@@ -75,14 +80,39 @@ public final class CoreChainBackend implements ChainBackend {
     return index;
   }
 
+  /**
+   * Whether the store answers from its verified in-memory copies, waiting up to {@code timeout}
+   * ({@link FilterStore#awaitCopies}): for tests that change files under a server.
+   */
+  boolean awaitStoreCopies(java.time.Duration timeout) throws InterruptedException {
+    return store.awaitCopies(timeout);
+  }
+
   @Override
   public boolean txMaybe(byte[] keys, int offset) {
-    return store.mightContainTx(keys, offset);
+    try {
+      return store.mightContainTx(keys, offset);
+    } catch (FilterStoreChangedException e) {
+      throw unavailable(e);
+    }
   }
 
   @Override
   public int txMaybeBatch(byte[] keys, int count, long[] maybe) {
-    return store.mightContainTxBatch(keys, count, maybe);
+    try {
+      return store.mightContainTxBatch(keys, count, maybe);
+    } catch (FilterStoreChangedException e) {
+      throw unavailable(e);
+    }
+  }
+
+  /**
+   * A store answering from its mappings (its copies not in yet) found a file changed under it: no
+   * answer (503). The watcher sees the same change within a second, makes the backend not ready and
+   * verifies the store again.
+   */
+  private static BackendUnavailableException unavailable(FilterStoreChangedException e) {
+    return new BackendUnavailableException(e.getMessage(), e);
   }
 
   /** What the store watcher sees of this backend. */
@@ -150,7 +180,11 @@ public final class CoreChainBackend implements ChainBackend {
 
   @Override
   public boolean blockMaybe(byte[] hash) {
-    return store.mightContainBlock(hash, 0);
+    try {
+      return store.mightContainBlock(hash, 0);
+    } catch (FilterStoreChangedException e) {
+      throw unavailable(e);
+    }
   }
 
   @Override

@@ -84,7 +84,8 @@ final class StoreRecovery {
                   + s.dir()
                   + " changed on disk since it was verified ("
                   + change.get()
-                  + "): verifying it again; lookups answer from the verified copy meanwhile";
+                  + "): verifying it again; lookups answer from the verified copy meanwhile (503"
+                  + " while the store had no copy yet)";
           LOG.log(Level.WARNING, reason);
           served.notReady(reason);
           recover(s.dir(), reason, served, reopen);

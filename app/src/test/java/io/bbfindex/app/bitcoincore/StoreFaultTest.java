@@ -106,11 +106,15 @@ class StoreFaultTest {
 
   private void underFault(String name, Fault fault) throws Exception {
     Path filters = tmp.resolve(name + "-filters");
+    CoreChainBackend backend = (CoreChainBackend) CoreBackends.open(datadir, filters);
     try (Service service =
         Service.start(
-            CoreBackends.open(datadir, filters),
+            backend,
             new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
             HttpInitializer.DEFAULT_MAX_BODY_BYTES)) {
+      // serve answers from the verified mappings until the copies are in (the next test covers
+      // that window): these faults hit a server answering from its copies
+      assertTrue(backend.awaitStoreCopies(Duration.ofSeconds(30)), "the copies came in");
       ApiClient api = new ApiClient(service.server().baseUrl());
       assertEquals(200, api.get("/readyz").status());
       assertEquals(TXIDS, count(api).getOrDefault(200, 0), "every txid present before the fault");
@@ -148,6 +152,62 @@ class StoreFaultTest {
       try (FilterStore onDisk = FilterStore.open(filters)) {
         assertTrue(onDisk.changedOnDisk().isEmpty(), "the store on disk verifies again");
       }
+    }
+  }
+
+  /**
+   * The summary rewritten in place while the server still answers from its verified mapping (its
+   * copy held back): every present txid answers 200 or 503, never 404; /readyz turns 503 naming the
+   * file; the copy of the changed file is refused; once the file holds its verified bytes again the
+   * store is verified again and every txid answers 200.
+   */
+  @Test
+  void aSummaryRewrittenWhileServedFromItsMappingIsA503NeverAWrong404() throws Exception {
+    Path filters = tmp.resolve("mapped-filters");
+    CoreBackends.open(datadir, filters).close(); // builds the store
+    Path summary = filters.resolve(SUMMARY);
+    byte[] verified = Files.readAllBytes(summary);
+    List<Runnable> heldCopies = new java.util.concurrent.CopyOnWriteArrayList<>();
+    CoreChainBackend backend =
+        new CoreChainBackend(
+            io.bbfindex.ingest.NodeIndex.open(datadir, tmp.resolve("mapped-work")),
+            FilterStore.openMappedFirst(filters, heldCopies::add));
+    try (Service service =
+        Service.start(
+            backend,
+            new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+            HttpInitializer.DEFAULT_MAX_BODY_BYTES)) {
+      ApiClient api = new ApiClient(service.server().baseUrl());
+      assertEquals(TXIDS, count(api).getOrDefault(200, 0), "every txid present from the mapping");
+      assertTrue(!backend.awaitStoreCopies(Duration.ZERO), "the copy is held back");
+
+      try (FileChannel ch = FileChannel.open(summary, StandardOpenOption.WRITE)) {
+        ch.write(ByteBuffer.allocate(verified.length - 4096), 4096); // same size, bits cleared
+      }
+      TreeMap<Integer, Integer> during = count(api);
+      System.out.println("mapped: statuses after the rewrite " + during);
+      assertEquals(TXIDS, during.getOrDefault(200, 0) + during.getOrDefault(503, 0), "200 or 503");
+      assertTrue(during.getOrDefault(503, 0) > 0, "lookups the changed bits would answer: 503");
+      long deadline = System.nanoTime() + 10_000_000_000L;
+      ApiClient.Answer readyz = api.get("/readyz");
+      while (readyz.status() != 503 && System.nanoTime() < deadline) {
+        Thread.sleep(50);
+        readyz = api.get("/readyz");
+      }
+      assertEquals(503, readyz.status(), "not ready once the change is seen");
+      assertTrue(readyz.body().contains(SUMMARY), readyz.body());
+
+      heldCopies.forEach(Runnable::run); // the copy of the rewritten file fails its checksum
+      assertTrue(!backend.awaitStoreCopies(Duration.ofSeconds(10)), "no copy of changed bits");
+      assertEquals(TXIDS, count(api).getOrDefault(200, 0) + count(api).getOrDefault(503, 0));
+
+      Files.write(summary, verified); // the verified bytes back: verified again, then served
+      deadline = System.nanoTime() + 45_000_000_000L;
+      while (api.get("/readyz").status() != 200 && System.nanoTime() < deadline) {
+        Thread.sleep(100);
+      }
+      assertEquals(200, api.get("/readyz").status(), "ready again once the store verifies");
+      assertEquals(TXIDS, count(api).getOrDefault(200, 0), "every txid present after recovery");
     }
   }
 

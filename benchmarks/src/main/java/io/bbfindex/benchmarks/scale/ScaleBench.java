@@ -496,19 +496,28 @@ public final class ScaleBench implements Callable<Integer> {
       r.line("");
       r.line(
           "start-up (fresh JVM: JVM start, then as serve does it (ServeCommand.startWhileOpening)"
-              + " FilterStore.open = manifest + every filter file read into memory, CRC32C-checked"
-              + " and popcounted in one pass, on one thread while the HTTP server starts on"
-              + " 127.0.0.1 on another (lookups answer 503 until the store is in), then the"
-              + " summary and block-hash filters described for the gauges, until 'listening';"
-              + " page cache warm), median of %d runs; RSS = VmRSS once listening (anonymous part:"
-              + " the JVM and the verified copies of the filters). With the class data archive"
+              + " FilterStore.openMappedFirst = manifest + every filter file mapped and"
+              + " CRC32C-checked, on one thread while the HTTP server starts on 127.0.0.1 on"
+              + " another (lookups answer 503 until the store is in), then the summary and"
+              + " block-hash filters described for the gauges, until 'listening'; lookups then"
+              + " answer from the verified mappings, each confirmed by a stat, until the verified"
+              + " in-memory copies made behind them answer ('copies in s', from the JVM's main);"
+              + " page cache warm),"
+              + " median of %d runs; RSS = VmRSS once the copies answer and the mappings are freed"
+              + " (anonymous part: the JVM and the verified copies). With the class data archive"
               + " ./bbf-index serve uses (-XX:+AutoCreateSharedArchive, written by one start-up"
               + " before the timed ones, as serve's first start writes it), and for the default"
               + " store also without it (the first start, or a java command line without it):",
           c.startupRuns());
       r.table(
           "start-up and memory held after start, " + BenchReport.count(c.files()) + " block files",
-          List.of("store", "filters held", "start-up s", "RSS after start", "of it anonymous"),
+          List.of(
+              "store",
+              "filters held",
+              "start-up s",
+              "copies in s",
+              "RSS after start",
+              "of it anonymous"),
           List.of(
               plainStart.row("default (no per-file filters)"),
               coldStart.row("default, no class data archive"),
@@ -546,6 +555,7 @@ public final class ScaleBench implements Callable<Integer> {
     if (plainStart != null) {
       r.summary("startup_seconds_no_class_archive", coldStart.seconds());
       r.summary("startup_cpu_seconds_no_class_archive", cpuSeconds(coldStart.last()));
+      r.summary("copies_in_seconds_" + c.files() + "_files", plainStart.copiedSeconds());
       r.summary("rss_after_start_mib", plainStart.rssMib());
       r.summary("startup_seconds_with_file_filters", fullStart.seconds());
       r.summary("rss_after_start_mib_with_file_filters", fullStart.rssMib());
@@ -618,15 +628,21 @@ public final class ScaleBench implements Callable<Integer> {
   }
 
   /**
-   * Start-ups of one store: median seconds to 'listening', and the last run's probe line.
+   * Start-ups of one store: median seconds to 'listening', the last run's probe line, and the
+   * median seconds until the verified copies answer.
    *
    * @param runs seconds of each run
    */
-  record Startup(double seconds, double[] runs, String last) {
-    /** A probe line's {@code NAME=value} figure, NaN when absent. */
+  record Startup(double seconds, double[] runs, String last, double copiedSeconds) {
+    /** The last probe line's {@code NAME=value} figure, NaN when absent. */
     double figure(String name) {
+      return probeFigure(last, name);
+    }
+
+    /** A probe line's {@code NAME=value} figure, NaN when absent. */
+    static double probeFigure(String probeLine, String name) {
       java.util.regex.Matcher m =
-          java.util.regex.Pattern.compile("\\b" + name + "=([0-9.]+)").matcher(last);
+          java.util.regex.Pattern.compile("\\b" + name + "=([0-9.]+)").matcher(probeLine);
       return m.find() ? Double.parseDouble(m.group(1)) : Double.NaN;
     }
 
@@ -639,6 +655,7 @@ public final class ScaleBench implements Callable<Integer> {
           what,
           String.format(Locale.ROOT, "%.0f", figure("filters")),
           String.format(Locale.ROOT, "%.2f %s", seconds, java.util.Arrays.toString(runs)),
+          String.format(Locale.ROOT, "%.2f", copiedSeconds),
           String.format(Locale.ROOT, "%.1f MiB", rssMib()),
           String.format(Locale.ROOT, "%.1f MiB", figure("rss_anon_mib")));
     }
@@ -683,10 +700,13 @@ public final class ScaleBench implements Callable<Integer> {
     for (int k = 0; k < runs; k++) {
       seconds[k] = startupSeconds(store, flags, detail);
     }
+    double[] copied =
+        detail.stream().mapToDouble(line -> Startup.probeFigure(line, "copied_ms") / 1e3).toArray();
     return new Startup(
         BenchReport.median(seconds),
         seconds,
-        detail.isEmpty() ? "" : detail.get(detail.size() - 1));
+        detail.isEmpty() ? "" : detail.get(detail.size() - 1),
+        copied.length == 0 ? Double.NaN : BenchReport.median(copied));
   }
 
   /**

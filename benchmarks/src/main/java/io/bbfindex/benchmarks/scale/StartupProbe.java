@@ -15,21 +15,28 @@ import java.util.Locale;
 /**
  * Started in a fresh JVM by {@link ScaleBench}: does what {@code serve} does with a built filter
  * store before it prints {@code listening on http://HOST:PORT}, through the same {@link
- * ServeCommand#startWhileOpening}: the store is opened and validated (and its lookup filters
- * described for the gauges) on one thread while the HTTP server starts on 127.0.0.1, port 0, on
- * this one; when both are done it prints that line and a breakdown, and exits. What it cannot do at
- * scale is open a mainnet block index ({@code NodeIndex}): a synthetic store has none.
+ * ServeCommand#startWhileOpening}: the store is opened mapped first and validated ({@code
+ * FilterStore.openMappedFirst}, as {@code FilterBuilder.ensureBuilt} opens it for serve; its lookup
+ * filters described for the gauges) on one thread while the HTTP server starts on 127.0.0.1, port
+ * 0, on this one; when both are done it prints that line, waits until the verified in-memory copies
+ * of the filters answer instead of the mappings, prints a breakdown, and exits. What it cannot do
+ * at scale is open a mainnet block index ({@code NodeIndex}): a synthetic store has none.
  *
  * <p>Output: {@code listening on ...}, then {@code probe: jvm_to_main_ms=.. ready_ms=.. [cpu ..]
- * open_ms=.. http_start_ms=.. filters=.. rss_mib=.. rss_file_mib=.. rss_anon_mib=..}: ready_ms is
- * main to listening (wall) with the CPU time of the whole process in that span; open_ms and
- * http_start_ms are the wall times of the two parts, which overlap; the memory the process holds
- * once it listens (VmRSS of /proc/self/status, and its file-backed and anonymous parts: the
- * verified in-memory copies of the filters are anonymous memory).
+ * open_ms=.. http_start_ms=.. copied_ms=.. filters=.. rss_listening_mib=.. rss_mib=..
+ * rss_file_mib=.. rss_anon_mib=..}: ready_ms is main to listening (wall) with the CPU time of the
+ * whole process in that span; open_ms and http_start_ms are the wall times of the two parts, which
+ * overlap; copied_ms is main to the copies answering; the memory the process holds once it listens
+ * and once the copies answer and the mappings are freed (VmRSS of /proc/self/status, and its
+ * file-backed and anonymous parts: the verified in-memory copies of the filters are anonymous
+ * memory).
  */
 public final class StartupProbe {
 
   private StartupProbe() {}
+
+  /** Longer than the grace period after which the mappings are freed once the copies answer. */
+  private static final long MAPPING_RELEASE_MS = 2_500;
 
   /** CPU time of the whole process (every thread), or -1 where the JVM does not report it. */
   static long processCpuNanos() {
@@ -79,7 +86,8 @@ public final class StartupProbe {
             : ServeCommand.startWhileOpening(
                 () -> {
                   long s = System.nanoTime();
-                  opened[0] = new FilterStoreBackend(FilterStore.open(Path.of(args[0])), null);
+                  opened[0] =
+                      new FilterStoreBackend(FilterStore.openMappedFirst(Path.of(args[0])), null);
                   openNanos[0] = System.nanoTime() - s;
                   return opened[0];
                 },
@@ -95,22 +103,36 @@ public final class StartupProbe {
                 })) {
       long listening = System.nanoTime();
       long cpu1 = processCpuNanos();
+      System.out.println("listening on " + service.server().baseUrl());
+      System.out.flush();
+      double rssListeningMib = BenchReport.rssBytes() / 1048576.0;
+      // serve answers from the verified mappings until the copies are in: the memory held from
+      // then on is what serving costs
+      if (!opened[0].store().awaitCopies(java.time.Duration.ofMinutes(2))) {
+        throw new IllegalStateException(
+            "the filter copies did not come in: " + opened[0].store().changedOnDisk());
+      }
+      long copied = System.nanoTime();
+      // the mappings are freed a grace period after the copies answer (ServedFilters)
+      Thread.sleep(MAPPING_RELEASE_MS);
       long rss = BenchReport.rssBytes();
       long rssFile = BenchReport.rssFileBytes();
       long rssAnon = BenchReport.rssAnonBytes();
-      System.out.println("listening on " + service.server().baseUrl());
       // wall ms, and in brackets the CPU ms of the whole process (all threads) in the same span:
       // on a shared machine, wall time includes waiting for a core
       System.out.printf(
           Locale.ROOT,
           "probe: jvm_to_main_ms=%d ready_ms=%.0f [cpu %.0f] open_ms=%.0f http_start_ms=%.0f"
-              + " filters=%d rss_mib=%.1f rss_file_mib=%.1f rss_anon_mib=%.1f%n",
+              + " copied_ms=%.0f filters=%d rss_listening_mib=%.1f rss_mib=%.1f rss_file_mib=%.1f"
+              + " rss_anon_mib=%.1f%n",
           jvmMs,
           (listening - mainNanos) / 1e6,
           (cpu1 - cpu0) / 1e6,
           openNanos[0] / 1e6,
           httpNanos[0] / 1e6,
+          (copied - mainNanos) / 1e6,
           opened[0].store().filterCount(),
+          rssListeningMib,
           rss / 1048576.0,
           rssFile / 1048576.0,
           rssAnon / 1048576.0);

@@ -3,6 +3,7 @@ package io.bbfindex.ingest.store;
 import io.bbfindex.filters.io.FilterFile;
 import io.bbfindex.filters.io.FilterFileException;
 import io.bbfindex.filters.io.LoadedFilter;
+import io.bbfindex.filters.io.MappedFilterFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -24,7 +25,7 @@ public final class ExpectedFilterFile {
    * @throws FilterStoreException naming the file if it is missing, corrupt or not the manifest's
    */
   public static LoadedFilter load(Path file, int expectedHeaderCrc) throws FilterStoreException {
-    return checked(file, expectedHeaderCrc, FilterFile::load);
+    return checked(file, expectedHeaderCrc, FilterFile::load, null);
   }
 
   /**
@@ -32,7 +33,24 @@ public final class ExpectedFilterFile {
    * serves lookups holds.
    */
   public static LoadedFilter read(Path file, int expectedHeaderCrc) throws FilterStoreException {
-    return checked(file, expectedHeaderCrc, FilterFile::read);
+    return checked(file, expectedHeaderCrc, FilterFile::read, null);
+  }
+
+  /**
+   * As {@link #load}, kept open for its verified copy ({@link FilterFile#map}): what a store opened
+   * mapped first holds until its copies are in.
+   */
+  public static MappedFilterFile map(Path file, int expectedHeaderCrc) throws FilterStoreException {
+    MappedFilterFile[] mapped = new MappedFilterFile[1];
+    checked(
+        file,
+        expectedHeaderCrc,
+        f -> {
+          mapped[0] = FilterFile.map(f);
+          return mapped[0].mapping();
+        },
+        () -> mapped[0].close());
+    return mapped[0];
   }
 
   /** {@link FilterFile#load} or {@link FilterFile#read}. */
@@ -41,7 +59,12 @@ public final class ExpectedFilterFile {
     LoadedFilter load(Path file) throws FilterFileException;
   }
 
-  private static LoadedFilter checked(Path file, int expectedHeaderCrc, Loader loader)
+  /**
+   * Loads and checks {@code file}; a file that is not the manifest's is closed, by {@code release}
+   * when given (what owns the loaded filter), else by closing the filter itself.
+   */
+  private static LoadedFilter checked(
+      Path file, int expectedHeaderCrc, Loader loader, Runnable release)
       throws FilterStoreException {
     if (!Files.exists(file)) {
       throw new FilterStoreException(file, "filter file is missing");
@@ -53,7 +76,11 @@ public final class ExpectedFilterFile {
       throw new FilterStoreException(file, "filter file is invalid: " + e.problem(), e);
     }
     if (loaded.headerCrc() != expectedHeaderCrc) {
-      loaded.close();
+      if (release != null) {
+        release.run();
+      } else {
+        loaded.close();
+      }
       throw new FilterStoreException(
           file,
           String.format(

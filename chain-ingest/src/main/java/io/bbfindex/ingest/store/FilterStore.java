@@ -4,6 +4,7 @@ import io.bbfindex.filters.BlockedBloomFilter;
 import io.bbfindex.filters.io.FilterKind;
 import io.bbfindex.filters.io.FilterMetadata;
 import io.bbfindex.filters.io.LoadedFilter;
+import io.bbfindex.filters.io.MappedFilterFile;
 import io.bbfindex.ingest.store.Manifest.FileEntry;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -12,6 +13,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.stream.Stream;
 
 /**
  * A filter store opened for serving: the manifest and every filter file, validated and read into
@@ -42,9 +45,14 @@ public final class FilterStore implements AutoCloseable {
 
   private final Path dir;
   private final Manifest manifest;
-  private final LoadedFilter summary;
-  private final LoadedFilter blocks;
-  private final List<LoadedFilter> perFile;
+  private final ServedFilters served;
+
+  /**
+   * Where the copies of a store opened {@linkplain #openMappedFirst mapped first} are made, null
+   * for one opened from copies: {@link #reopen} opens the same way.
+   */
+  private final Executor copyOn;
+
   private final List<FileEntry> perFileEntries;
   private final Map<String, Double> fillRatios = new ConcurrentHashMap<>();
 
@@ -56,16 +64,14 @@ public final class FilterStore implements AutoCloseable {
   private FilterStore(
       Path dir,
       Manifest manifest,
-      LoadedFilter summary,
-      LoadedFilter blocks,
-      List<LoadedFilter> perFile,
-      List<FileFingerprint> verified) {
+      ServedFilters served,
+      List<FileFingerprint> verified,
+      Executor copyOn) {
+    this.copyOn = copyOn;
     this.verified = List.copyOf(verified);
     this.dir = dir;
     this.manifest = manifest;
-    this.summary = summary;
-    this.blocks = blocks;
-    this.perFile = List.copyOf(perFile);
+    this.served = served;
     this.perFileEntries = manifest.files().stream().filter(FileEntry::hasFilterFile).toList();
   }
 
@@ -76,14 +82,47 @@ public final class FilterStore implements AutoCloseable {
    *     FilterStoreException#badFiles()} lists every bad file
    */
   public static FilterStore open(Path dir) throws FilterStoreException {
+    return open(dir, (Executor) null);
+  }
+
+  /**
+   * Opens the store in {@code dir} as {@link #open} checks it, but answers from the verified
+   * mappings of its files while their in-memory copies are made behind them ({@link
+   * ServedFilters}): ready in the time the checksums of files in the page cache take (about half a
+   * second for a mainnet summary) rather than the time fresh memory takes to fill (1-5 s on this
+   * machine). Until the copies are in ({@link #awaitCopies}), every answer is confirmed by a stat
+   * of the files it probed, and a lookup whose file changed gets a {@link
+   * FilterStoreChangedException} instead of an answer. The copies are made on a thread of the
+   * lowest scheduling priority ({@link BackgroundCopyThread}), which yields to the server's start
+   * and lookups.
+   *
+   * @throws FilterStoreException as {@link #open}
+   */
+  public static FilterStore openMappedFirst(Path dir) throws FilterStoreException {
+    return openMappedFirst(dir, BackgroundCopyThread.EXECUTOR);
+  }
+
+  /**
+   * As {@link #openMappedFirst(Path)}, the copies made by a task handed to {@code copyOn} (e.g. to
+   * start them only once the server listens, or to hold them back in a test).
+   *
+   * @throws FilterStoreException as {@link #open}
+   */
+  public static FilterStore openMappedFirst(Path dir, Executor copyOn) throws FilterStoreException {
+    return open(dir, Objects.requireNonNull(copyOn, "copyOn"));
+  }
+
+  /** Opens from copies, or mapped first with the copies made on {@code copyOn} when not null. */
+  private static FilterStore open(Path dir, Executor copyOn) throws FilterStoreException {
+    boolean mappedFirst = copyOn != null;
     Objects.requireNonNull(dir, "dir");
     // taken before anything is read, so that a change during verification is noticed too
     FileFingerprint manifestPrint = fingerprint(dir.resolve(ManifestFile.FILE_NAME));
     Manifest m = ManifestFile.read(dir);
-    List<LoadedFilter> loaded = Collections.synchronizedList(new ArrayList<>());
     List<FilterStoreException> problems = Collections.synchronizedList(new ArrayList<>());
     List<Check> checks = checks(m);
-    LoadedFilter[] slots = new LoadedFilter[checks.size()];
+    // LoadedFilter copies, or MappedFilterFile when mapped first
+    AutoCloseable[] slots = new AutoCloseable[checks.size()];
     FileFingerprint[] prints = new FileFingerprint[checks.size() + 1];
     prints[checks.size()] = manifestPrint;
     // reading and CRC32C of every byte dominate opening a large store: spread over the cores
@@ -94,14 +133,16 @@ public final class FilterStore implements AutoCloseable {
               try {
                 Path file = dir.resolve(checks.get(i).name());
                 prints[i] = fingerprint(file);
-                slots[i] = checks.get(i).load(dir, m.salt());
-                loaded.add(slots[i]);
+                slots[i] =
+                    mappedFirst
+                        ? checks.get(i).map(dir, m.salt())
+                        : checks.get(i).read(dir, m.salt());
               } catch (FilterStoreException e) {
                 problems.add(e);
               }
             });
     if (!problems.isEmpty()) {
-      loaded.forEach(LoadedFilter::close);
+      closeAll(slots);
       List<FilterStoreException> sorted = new ArrayList<>(problems);
       sorted.sort(java.util.Comparator.comparing(e -> e.file().toString()));
       FilterStoreException first = sorted.get(0);
@@ -128,8 +169,24 @@ public final class FilterStore implements AutoCloseable {
       sorted.stream().skip(1).forEach(e::addSuppressed);
       throw e;
     }
-    return new FilterStore(
-        dir, m, slots[0], slots[1], List.of(slots).subList(2, slots.length), List.of(prints));
+    List<FileFingerprint> filePrints = List.of(prints).subList(0, slots.length);
+    ServedFilters served =
+        mappedFirst
+            ? ServedFilters.mappedThenCopied(
+                Stream.of(slots).map(MappedFilterFile.class::cast).toList(), filePrints, copyOn)
+            : ServedFilters.ofCopies(
+                Stream.of(slots).map(LoadedFilter.class::cast).toList(), filePrints);
+    return new FilterStore(dir, m, served, List.of(prints), copyOn);
+  }
+
+  private static void closeAll(AutoCloseable[] slots) {
+    for (AutoCloseable slot : slots) {
+      if (slot instanceof LoadedFilter l) {
+        l.close();
+      } else if (slot instanceof MappedFilterFile f) {
+        f.close();
+      }
+    }
   }
 
   /**
@@ -162,13 +219,14 @@ public final class FilterStore implements AutoCloseable {
   }
 
   /**
-   * The store in this store's directory as it is now, this one being closed (its copies handed over
-   * or freed). A builder run that rebuilt nothing still writes a new manifest (its time stamp,
+   * The store in this store's directory as it is now, this one being closed (its filters handed
+   * over or freed). A builder run that rebuilt nothing still writes a new manifest (its time stamp,
    * perhaps a later tip): when the manifest on disk lists the same filter files with the same
    * checks as the verified one, and none of those files changed since they were verified, their
-   * verified copies are carried over instead of reading and checking every byte again (1.75 GiB of
-   * summary at mainnet scale, about a second of start-up). Otherwise the store is opened afresh
-   * ({@link #open}), after this one's memory is freed.
+   * verified filters (the copies, or the mappings whose copies are still being made) are carried
+   * over instead of reading and checking every byte again (1.75 GiB of summary at mainnet scale,
+   * about a second of start-up). Otherwise the store is opened afresh, the way this one was ({@link
+   * #open} or {@link #openMappedFirst}), after this one's memory is freed.
    *
    * @throws FilterStoreException as {@link #open}
    */
@@ -181,16 +239,17 @@ public final class FilterStore implements AutoCloseable {
     boolean same =
         now.salt() == manifest.salt()
             && checks(now).equals(checks(manifest))
+            && served.copyFailure() == null
             // every entry but the last (the manifest's own) is a filter file's
             && verified.subList(0, verified.size() - 1).stream().allMatch(f -> f.change() == null);
     if (!same) {
       close();
-      return open(dir);
+      return open(dir, copyOn);
     }
     List<FileFingerprint> prints = new ArrayList<>(verified.subList(0, verified.size() - 1));
     prints.add(manifestPrint);
-    closed = true; // the copies now belong to the new store: this one must not free them
-    return new FilterStore(dir, now, summary, blocks, perFile, prints);
+    closed = true; // the filters now belong to the new store: this one must not free them
+    return new FilterStore(dir, now, served, prints, copyOn);
   }
 
   private static FileFingerprint fingerprint(Path file) throws FilterStoreException {
@@ -206,9 +265,23 @@ public final class FilterStore implements AutoCloseable {
    * -(n + 1)}, at least n (the summary, whose header count may be an upper bound).
    */
   private record Check(String name, int headerCrc, FilterKind kind, int blockFile, long keys) {
-    LoadedFilter load(Path dir, long salt) throws FilterStoreException {
-      Path file = dir.resolve(name);
-      LoadedFilter l = ExpectedFilterFile.read(file, headerCrc);
+    /** The file read into a verified copy, if it is what the manifest says. */
+    LoadedFilter read(Path dir, long salt) throws FilterStoreException {
+      LoadedFilter l = ExpectedFilterFile.read(dir.resolve(name), headerCrc);
+      refuseUnlessListed(l, salt, l::close);
+      return l;
+    }
+
+    /** The file mapped and verified, if it is what the manifest says. */
+    MappedFilterFile map(Path dir, long salt) throws FilterStoreException {
+      MappedFilterFile f = ExpectedFilterFile.map(dir.resolve(name), headerCrc);
+      refuseUnlessListed(f.mapping(), salt, f::close);
+      return f;
+    }
+
+    private void refuseUnlessListed(LoadedFilter l, long salt, Runnable release)
+        throws FilterStoreException {
+      Path file = l.path();
       String problem = null;
       FilterMetadata meta = l.metadata();
       if (meta.kind() != kind) {
@@ -232,10 +305,9 @@ public final class FilterStore implements AutoCloseable {
         problem = "uses another salt than the manifest";
       }
       if (problem != null) {
-        l.close();
+        release.run();
         throw new FilterStoreException(file, "filter file " + problem);
       }
-      return l;
     }
   }
 
@@ -246,7 +318,14 @@ public final class FilterStore implements AutoCloseable {
    * type=BBF_SIMD_LW64 vs BBF_SCALAR in `./bbf-index bench filters`; docs/benchmarks.md).
    */
   public boolean mightContainTx(byte[] keys, int offset) {
-    return summary.filter().mightContain(keys, offset);
+    ServedFilters.Stage s = served.stage();
+    return s.mapped()
+        ? served.fromMappings(
+            s,
+            m -> m.summary().filter().mightContain(keys, offset),
+            ServedFilters.SUMMARY,
+            ServedFilters.SUMMARY + 1)
+        : s.summary().filter().mightContain(keys, offset);
   }
 
   /**
@@ -257,6 +336,10 @@ public final class FilterStore implements AutoCloseable {
    * (and rebuilt if bad).
    */
   public java.util.Optional<String> changedOnDisk() {
+    String copyFailure = served.copyFailure();
+    if (copyFailure != null) {
+      return java.util.Optional.of(copyFailure);
+    }
     for (FileFingerprint f : verified) {
       String change = f.change();
       if (change != null) {
@@ -274,12 +357,26 @@ public final class FilterStore implements AutoCloseable {
    * @return how many of the txids may be on chain
    */
   public int mightContainTxBatch(byte[] keys, int count, long[] maybe) {
-    return summary.filter().mightContainBatch(keys, count, maybe);
+    ServedFilters.Stage s = served.stage();
+    return s.mapped()
+        ? served.fromMappings(
+            s,
+            m -> m.summary().filter().mightContainBatch(keys, count, maybe),
+            ServedFilters.SUMMARY,
+            ServedFilters.SUMMARY + 1)
+        : s.summary().filter().mightContainBatch(keys, count, maybe);
   }
 
   /** Whether a block hash (internal order) may be in the block index. */
   public boolean mightContainBlock(byte[] keys, int offset) {
-    return blocks.filter().mightContain(keys, offset);
+    ServedFilters.Stage s = served.stage();
+    return s.mapped()
+        ? served.fromMappings(
+            s,
+            m -> m.blocks().filter().mightContain(keys, offset),
+            ServedFilters.BLOCKS,
+            ServedFilters.BLOCKS + 1)
+        : s.blocks().filter().mightContain(keys, offset);
   }
 
   /**
@@ -287,6 +384,15 @@ public final class FilterStore implements AutoCloseable {
    * the store has no per-file filters.
    */
   public List<Integer> candidateFiles(byte[] keys, int offset) {
+    ServedFilters.Stage s = served.stage();
+    return s.mapped()
+        ? served.fromMappings(
+            s, m -> candidateFiles(m, keys, offset), ServedFilters.FIRST_FILE, s.slots().size())
+        : candidateFiles(s, keys, offset);
+  }
+
+  private List<Integer> candidateFiles(ServedFilters.Stage s, byte[] keys, int offset) {
+    List<LoadedFilter> perFile = s.perFile();
     List<Integer> out = new ArrayList<>();
     for (int i = 0; i < perFile.size(); i++) {
       if (perFile.get(i).filter().mightContain(keys, offset)) {
@@ -298,19 +404,35 @@ public final class FilterStore implements AutoCloseable {
 
   /** How many filter files the store holds: summary, block hashes and any per-file filters. */
   public int filterCount() {
-    return perFile.size() + 2;
+    return served.stage().slots().size();
   }
 
-  /** The summary filter itself (read-only, valid until {@link #close}). */
+  /**
+   * Whether the store answers from its verified in-memory copies, waiting up to {@code timeout} for
+   * them (a store opened {@linkplain #openMappedFirst mapped first} answers from its mappings until
+   * then; one opened with {@link #open} always does).
+   *
+   * @return false if the copies are not in after {@code timeout}, or could not be made (then {@link
+   *     #changedOnDisk} says why)
+   */
+  public boolean awaitCopies(java.time.Duration timeout) throws InterruptedException {
+    return served.awaitCopies(timeout.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
+  }
+
+  /**
+   * The summary filter itself (read-only, valid until {@link #close}): the verified copy, or while
+   * a store opened mapped first has none yet, the verified mapping, which is only trustworthy while
+   * {@link #changedOnDisk} is empty.
+   */
   public BlockedBloomFilter summaryFilter() {
-    return summary.filter();
+    return served.stage().summary().filter();
   }
 
   /** The filter of block file {@code file}, if the store has one (only with per-file filters). */
   public java.util.Optional<BlockedBloomFilter> fileFilter(int file) {
     for (int i = 0; i < perFileEntries.size(); i++) {
       if (perFileEntries.get(i).file() == file) {
-        return java.util.Optional.of(perFile.get(i).filter());
+        return java.util.Optional.of(served.stage().perFile().get(i).filter());
       }
     }
     return java.util.Optional.empty();
@@ -322,6 +444,7 @@ public final class FilterStore implements AutoCloseable {
    * the bits).
    */
   public List<FilterInfo> filters() {
+    List<LoadedFilter> perFile = served.stage().perFile();
     List<FilterInfo> out = new ArrayList<>(perFile.size() + 2);
     out.addAll(lookupFilters());
     for (int i = 0; i < perFile.size(); i++) {
@@ -337,9 +460,10 @@ public final class FilterStore implements AutoCloseable {
    * a second, which start-up should not pay for gauges that only cover these two.
    */
   public List<FilterInfo> lookupFilters() {
+    ServedFilters.Stage s = served.stage();
     return List.of(
-        info(summary, FilterKind.TX_SUMMARY, -1, manifest.summary().keys()),
-        info(blocks, FilterKind.BLOCK_HASHES, -1, manifest.blocks().keys()));
+        info(s.summary(), FilterKind.TX_SUMMARY, -1, manifest.summary().keys()),
+        info(s.blocks(), FilterKind.BLOCK_HASHES, -1, manifest.blocks().keys()));
   }
 
   private FilterInfo info(LoadedFilter l, FilterKind kind, int blockFile, long keys) {
@@ -381,8 +505,6 @@ public final class FilterStore implements AutoCloseable {
       return;
     }
     closed = true;
-    summary.close();
-    blocks.close();
-    perFile.forEach(LoadedFilter::close);
+    served.close();
   }
 }

@@ -89,14 +89,7 @@ public final class FilterFile {
    *     unreadable, truncated, corrupt, foreign, of a newer format version or out of bounds
    */
   public static LoadedFilter load(Path file) throws FilterFileException {
-    return open(
-        file,
-        (ch, length, arena) -> {
-          MemorySegment data =
-              ch.map(FileChannel.MapMode.READ_ONLY, 0, FilterFileHeader.DATA_OFFSET + length, arena)
-                  .asSlice(FilterFileHeader.DATA_OFFSET, length);
-          return new Data(data, FilterFileHeader.crc32c(data), LoadedFilter.NOT_COUNTED);
-        });
+    return open(file, FilterFile::mapData);
   }
 
   /**
@@ -114,17 +107,11 @@ public final class FilterFile {
    *     shrinks while it is read
    */
   public static LoadedFilter read(Path file) throws FilterFileException {
-    return open(
-        file,
-        (ch, length, arena) -> {
-          MemorySegment data = CopyMemory.allocate(length, arena);
-          VerifiedCopy pass = VerifiedCopy.of(file, ch, FilterFileHeader.DATA_OFFSET, data);
-          return new Data(data, pass.crc32c(), pass.bitCount());
-        });
+    return open(file, (ch, length, arena) -> copyData(file, ch, length, arena));
   }
 
   /** A filter's data section as loaded, with the CRC32C computed over it. */
-  private record Data(MemorySegment bits, int crc32c, long bitCount) {}
+  record Data(MemorySegment bits, int crc32c, long bitCount) {}
 
   /** Maps or copies the data section of an open file into {@code arena}. */
   @FunctionalInterface
@@ -132,37 +119,97 @@ public final class FilterFile {
     Data load(FileChannel ch, long dataLength, Arena arena) throws IOException;
   }
 
+  /**
+   * Maps {@code file} read-only and validates it completely, like {@link #load}, and keeps the file
+   * open so that its verified in-memory copy ({@link #read}'s) can be made later from the same
+   * file: see {@link MappedFilterFile}.
+   *
+   * @throws FilterFileException as {@link #load}
+   */
+  public static MappedFilterFile map(Path file) throws FilterFileException {
+    return MappedFilterFile.open(file);
+  }
+
   /** Validates the header, loads the data through {@code loader}, then checks the data CRC. */
   private static LoadedFilter open(Path file, DataLoader loader) throws FilterFileException {
     Objects.requireNonNull(file, "file");
     try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
       FilterFileHeader header = readHeader(file, ch);
-      Arena arena = Arena.ofShared();
-      boolean ok = false;
-      try {
-        Data data = loader.load(ch, header.geometry().byteSize(), arena);
-        checkDataCrc(file, header, data.crc32c());
-        BlockedBloomFilter filter =
-            BlockedBloomFilter.wrapReadOnly(
-                header.geometry(), header.salt(), header.keyCount(), data.bits(), arena);
-        ok = true;
-        return new LoadedFilter(
-            file,
-            filter,
-            header.metadata(),
-            header.formatVersion(),
-            header.headerCrc(),
-            data.bitCount());
-      } finally {
-        if (!ok) {
-          arena.close();
-        }
-      }
+      return verified(
+          file,
+          header,
+          arena -> loader.load(ch, header.geometry().byteSize(), arena),
+          BlockedBloomFilter.bestKernel());
     } catch (FilterFileException e) {
       throw e;
     } catch (IOException e) {
       throw new FilterFileException(file, "cannot read: " + e, e);
     }
+  }
+
+  /** Loads the data of a file whose header is read into a new arena. */
+  @FunctionalInterface
+  interface ArenaLoader {
+    Data load(Arena arena) throws IOException;
+  }
+
+  /**
+   * Loads the data of {@code file} (whose header is {@code header}) into a new shared arena, checks
+   * its CRC against the header's and wraps it as a read-only filter answering with {@code kernel};
+   * the arena is closed if anything fails.
+   */
+  static LoadedFilter verified(
+      Path file, FilterFileHeader header, ArenaLoader loader, BlockedBloomFilter.Kernel kernel)
+      throws IOException {
+    Arena arena = Arena.ofShared();
+    boolean ok = false;
+    try {
+      Data data = loader.load(arena);
+      checkDataCrc(file, header, data.crc32c());
+      BlockedBloomFilter filter =
+          BlockedBloomFilter.wrapReadOnly(
+              header.geometry(), header.salt(), header.keyCount(), data.bits(), arena, kernel);
+      ok = true;
+      return new LoadedFilter(
+          file,
+          filter,
+          header.metadata(),
+          header.formatVersion(),
+          header.headerCrc(),
+          data.bitCount());
+    } finally {
+      if (!ok) {
+        arena.close();
+      }
+    }
+  }
+
+  /** Maps the data section of an open file, and computes its CRC32C (bits not counted). */
+  static Data mapData(FileChannel ch, long length, Arena arena) throws IOException {
+    MemorySegment data = mapping(ch, length, arena);
+    return new Data(data, FilterFileHeader.crc32c(data), LoadedFilter.NOT_COUNTED);
+  }
+
+  /**
+   * Maps the data section of an open file, with its CRC32C and set bits counted in the same pass.
+   */
+  static Data mapCountedData(FileChannel ch, long length, Arena arena) throws IOException {
+    MemorySegment data = mapping(ch, length, arena);
+    VerifiedCopy pass = VerifiedCopy.of(data);
+    return new Data(data, pass.crc32c(), pass.bitCount());
+  }
+
+  private static MemorySegment mapping(FileChannel ch, long length, Arena arena)
+      throws IOException {
+    return ch.map(FileChannel.MapMode.READ_ONLY, 0, FilterFileHeader.DATA_OFFSET + length, arena)
+        .asSlice(FilterFileHeader.DATA_OFFSET, length);
+  }
+
+  /** Copies the data section of an open file into memory, with its CRC32C and set bits. */
+  static Data copyData(Path file, FileChannel ch, long length, Arena arena) throws IOException {
+    MemorySegment data = CopyMemory.allocate(length, arena);
+    VerifiedCopy pass = VerifiedCopy.of(file, ch, FilterFileHeader.DATA_OFFSET, data);
+    return new Data(data, pass.crc32c(), pass.bitCount());
   }
 
   private static void checkDataCrc(Path file, FilterFileHeader header, int dataCrc)
@@ -182,7 +229,7 @@ public final class FilterFile {
    * Reads the header into a fixed 128-byte buffer and validates it before anything is mapped, so a
    * bad file costs one small read and no mapping.
    */
-  private static FilterFileHeader readHeader(Path file, FileChannel ch) throws IOException {
+  static FilterFileHeader readHeader(Path file, FileChannel ch) throws IOException {
     long size = ch.size();
     ByteBuffer head = ByteBuffer.allocate((int) Math.min(size, FilterFileHeader.HEADER_BYTES));
     while (head.hasRemaining() && ch.read(head, head.position()) > 0) {

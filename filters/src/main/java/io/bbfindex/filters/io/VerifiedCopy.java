@@ -67,6 +67,21 @@ record VerifiedCopy(int crc32c, long bitCount) {
     return new VerifiedCopy((int) crc.getValue(), ones);
   }
 
+  /**
+   * The CRC32C and set bits of bytes already in memory (a verified mapping), chunk by chunk while
+   * each chunk is in cache: describing the filter then costs no second pass over 1.75 GiB.
+   */
+  static VerifiedCopy of(MemorySegment data) {
+    CRC32C crc = new CRC32C();
+    long ones = 0;
+    for (long at = 0; at < data.byteSize(); at += CHUNK) {
+      int n = (int) Math.min(CHUNK, data.byteSize() - at);
+      crc.update(data.asSlice(at, n).asByteBuffer());
+      ones += bitCount(data, at, n);
+    }
+    return new VerifiedCopy((int) crc.getValue(), ones);
+  }
+
   /** The chunks of one copy: each read once, by whichever thread claims it first. */
   private static final class Chunks {
     private static final int UNCLAIMED = 0;
@@ -151,11 +166,26 @@ record VerifiedCopy(int crc32c, long bitCount) {
     }
   }
 
-  /** Set bits of {@code s[at, at + n)}; n is a multiple of 8 (filter data is whole groups). */
+  /**
+   * Set bits of {@code s[at, at + n)}; n is a multiple of 8 (filter data is whole groups). Four
+   * words a step into four sums: about twice the speed of one sum (44-55 vs 85-112 ms a GiB once
+   * compiled, on the development VM), which the start-up of a 1.84 GB summary waits for.
+   */
   private static long bitCount(MemorySegment s, long at, int n) {
-    long ones = 0;
+    long a = 0;
+    long b = 0;
+    long c = 0;
+    long d = 0;
+    long end4 = at + (n & ~31L);
+    for (long o = at; o < end4; o += 4 * Long.BYTES) {
+      a += Long.bitCount(s.get(ValueLayout.JAVA_LONG_UNALIGNED, o));
+      b += Long.bitCount(s.get(ValueLayout.JAVA_LONG_UNALIGNED, o + 8));
+      c += Long.bitCount(s.get(ValueLayout.JAVA_LONG_UNALIGNED, o + 16));
+      d += Long.bitCount(s.get(ValueLayout.JAVA_LONG_UNALIGNED, o + 24));
+    }
+    long ones = a + b + c + d;
     long end = at + (n & ~7L);
-    for (long o = at; o < end; o += Long.BYTES) {
+    for (long o = end4; o < end; o += Long.BYTES) {
       ones += Long.bitCount(s.get(ValueLayout.JAVA_LONG_UNALIGNED, o));
     }
     for (long o = end; o < at + n; o++) {
