@@ -7,6 +7,8 @@ import io.bbfindex.filters.io.MappedFilterFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
+import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * How the store ties a filter file to its manifest entry: by the file's header CRC32C ({@link
@@ -25,7 +27,7 @@ public final class ExpectedFilterFile {
    * @throws FilterStoreException naming the file if it is missing, corrupt or not the manifest's
    */
   public static LoadedFilter load(Path file, int expectedHeaderCrc) throws FilterStoreException {
-    return checked(file, expectedHeaderCrc, FilterFile::load, null);
+    return checked(file, expectedHeaderCrc, FilterFile::load, l -> l, LoadedFilter::close);
   }
 
   /**
@@ -33,7 +35,7 @@ public final class ExpectedFilterFile {
    * serves lookups holds.
    */
   public static LoadedFilter read(Path file, int expectedHeaderCrc) throws FilterStoreException {
-    return checked(file, expectedHeaderCrc, FilterFile::read, null);
+    return checked(file, expectedHeaderCrc, FilterFile::read, l -> l, LoadedFilter::close);
   }
 
   /**
@@ -41,53 +43,51 @@ public final class ExpectedFilterFile {
    * mapped first holds until its copies are in.
    */
   public static MappedFilterFile map(Path file, int expectedHeaderCrc) throws FilterStoreException {
-    MappedFilterFile[] mapped = new MappedFilterFile[1];
-    checked(
+    return checked(
         file,
         expectedHeaderCrc,
-        f -> {
-          mapped[0] = FilterFile.map(f);
-          return mapped[0].mapping();
-        },
-        () -> mapped[0].close());
-    return mapped[0];
+        FilterFile::map,
+        MappedFilterFile::mapping,
+        MappedFilterFile::close);
   }
 
-  /** {@link FilterFile#load} or {@link FilterFile#read}. */
+  /** {@link FilterFile#load}, {@link FilterFile#read} or {@link FilterFile#map}. */
   @FunctionalInterface
-  private interface Loader {
-    LoadedFilter load(Path file) throws FilterFileException;
+  private interface Loader<T> {
+    T load(Path file) throws FilterFileException;
   }
 
   /**
-   * Loads and checks {@code file}; a file that is not the manifest's is closed, by {@code release}
-   * when given (what owns the loaded filter), else by closing the filter itself.
+   * Loads {@code file} as a {@code T} (a filter, or a mapped file that owns one: {@code filterOf}
+   * gives the filter) and checks it is the manifest's file; one that is not is closed by {@code
+   * close}.
    */
-  private static LoadedFilter checked(
-      Path file, int expectedHeaderCrc, Loader loader, Runnable release)
+  private static <T> T checked(
+      Path file,
+      int expectedHeaderCrc,
+      Loader<T> loader,
+      Function<T, LoadedFilter> filterOf,
+      Consumer<T> close)
       throws FilterStoreException {
     if (!Files.exists(file)) {
       throw new FilterStoreException(file, "filter file is missing");
     }
-    LoadedFilter loaded;
+    T loaded;
     try {
       loaded = loader.load(file);
     } catch (FilterFileException e) {
       throw new FilterStoreException(file, "filter file is invalid: " + e.problem(), e);
     }
-    if (loaded.headerCrc() != expectedHeaderCrc) {
-      if (release != null) {
-        release.run();
-      } else {
-        loaded.close();
-      }
+    int headerCrc = filterOf.apply(loaded).headerCrc();
+    if (headerCrc != expectedHeaderCrc) {
+      close.accept(loaded);
       throw new FilterStoreException(
           file,
           String.format(
               Locale.ROOT,
               "filter file is not the one the manifest lists (header CRC %08x, manifest %08x):"
                   + " stale or replaced",
-              loaded.headerCrc(),
+              headerCrc,
               expectedHeaderCrc));
     }
     return loaded;
