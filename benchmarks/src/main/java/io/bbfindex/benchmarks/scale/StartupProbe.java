@@ -35,8 +35,11 @@ public final class StartupProbe {
 
   private StartupProbe() {}
 
-  /** Longer than the grace period after which the mappings are freed once the copies answer. */
-  private static final long MAPPING_RELEASE_MS = 2_500;
+  /**
+   * Longer than the grace period after which the mappings are freed once the copies answer ({@link
+   * FilterStore#MAPPING_GRACE}), by a margin for the thread that frees them.
+   */
+  private static final long MAPPING_RELEASE_MS = FilterStore.MAPPING_GRACE.toMillis() + 500;
 
   /** CPU time of the whole process (every thread), or -1 where the JVM does not report it. */
   static long processCpuNanos() {

@@ -43,6 +43,12 @@ import java.util.stream.Stream;
  */
 public final class FilterStore implements AutoCloseable {
 
+  /**
+   * How long the mappings of a store opened {@linkplain #openMappedFirst mapped first} stay valid
+   * after its copies answer, for lookups that were already reading them; they are freed then.
+   */
+  public static final java.time.Duration MAPPING_GRACE = java.time.Duration.ofSeconds(2);
+
   private final Path dir;
   private final Manifest manifest;
   private final ServedFilters served;
@@ -318,6 +324,9 @@ public final class FilterStore implements AutoCloseable {
    * type=BBF_SIMD_LW64 vs BBF_SCALAR in `./bbf-index bench filters`; docs/benchmarks.md).
    */
   public boolean mightContainTx(byte[] keys, int offset) {
+    // here and in the other probes the stage test is written out rather than handed to
+    // ServedFilters as a lambda: the copies' path, every lookup after the first seconds, then
+    // captures and allocates nothing
     ServedFilters.Stage s = served.stage();
     return s.mapped()
         ? served.fromMappings(

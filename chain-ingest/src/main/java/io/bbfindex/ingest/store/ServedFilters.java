@@ -36,9 +36,6 @@ import java.util.function.Function;
 final class ServedFilters implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(ServedFilters.class.getName());
 
-  /** How long the mappings stay valid after the copies are in, for lookups already reading them. */
-  private static final long MAPPING_GRACE_MS = 2_000;
-
   /** One set of filters in slot order, and whether they are the mappings. */
   record Stage(List<LoadedFilter> slots, boolean mapped) {
     LoadedFilter summary() {
@@ -176,6 +173,7 @@ final class ServedFilters implements AutoCloseable {
     try {
       copyAndSwap();
     } finally {
+      settled.countDown(); // a copy that failed or was stopped settles too
       synchronized (this) {
         copier = null;
         Thread.interrupted(); // an interrupt from close() is for this task, not the executor's
@@ -196,20 +194,18 @@ final class ServedFilters implements AutoCloseable {
         copyFailure = "its verified copy could not be made: " + e.getMessage();
         LOG.log(Level.WARNING, "filter store stays on its mappings: " + copyFailure);
       }
-      settled.countDown();
       return;
     }
     synchronized (this) {
       if (closed) {
         copies.forEach(LoadedFilter::close);
-        settled.countDown();
         return;
       }
       stage = new Stage(List.copyOf(copies), false);
     }
-    settled.countDown();
+    settled.countDown(); // the copies answer from here; the mappings go after the grace period
     try {
-      Thread.sleep(MAPPING_GRACE_MS);
+      Thread.sleep(FilterStore.MAPPING_GRACE.toMillis());
     } catch (InterruptedException e) {
       // closing: the mappings go now
     }
