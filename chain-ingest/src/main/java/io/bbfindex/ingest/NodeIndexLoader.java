@@ -15,6 +15,7 @@ import io.bbfindex.ingest.leveldb.NodeLockProbe;
 import io.bbfindex.ingest.leveldb.Obfuscation;
 import io.bbfindex.ingest.records.BlockInfo;
 import io.bbfindex.ingest.records.BlockLocator;
+import io.bbfindex.ingest.records.BlockStatus;
 import io.bbfindex.ingest.records.DbKeys;
 import io.bbfindex.ingest.records.DiskBlockIndex;
 import io.bbfindex.ingest.records.FlagRecords;
@@ -33,6 +34,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.TreeMap;
+import org.bitcoinj.base.Sha256Hash;
 
 /**
  * Everything {@link NodeIndex#open} builds before the index can answer: the snapshots, the decoded
@@ -43,6 +45,11 @@ final class NodeIndexLoader {
 
   private static final System.Logger LOG = System.getLogger(NodeIndex.class.getName());
   private static final int SNAPSHOT_ATTEMPTS = 5;
+
+  /**
+   * Where Core writes the genesis block: after the magic and size of blk00000.dat's first record.
+   */
+  private static final long GENESIS_DATA_POS = 8;
 
   final DataDirLayout layout;
   Path snapshotRoot;
@@ -85,6 +92,7 @@ final class NodeIndexLoader {
   void load() throws IOException {
     blockDb = snapshot(layout.blockIndexDir(), snapshotRoot.resolve("blocks-index"));
     try {
+      openBlockFiles();
       loadBlockIndex();
       loadBlockFilesAndTxindex();
     } catch (LevelDbReadException e) {
@@ -99,6 +107,13 @@ final class NodeIndexLoader {
   private void loadBlockIndex() throws IOException {
     blockObfuscation = Obfuscation.read(blockDb);
     List<DiskBlockIndex> records = readBlockRecords(blockObfuscation);
+    if (records.isEmpty() && liveSnapshot) {
+      // A running node writes its block index to LevelDB only when it flushes (about hourly, and
+      // at shutdown): a node started minutes ago may have none on disk yet. Its genesis block is
+      // in the first block file all the same, and the follower takes every later block from the
+      // node itself (and confirms the genesis with it) instead of from this snapshot.
+      records = List.of(unflushedGenesis());
+    }
     if (records.isEmpty()) {
       throw new DataDirException(
           layout.blockIndexDir(),
@@ -127,7 +142,7 @@ final class NodeIndexLoader {
     indexBlocks(records, chain);
   }
 
-  private void loadBlockFilesAndTxindex() throws IOException {
+  private void openBlockFiles() throws IOException {
     try {
       xor = BlocksXorKey.read(layout.blocksDir());
     } catch (CorruptRecordException e) {
@@ -139,6 +154,48 @@ final class NodeIndexLoader {
           e);
     }
     blockFileReader = new BlockFileReader(layout.blocksDir(), xor, null);
+  }
+
+  /**
+   * The genesis block, as the one block of a running node's block index that has not been flushed
+   * yet: Core writes it first, right after the first record's 8-byte prefix in blk00000.dat. Only a
+   * block with no parent is taken; which network's genesis it is, the node confirms.
+   */
+  private DiskBlockIndex unflushedGenesis() throws DataDirException {
+    Path file = blockFileReader.blockFile(0);
+    try {
+      byte[] header = blockFileReader.readHeader(0, GENESIS_DATA_POS);
+      byte[] prev = Arrays.copyOfRange(header, 4, 36);
+      if (!Arrays.equals(prev, new byte[32])) {
+        throw new DataDirException(
+            file,
+            "the block index is empty and the first block there is not a genesis block; point"
+                + " at a Bitcoin Core data directory");
+      }
+      return new DiskBlockIndex(
+          Sha256Hash.hashTwice(header),
+          0,
+          0,
+          BlockStatus.VALID_SCRIPTS | BlockStatus.HAVE_DATA,
+          1,
+          0,
+          GENESIS_DATA_POS,
+          -1,
+          header);
+    } catch (DataDirException e) {
+      throw e;
+    } catch (IOException e) {
+      throw new DataDirException(
+          layout.blockIndexDir(),
+          "is empty (the node has not flushed it yet) and the genesis block cannot be read from "
+              + file
+              + ": "
+              + e.getMessage(),
+          e);
+    }
+  }
+
+  private void loadBlockFilesAndTxindex() throws IOException {
     checkGenesisOnDisk();
 
     if (layout.txindexDir().isPresent()) {

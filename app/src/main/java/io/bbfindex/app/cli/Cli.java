@@ -32,7 +32,7 @@ public final class Cli {
         serve    serve lookups over HTTP (no options: the embedded mainnet 0-599 demo on 127.0.0.1:8080;
                  --eth-rpc URL: Ethereum transaction lookups, alone or beside --datadir)
         ingest   build the filters of a Bitcoin Core data directory (or, with --eth-rpc, of an Ethereum node)
-        bench    (launcher only) benchmarks: bench store|scale|http|ingest|filters|paper
+        bench    (launcher only) benchmarks ('./bbf-index bench' lists the suites)
         test     (launcher only) build and run every test
 
       'bbf-index <command> --help' describes each command.

@@ -1,9 +1,9 @@
 package io.bbfindex.app.cli;
 
 import io.bbfindex.app.bitcoincore.ChainAccess;
+import io.bbfindex.app.workdir.NodeDirectories;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
@@ -14,21 +14,24 @@ final class IngestCommand {
 
   static final String HELP =
       """
-      usage: bbf-index ingest --datadir DIR --out FILTERS [--fpr P] [--work DIR] [--unsalted]
+      usage: bbf-index ingest --datadir DIR [--out FILTERS] [--fpr P] [--work DIR] [--unsalted]
 
       Reads Bitcoin Core's block index, txindex and block files (never writing to DIR) and builds
       a blocked Bloom filter over all txids (the summary) and one of block hashes into FILTERS,
       with a manifest of each block file's txid count. A re-run only rebuilds what changed.
 
-        --datadir DIR   Bitcoin Core data directory holding blocks/ (and indexes/txindex)
-        --out FILTERS   where the filter store is written
+        --datadir DIR   Bitcoin Core data directory, as bitcoind's -datadir (e.g. ~/.bitcoin:
+                        its bitcoin.conf says the network; or ~/.bitcoin/regtest)
+        --conf FILE     the node's configuration (default DIR/bitcoin.conf)
+        --out FILTERS   where the filter store is written (default: the one 'serve --datadir DIR'
+                        finds, $XDG_DATA_HOME/bbf-index/<network>-<hash of the data directory>)
         --fpr P         target false-positive rate per filter, in [1e-9, 0.5] (default 0.01)
         --work DIR      scratch for private LevelDB snapshots (default: FILTERS-work)
         --unsalted      build unkeyed filters (by default each store gets a secret random salt,
                         so that false positives cannot be precomputed from the public chain)
       """;
 
-  private static final Set<String> OPTIONS = Set.of("datadir", "out", "fpr", "work");
+  private static final Set<String> OPTIONS = Set.of("datadir", "conf", "out", "fpr", "work");
 
   private IngestCommand() {}
 
@@ -44,16 +47,10 @@ final class IngestCommand {
       out.print(HELP);
       return false;
     }
-    Path datadir = o.requiredPath("datadir");
-    Path filters = o.requiredPath("out");
+    NodeDirectories node = NodeCommands.directories(o.requiredPath("datadir"), o.path("conf"));
+    Path datadir = node.netDir();
     double fpr = o.fpr("fpr", DEFAULT_FPR);
-    if (!Files.isDirectory(datadir.resolve("blocks"))) {
-      throw new UsageException(
-          "--datadir "
-              + datadir
-              + " has no blocks/ folder (pass the folder that holds blocks/, e.g. ~/.bitcoin or"
-              + " ~/.bitcoin/regtest)");
-    }
+    Path filters = o.has("out") ? o.path("out") : NodeCommands.defaultStore(node, err);
     Path work = o.path("work");
     if (work == null) {
       work = filters.resolveSibling(filters.getFileName() + "-work");

@@ -11,6 +11,7 @@ import io.bbfindex.app.http.HttpOptions;
 import io.bbfindex.app.http.Service;
 import io.bbfindex.app.lookup.ChainBackend;
 import io.bbfindex.app.lookup.OpeningBackend;
+import io.bbfindex.app.workdir.NodeDirectories;
 import io.bbfindex.ingest.build.StoreFpr;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -18,6 +19,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
@@ -30,18 +32,20 @@ import java.util.stream.Stream;
 public final class ServeCommand {
   static final String HELP =
       """
-      usage: bbf-index serve [--datadir DIR --filters DIR] [--port N] [--bind ADDR] [--work DIR] [--fpr P] [--unsalted]
+      usage: bbf-index serve [--datadir DIR [--filters DIR] [--follow]] [--port N] [--bind ADDR] [--work DIR] [--fpr P] [--unsalted]
 
       Serves txid and block lookups over HTTP.
 
       With no --datadir, serves the embedded demo: the real mainnet blocks 0-599 data directory
       shipped in fixtures/, extracted and ingested on first run under data/demo/.
 
-        --datadir DIR   Bitcoin Core data directory holding blocks/ (e.g. ~/.bitcoin, or
-                        ~/.bitcoin/regtest); read only. Stop bitcoind or point at a copy: a running
-                        node holds the LevelDB lock.
+        --datadir DIR   Bitcoin Core data directory, as bitcoind's -datadir (e.g. ~/.bitcoin:
+                        its bitcoin.conf says the network; or ~/.bitcoin/regtest); read only.
+                        Without --follow, stop bitcoind or point at a copy.
+        --conf FILE     the node's configuration (default DIR/bitcoin.conf)
         --filters DIR   filter store built by 'bbf-index ingest'; built here if missing, and
-                        brought up to date if damaged or behind the data directory
+                        brought up to date if damaged or behind the data directory (default:
+                        $XDG_DATA_HOME/bbf-index/<network>-<hash of the data directory>, printed)
         --port N        TCP port, 0 picks a free one (default 8080)
         --bind ADDR     IP address to listen on (default 127.0.0.1)
         --work DIR      scratch for private LevelDB snapshots (default: DIR/../work of --filters)
@@ -59,7 +63,8 @@ public final class ServeCommand {
 
   private static final Set<String> OPTIONS =
       Stream.concat(
-              Stream.of("datadir", "filters", "port", "bind", "work", "fpr", "esplora-prefix"),
+              Stream.of(
+                  "datadir", "conf", "filters", "port", "bind", "work", "fpr", "esplora-prefix"),
               HttpServeOptions.NAMES.stream())
           .collect(Collectors.toUnmodifiableSet());
 
@@ -93,9 +98,9 @@ public final class ServeCommand {
       out.print(HELP);
       return null;
     }
-    if (o.has("datadir") != o.has("filters")) {
+    if (o.has("filters") && !o.has("datadir")) {
       throw new UsageException(
-          "--datadir and --filters go together (or give neither to serve the embedded demo)");
+          "--filters needs --datadir (give neither to serve the embedded demo)");
     }
     int port = o.integer("port", 8080, 0, 65_535);
     InetAddress bind = o.address("bind", "127.0.0.1");
@@ -113,8 +118,9 @@ public final class ServeCommand {
     }
     boolean demo = datadir == null;
     if (demo && follow) {
-      throw new UsageException("--follow needs the --datadir of a running node (and --filters)");
+      throw new UsageException("--follow needs the --datadir of a running node");
     }
+    NodeDirectories node = null;
     if (demo) {
       if (home == null) {
         throw new UsageException(
@@ -125,12 +131,12 @@ public final class ServeCommand {
       datadir = layout.datadir();
       filters = layout.filters();
       work = work == null ? layout.work() : work;
-    } else if (!Files.isDirectory(datadir.resolve("blocks"))) {
-      throw new UsageException(
-          "--datadir "
-              + datadir
-              + " has no blocks/ folder (pass the folder that holds blocks/, e.g. ~/.bitcoin or"
-              + " ~/.bitcoin/regtest)");
+    } else {
+      node = NodeCommands.directories(datadir, o.path("conf"));
+      datadir = node.netDir();
+      if (filters == null) {
+        filters = NodeCommands.defaultStore(node, err);
+      }
     }
     if (work == null) {
       work = filters.resolveSibling(filters.getFileName() + "-work");
@@ -146,18 +152,18 @@ public final class ServeCommand {
               o.string("rpc", null),
               o.path("rpc-cookie"),
               o.string("rpc-user", null),
-              o.string("rpc-password", null),
+              rpcPassword(o),
               o.string("zmq", null),
               o.integer("refresh-blocks", FollowOptions.DEFAULT_REFRESH_BLOCKS, 0, 1_000_000));
       ChainBackend backend;
-      NodeRelay node;
+      NodeRelay relayTo;
       try {
-        backend = FollowServe.open(datadir, filters, work, fpr, f, err);
-        node = FollowServe.relay(datadir, f, relay);
+        backend = FollowServe.open(node, filters, work, fpr, f, err);
+        relayTo = FollowServe.relay(node, f, relay);
       } catch (IllegalArgumentException e) {
         throw new UsageException(e.getMessage());
       }
-      service = startService(backend, address, http, esploraPrefix, node);
+      service = startService(backend, address, http, esploraPrefix, relayTo);
     } else {
       Path d = datadir;
       Path fl = filters;
@@ -174,6 +180,27 @@ public final class ServeCommand {
     }
     out.flush();
     return new Started(service, demo);
+  }
+
+  /**
+   * The RPC password: {@code --rpc-password-file} (its first line), {@code --rpc-password}, or
+   * {@code $BBF_RPC_PASSWORD} beside {@code --rpc-user}; at most one of the options.
+   */
+  private static String rpcPassword(Options o) throws UsageException, IOException {
+    if (o.has("rpc-password") && o.has("rpc-password-file")) {
+      throw new UsageException("give --rpc-password or --rpc-password-file, not both");
+    }
+    if (o.has("rpc-password-file")) {
+      Path file = o.path("rpc-password-file");
+      try {
+        return Files.readAllLines(file).stream().findFirst().orElse("").strip();
+      } catch (NoSuchFileException e) {
+        throw new UsageException("--rpc-password-file " + file + " does not exist", e);
+      }
+    }
+    String env = System.getenv(FollowOptions.PASSWORD_ENV);
+    boolean fromEnv = o.has("rpc-user") && env != null && !env.isEmpty();
+    return o.string("rpc-password", fromEnv ? env : null);
   }
 
   private static Service startService(

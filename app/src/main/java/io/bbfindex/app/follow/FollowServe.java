@@ -3,13 +3,14 @@ package io.bbfindex.app.follow;
 import io.bbfindex.app.bitcoincore.CoreChainBackend;
 import io.bbfindex.app.esplora.NodeRelay;
 import io.bbfindex.app.lookup.ChainBackend;
+import io.bbfindex.app.workdir.NodeDirectories;
 import io.bbfindex.app.workdir.SnapshotDirectories;
 import io.bbfindex.follow.FollowConfig;
 import io.bbfindex.follow.FollowState;
 import io.bbfindex.follow.FollowStats;
 import io.bbfindex.follow.Follower;
+import io.bbfindex.follow.node.NodeAccess;
 import io.bbfindex.follow.node.NodeRpc;
-import io.bbfindex.follow.node.RpcCredentials;
 import io.bbfindex.ingest.NodeIndex;
 import io.bbfindex.ingest.build.BuildOptions;
 import io.bbfindex.ingest.build.ConsoleProgress;
@@ -21,6 +22,7 @@ import java.io.PrintStream;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Optional;
 
 /**
  * Opens the backend of {@code serve --follow}: a private snapshot of the running node's indexes
@@ -41,7 +43,7 @@ public final class FollowServe {
    * @throws IOException if the history cannot be opened or built
    */
   public static ChainBackend open(
-      Path datadir,
+      NodeDirectories node,
       Path filters,
       Path work,
       double targetFpr,
@@ -51,9 +53,12 @@ public final class FollowServe {
     if ((options.user() == null) != (options.password() == null)) {
       throw new IllegalArgumentException("--rpc-user and --rpc-password go together");
     }
-    String network = networkOf(datadir);
-    NodeRpc rpc = nodeRpc(datadir, options);
+    Path datadir = node.netDir();
+    String network = node.chain();
+    NodeAccess access = access(node, options);
+    NodeRpc rpc = nodeRpc(access);
     URI rpcUri = rpc.endpoint();
+    Optional<String> nodeGenesis = NodeCheck.contact(rpc, access, network, log);
     log.println(
         "bbf-index: snapshot of the running node's indexes in "
             + datadir
@@ -75,6 +80,7 @@ public final class FollowServe {
     }
     ChainBackend history = null;
     try {
+      NodeCheck.sameGenesis(index, nodeGenesis, rpcUri, datadir);
       BuildOptions build =
           BuildOptions.defaults()
               .withTargetFpr(targetFpr)
@@ -84,12 +90,12 @@ public final class FollowServe {
       SnapshotBase base = SnapshotBase.of(index);
       FollowConfig config =
           new FollowConfig(
-              rpc, options.zmq(), datadir.resolve("blocks"), base.hash(), base.height(), POLL);
+              rpc, access.zmq(), datadir.resolve("blocks"), base.hash(), base.height(), POLL);
       FollowStats stats = new FollowStats();
       Follower follower = Follower.start(config, stats);
       log.printf(
-          "bbf-index: snapshot complete to %d (block index tip %d); following %s (%s)%n",
-          base.height(), index.tipHeight(), rpcUri, network);
+          "bbf-index: snapshot complete to %d (block index tip %d); following %s (%s, from %s)%n",
+          base.height(), index.tipHeight(), rpcUri, network, access.from());
       FollowingBackend backend = new FollowingBackend(history, follower);
       backend.ownWorkDir(claim);
       if (options.refreshBlocks() > 0) {
@@ -122,23 +128,22 @@ public final class FollowServe {
    * The esplora routes' access to the node of {@code serve --follow}: its mempool, and {@code
    * sendrawtransaction} when {@code relay} ({@code --esplora-relay}).
    */
-  public static NodeRelay relay(Path datadir, FollowOptions options, boolean relay) {
-    return new NodeRpcRelay(nodeRpc(datadir, options), relay);
+  public static NodeRelay relay(NodeDirectories node, FollowOptions options, boolean relay) {
+    return new NodeRpcRelay(nodeRpc(access(node, options)), relay);
   }
 
-  /** The node's JSON-RPC as the options say: URL (or the network's port), cookie or user. */
-  private static NodeRpc nodeRpc(Path datadir, FollowOptions options) {
-    URI rpcUri =
-        URI.create(
-            options.rpc() != null
-                ? withSlash(options.rpc())
-                : "http://127.0.0.1:" + NodeRpc.defaultPort(networkOf(datadir)) + "/");
-    RpcCredentials credentials =
-        options.user() != null
-            ? new RpcCredentials.UserPassword(options.user(), options.password())
-            : new RpcCredentials.Cookie(
-                options.cookie() != null ? options.cookie() : datadir.resolve(".cookie"));
-    return new NodeRpc(rpcUri, credentials, Duration.ofSeconds(30));
+  /** How to reach the node: the options first, then its bitcoin.conf, then Core's defaults. */
+  static NodeAccess access(NodeDirectories node, FollowOptions options) {
+    return NodeAccess.resolve(
+        node.netDir(),
+        node.chain(),
+        node.conf(),
+        new NodeAccess.Flags(
+            options.rpc(), options.cookie(), options.user(), options.password(), options.zmq()));
+  }
+
+  private static NodeRpc nodeRpc(NodeAccess access) {
+    return new NodeRpc(access.rpc(), access.credentials(), Duration.ofSeconds(30));
   }
 
   /**
@@ -154,21 +159,5 @@ public final class FollowServe {
       Thread.sleep(20);
     }
     return f.follower().status().state();
-  }
-
-  /** The network a data directory belongs to, from Core's per-network subfolder names. */
-  static String networkOf(Path datadir) {
-    String name = datadir.getFileName() == null ? "" : datadir.getFileName().toString();
-    return switch (name) {
-      case "regtest" -> "regtest";
-      case "testnet3" -> "test";
-      case "testnet4" -> "testnet4";
-      case "signet" -> "signet";
-      default -> "main";
-    };
-  }
-
-  private static String withSlash(String url) {
-    return url.endsWith("/") ? url : url + "/";
   }
 }

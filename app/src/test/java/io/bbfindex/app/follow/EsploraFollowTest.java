@@ -10,6 +10,7 @@ import io.bbfindex.app.testing.ApiClient;
 import io.bbfindex.app.testing.ApiClient.Answer;
 import io.bbfindex.app.testing.OpenApiContract;
 import io.bbfindex.app.testing.TxBytes;
+import io.bbfindex.app.workdir.NodeDirectories;
 import io.bbfindex.follow.FollowState;
 import io.bbfindex.follow.regtest.RegtestNode;
 import io.bbfindex.follow.testnode.TestNodes;
@@ -45,7 +46,12 @@ class EsploraFollowTest {
           new FollowOptions(node.rpc().endpoint().toString(), null, null, null, "none", 0);
       var backend =
           FollowServe.open(
-              datadir, tmp.resolve("filters"), tmp.resolve("work"), 0.01, options, System.err);
+              NodeDirectories.resolve(datadir, null),
+              tmp.resolve("filters"),
+              tmp.resolve("work"),
+              0.01,
+              options,
+              System.err);
       try (Service service =
           Service.start(
               backend,
@@ -53,7 +59,7 @@ class EsploraFollowTest {
               new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
               HttpInitializer.DEFAULT_MAX_BODY_BYTES,
               "/esplora",
-              FollowServe.relay(datadir, options, true))) {
+              FollowServe.relay(NodeDirectories.resolve(datadir, null), options, true))) {
         assertEquals(
             FollowState.FOLLOWING, FollowServe.awaitFollowing(backend, Duration.ofSeconds(30)));
         ApiClient api = new ApiClient(service.server().baseUrl());

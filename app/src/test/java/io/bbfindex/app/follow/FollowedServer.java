@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import io.bbfindex.app.http.HttpInitializer;
 import io.bbfindex.app.http.Service;
 import io.bbfindex.app.testing.ApiClient;
+import io.bbfindex.app.workdir.NodeDirectories;
 import io.bbfindex.follow.FollowState;
 import io.bbfindex.follow.regtest.RegtestNode;
 import java.io.IOException;
@@ -43,7 +44,7 @@ record FollowedServer(FollowingBackend backend, Service service, ApiClient api)
         new FollowOptions(node.rpc().endpoint().toString(), null, null, null, null, refreshBlocks);
     return (FollowingBackend)
         FollowServe.open(
-            node.datadir().resolve("regtest"),
+            NodeDirectories.resolve(node.datadir().resolve("regtest"), null),
             tmp.resolve("filters"),
             tmp.resolve("work"),
             0.01,

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.bbfindex.app.bitcoincore.CoreChainAccess;
 import io.bbfindex.app.cli.Cli;
 import io.bbfindex.app.testing.ApiClient;
+import io.bbfindex.app.workdir.NodeDirectories;
 import io.bbfindex.follow.FollowState;
 import io.bbfindex.follow.regtest.RegtestNode;
 import io.bbfindex.follow.testnode.TestNodes;
@@ -175,7 +176,12 @@ class ServeFollowTest {
           new FollowOptions(node.rpc().endpoint().toString(), null, null, null, null, 0);
       try (var backend =
           FollowServe.open(
-              datadir, tmp.resolve("filters"), tmp.resolve("work"), 0.01, options, System.err)) {
+              NodeDirectories.resolve(datadir, null),
+              tmp.resolve("filters"),
+              tmp.resolve("work"),
+              0.01,
+              options,
+              System.err)) {
         FollowingBackend following = (FollowingBackend) backend;
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         while (following.follower().status().state() != FollowState.NODE_UNREACHABLE
@@ -197,7 +203,12 @@ class ServeFollowTest {
       // opens its txindex at start) and the follower takes it up by itself.
       try (var backend =
           FollowServe.open(
-              datadir, tmp.resolve("filters"), tmp.resolve("work"), 0.01, options, System.err)) {
+              NodeDirectories.resolve(datadir, null),
+              tmp.resolve("filters"),
+              tmp.resolve("work"),
+              0.01,
+              options,
+              System.err)) {
         node.restart();
         assertEquals(
             FollowState.FOLLOWING, FollowServe.awaitFollowing(backend, Duration.ofSeconds(30)));

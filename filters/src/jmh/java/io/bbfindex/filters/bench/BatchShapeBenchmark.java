@@ -47,7 +47,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * <p>Measured while choosing (2-core AMD EPYC VM, n = 10^7, 16 MiB array, ns a key, 5 x 0.5 s):
  * single pass 5.7-6.2, touch-then-test 6.8-8.8 (blocks of 64 to 1024), cache-line read 4.2-4.8.
  *
- * <p>Run: {@code java --add-modules=jdk.incubator.vector -cp filters/target/benchmarks.jar
+ * <p>Run: {@code java --add-modules=jdk.incubator.vector -cp filters/target/jmh/benchmarks.jar
  * org.openjdk.jmh.Main BatchShapeBenchmark}.
  */
 @BenchmarkMode(Mode.AverageTime)

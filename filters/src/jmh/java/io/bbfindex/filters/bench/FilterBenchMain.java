@@ -120,6 +120,7 @@ public final class FilterBenchMain {
       switch (a) {
         case "--quick" -> quick = true;
         case "filters", "paper" -> suite = a;
+        case "-h", "--help" -> help();
         default -> usage("unknown argument: " + a);
       }
     }
@@ -149,6 +150,21 @@ public final class FilterBenchMain {
                 .min()
                 .orElse(Double.NaN)));
     main.summary.forEach((k, v) -> main.out.println("summary: " + k + " " + v));
+  }
+
+  private static void help() {
+    System.out.print(
+        """
+        usage: ./bbf-index bench filters|paper [--quick]
+
+          filters   JMH: the BBF (SIMD and scalar kernels) against a standard Bloom filter, OMBF,
+                    two-bit Bloom, cuckoo filter, Guava and FastFilter; lookups in cache and in DRAM
+          paper     the paper's Fig. 5, 6, 7 and extra-bits figures, with PNG plots
+          --quick   fewer forks and iterations (under 5 minutes on 2 cores)
+
+        Prints tables and 'summary: NAME VALUE' lines; raw JMH results go to bench-results/.
+        """);
+    System.exit(0);
   }
 
   private static void usage(String why) {

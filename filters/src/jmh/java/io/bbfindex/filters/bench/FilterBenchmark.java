@@ -22,7 +22,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * normalised per key ({@link OperationsPerInvocation}).
  *
  * <p>Run: {@code ./bbf-index bench filters [--quick]} (which also prints the ratios), or directly
- * {@code java --add-modules=jdk.incubator.vector -cp filters/target/benchmarks.jar
+ * {@code java --add-modules=jdk.incubator.vector -cp filters/target/jmh/benchmarks.jar
  * org.openjdk.jmh.Main FilterBenchmark -p type=BBF_SIMD,BLOOM_K8 -p n=100000}.
  */
 @BenchmarkMode(Mode.AverageTime)

@@ -31,7 +31,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * like-for-like limit; 1 GiB is far beyond any cache.
  *
  * <p>Run: {@code ./bbf-index bench filters}, or {@code java --add-modules=jdk.incubator.vector -cp
- * filters/target/benchmarks.jar org.openjdk.jmh.Main LineReadBenchmark}.
+ * filters/target/jmh/benchmarks.jar org.openjdk.jmh.Main LineReadBenchmark}.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)

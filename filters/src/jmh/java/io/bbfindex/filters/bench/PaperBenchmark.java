@@ -31,7 +31,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * FilterType#bbfGeometry}).
  *
  * <p>Run: {@code ./bbf-index bench paper [--quick]}, or {@code java
- * --add-modules=jdk.incubator.vector -cp filters/target/benchmarks.jar org.openjdk.jmh.Main
+ * --add-modules=jdk.incubator.vector -cp filters/target/jmh/benchmarks.jar org.openjdk.jmh.Main
  * PaperBenchmark -p k=8}.
  */
 @BenchmarkMode(Mode.AverageTime)
