@@ -1,4 +1,4 @@
-package io.bbfindex.filters.peers;
+package io.bbfindex.filters.hash;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -45,7 +45,7 @@ class Murmur3Test {
                   + length
                   + " hashSeed "
                   + hashSeed
-                  + PeerTestKeys.seedNote(seed));
+                  + HashTestKeys.seedNote(seed));
       assertEquals(expected.asLong(), actual.h1(), "h1 is Guava's asLong()");
     }
   }
@@ -63,12 +63,12 @@ class Murmur3Test {
   void keyShortcutsEqualTheGeneralHash() {
     long seed = 0x5eed_0002L;
     SplittableRandom random = new SplittableRandom(seed);
-    byte[] keys = PeerTestKeys.random(seed, 1000);
+    byte[] keys = HashTestKeys.random(seed, 1000);
     for (int i = 0; i < 1000; i++) {
       int hashSeed = random.nextInt();
       int at = i * 32;
       Murmur3.Hash128 general = Murmur3.hash128(keys, at, 32, hashSeed);
-      assertEquals(general, Murmur3.hashKey(keys, at, hashSeed), PeerTestKeys.seedNote(seed));
+      assertEquals(general, Murmur3.hashKey(keys, at, hashSeed), HashTestKeys.seedNote(seed));
       assertEquals(
           general,
           Murmur3.hashKey(
@@ -77,7 +77,7 @@ class Murmur3Test {
               Murmur3.keyWord(keys, at, 2),
               Murmur3.keyWord(keys, at, 3),
               hashSeed),
-          PeerTestKeys.seedNote(seed));
+          HashTestKeys.seedNote(seed));
     }
   }
 

@@ -1,4 +1,6 @@
-package io.bbfindex.filters.peers;
+package io.bbfindex.filters.cuckoo;
+
+import io.bbfindex.filters.hash.Checks;
 
 /**
  * A fixed array of {@code f}-bit unsigned values ({@code 1 <= f <= 32}) packed end to end in a

@@ -1,4 +1,4 @@
-package io.bbfindex.filters.peers;
+package io.bbfindex.filters.cuckoo;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.bbfindex.filters.hash.HashTestKeys;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -40,7 +41,7 @@ class CuckooFilterTest {
       int buckets, int fingerprintBits, int keyCount) {
     long seed = 0xDE1E_0000L + buckets + fingerprintBits;
     CuckooFilter filter = new CuckooFilter(buckets, fingerprintBits, 500, 11);
-    byte[] keys = PeerTestKeys.random(seed, keyCount);
+    byte[] keys = HashTestKeys.random(seed, keyCount);
     List<Integer> accepted = new ArrayList<>();
     for (int i = 0; i < keyCount; i++) {
       if (filter.add(keys, i * 32)) {
@@ -54,17 +55,17 @@ class CuckooFilterTest {
     for (int i : accepted) {
       if (random.nextBoolean()) {
         assertTrue(
-            filter.remove(keys, i * 32), "remove of an added key" + PeerTestKeys.seedNote(seed));
+            filter.remove(keys, i * 32), "remove of an added key" + HashTestKeys.seedNote(seed));
         deleted.add(i);
       } else {
         kept.add(i);
         keptPerSignature.merge(Signature.of(filter, keys, i * 32), 1, Integer::sum);
       }
     }
-    assertEquals(kept.size(), filter.count(), PeerTestKeys.seedNote(seed));
+    assertEquals(kept.size(), filter.count(), HashTestKeys.seedNote(seed));
     for (int i : kept) {
       if (!filter.mightContain(keys, i * 32)) {
-        fail("kept key " + i + " lost after deletions" + PeerTestKeys.seedNote(seed));
+        fail("kept key " + i + " lost after deletions" + HashTestKeys.seedNote(seed));
       }
     }
     int stillPresent = 0;
@@ -77,7 +78,7 @@ class CuckooFilterTest {
               + i
               + (shared ? " shares" : " shares no")
               + " fingerprint and buckets"
-              + PeerTestKeys.seedNote(seed));
+              + HashTestKeys.seedNote(seed));
       stillPresent += shared ? 1 : 0;
     }
     assertTrue(
@@ -86,7 +87,7 @@ class CuckooFilterTest {
             + stillPresent
             + " of "
             + deleted.size()
-            + PeerTestKeys.seedNote(seed));
+            + HashTestKeys.seedNote(seed));
   }
 
   /** A pair of keys built on purpose to collide: one deletion leaves the key "present". */
@@ -115,11 +116,11 @@ class CuckooFilterTest {
   void aDeletedKeyWithoutACollidingKeyIsAbsent() {
     long seed = 0xC011_1DE1L;
     CuckooFilter filter = new CuckooFilter(1 << 12, 12, 500, 3);
-    byte[] keys = PeerTestKeys.random(seed, 2);
+    byte[] keys = HashTestKeys.random(seed, 2);
     assertTrue(filter.add(keys, 0));
     assertTrue(filter.add(keys, 32));
     assertTrue(filter.remove(keys, 0));
-    assertFalse(filter.mightContain(keys, 0), PeerTestKeys.seedNote(seed));
+    assertFalse(filter.mightContain(keys, 0), HashTestKeys.seedNote(seed));
     assertTrue(filter.mightContain(keys, 32));
   }
 
@@ -134,7 +135,7 @@ class CuckooFilterTest {
         return new byte[][] {earlier, key};
       }
     }
-    throw new AssertionError("no colliding pair found" + PeerTestKeys.seedNote(seed));
+    throw new AssertionError("no colliding pair found" + HashTestKeys.seedNote(seed));
   }
 
   /**
@@ -147,7 +148,7 @@ class CuckooFilterTest {
     long seed = 0xF0_11L * buckets + fingerprintBits + maxKicks;
     CuckooFilter filter = new CuckooFilter(buckets, fingerprintBits, maxKicks, 5);
     int capacity = buckets * CuckooFilter.SLOTS_PER_BUCKET;
-    byte[] keys = PeerTestKeys.random(seed, 4 * capacity);
+    byte[] keys = HashTestKeys.random(seed, 4 * capacity);
     List<Integer> accepted = new ArrayList<>();
     int refusals = 0;
     double loadAtFirstRefusal = -1;
@@ -162,11 +163,11 @@ class CuckooFilterTest {
         }
         assertTrue(
             filter.sameSlots(before),
-            "refused insert " + i + " changed the table" + PeerTestKeys.seedNote(seed));
-        assertEquals(countBefore, filter.count(), PeerTestKeys.seedNote(seed));
+            "refused insert " + i + " changed the table" + HashTestKeys.seedNote(seed));
+        assertEquals(countBefore, filter.count(), HashTestKeys.seedNote(seed));
       }
     }
-    assertTrue(refusals > 0, "the table never filled up" + PeerTestKeys.seedNote(seed));
+    assertTrue(refusals > 0, "the table never filled up" + HashTestKeys.seedNote(seed));
     System.out.printf(
         "cuckoo filter B=%d f=%d maxKicks=%d: first refusal at load %.3f, %d refusals,"
             + " final load %.3f%n",
@@ -174,7 +175,7 @@ class CuckooFilterTest {
     assertEquals(accepted.size(), filter.count());
     for (int i : accepted) {
       if (!filter.mightContain(keys, i * 32)) {
-        fail("accepted key " + i + " lost" + PeerTestKeys.seedNote(seed));
+        fail("accepted key " + i + " lost" + HashTestKeys.seedNote(seed));
       }
     }
     if (maxKicks == 500 && buckets >= 64) { // the paper's 95 % for b = 4 (a little less when tiny)
@@ -186,7 +187,7 @@ class CuckooFilterTest {
   @Test
   void oneKeyFitsEightTimesAndTheNinthIsRefused() {
     CuckooFilter filter = new CuckooFilter(1 << 10, 16);
-    byte[] key = PeerTestKeys.random(0xD0B1L, 1);
+    byte[] key = HashTestKeys.random(0xD0B1L, 1);
     for (int copy = 1; copy <= 8; copy++) {
       assertTrue(filter.add(key, 0), "copy " + copy);
     }

@@ -1,4 +1,4 @@
-package io.bbfindex.filters.peers;
+package io.bbfindex.filters.cuckoo;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.bbfindex.filters.hash.HashTestKeys;
+import io.bbfindex.filters.hash.Murmur3;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.HashMap;
@@ -43,7 +45,7 @@ class CuckooHashTableTest {
     "4, 40, 20000, 0",
   })
   void behavesLikeAHashMap(long seed, int universe, int operations, int initialCapacity) {
-    byte[] keys = PeerTestKeys.random(0xAB0_0000L + seed, universe);
+    byte[] keys = HashTestKeys.random(0xAB0_0000L + seed, universe);
     CuckooHashTable table = new CuckooHashTable(initialCapacity, (int) seed);
     Map<Integer, Long> reference = new HashMap<>();
     SplittableRandom random = new SplittableRandom(seed);
@@ -51,7 +53,7 @@ class CuckooHashTableTest {
       int k = random.nextInt(universe);
       int at = k * 32;
       int choice = random.nextInt(10);
-      String where = " at op " + op + " key " + k + PeerTestKeys.seedNote(seed);
+      String where = " at op " + op + " key " + k + HashTestKeys.seedNote(seed);
       if (choice < 5) {
         long value = random.nextLong();
         assertEquals(optional(reference.put(k, value)), table.put(keys, at, value), "put" + where);
@@ -66,14 +68,14 @@ class CuckooHashTableTest {
       }
     }
     Map<ByteBuffer, Long> expected = new HashMap<>();
-    reference.forEach((k, v) -> expected.put(ByteBuffer.wrap(PeerTestKeys.key(keys, k)), v));
+    reference.forEach((k, v) -> expected.put(ByteBuffer.wrap(HashTestKeys.key(keys, k)), v));
     Map<ByteBuffer, Long> actual = new HashMap<>();
     table.forEach(
         (key, value) ->
             assertTrue(
                 actual.put(ByteBuffer.wrap(key), value) == null,
-                "a key stored twice" + PeerTestKeys.seedNote(seed)));
-    assertEquals(expected, actual, "final contents" + PeerTestKeys.seedNote(seed));
+                "a key stored twice" + HashTestKeys.seedNote(seed)));
+    assertEquals(expected, actual, "final contents" + HashTestKeys.seedNote(seed));
     System.out.printf(
         "cuckoo hash table seed %d: %d entries, %d buckets, load %.3f, %d grows,"
             + " %d failed rehashes%n",
@@ -91,7 +93,7 @@ class CuckooHashTableTest {
     long seed = 0xD0_0B1EL;
     CuckooHashTable table = new CuckooHashTable(256, 1);
     int keyCount = 240; // 94 % of 256 slots: the table is nearly full
-    byte[] keys = PeerTestKeys.random(seed, keyCount);
+    byte[] keys = HashTestKeys.random(seed, keyCount);
     for (int i = 0; i < keyCount; i++) {
       table.put(keys, i * 32, i);
     }
@@ -106,7 +108,7 @@ class CuckooHashTableTest {
               assertEquals(
                   OptionalLong.of(previous),
                   table.put(keys, i * 32, round * 1000L + i),
-                  "round " + round + " key " + i + PeerTestKeys.seedNote(seed));
+                  "round " + round + " key " + i + HashTestKeys.seedNote(seed));
             }
           }
         });
@@ -123,7 +125,7 @@ class CuckooHashTableTest {
   void growthFromOneBucketUnderHeavyLoadTerminatesAndKeepsEveryKey() {
     long seed = 0x6E0_0001L;
     int keyCount = 1 << 19;
-    byte[] keys = PeerTestKeys.random(seed, keyCount);
+    byte[] keys = HashTestKeys.random(seed, keyCount);
     CuckooHashTable table = new CuckooHashTable(0, 5);
     assertEquals(1, table.bucketCount());
     assertTimeoutPreemptively(
@@ -136,7 +138,7 @@ class CuckooHashTableTest {
     assertEquals(keyCount, table.size());
     for (int i = 0; i < keyCount; i++) {
       if (table.getOrDefault(keys, i * 32, 0) != ~i) {
-        fail("key " + i + " lost after growth" + PeerTestKeys.seedNote(seed));
+        fail("key " + i + " lost after growth" + HashTestKeys.seedNote(seed));
       }
     }
     // Growth doubles only when the path search fails, so the table ends well loaded.
@@ -155,7 +157,7 @@ class CuckooHashTableTest {
   void aKeyThatNoTableCanPlaceFailsClearlyInsteadOfLooping() {
     CuckooHashTable.KeyHasher degenerate = (w0, w1, w2, w3, seed) -> new Murmur3.Hash128(0, 1);
     CuckooHashTable table = new CuckooHashTable(8, 0, degenerate, 1 << 10);
-    byte[] keys = PeerTestKeys.random(0xBAD_0001L, 9);
+    byte[] keys = HashTestKeys.random(0xBAD_0001L, 9);
     for (int i = 0; i < 8; i++) {
       table.put(keys, i * 32, i);
     }
@@ -183,7 +185,7 @@ class CuckooHashTableTest {
         (w0, w1, w2, w3, seed) ->
             seed == 7 ? new Murmur3.Hash128(0, 1) : Murmur3.hashKey(w0, w1, w2, w3, seed);
     CuckooHashTable table = new CuckooHashTable(8, 7, badFirstSeed, 1 << 10);
-    byte[] keys = PeerTestKeys.random(0xBAD_0002L, 1000);
+    byte[] keys = HashTestKeys.random(0xBAD_0002L, 1000);
     for (int i = 0; i < 1000; i++) {
       table.put(keys, i * 32, i);
     }

@@ -1,7 +1,8 @@
-package io.bbfindex.filters.peers;
+package io.bbfindex.filters.cuckoo;
 
 import static io.bbfindex.filters.Arguments.requireArgument;
 
+import io.bbfindex.filters.hash.Murmur3;
 import java.util.Objects;
 import java.util.OptionalLong;
 

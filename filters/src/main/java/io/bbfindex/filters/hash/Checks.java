@@ -1,17 +1,17 @@
-package io.bbfindex.filters.peers;
+package io.bbfindex.filters.hash;
 
 import static io.bbfindex.filters.Arguments.requireArgument;
 
 /**
- * Sizing checks the peers share; they fail through {@link
- * io.bbfindex.filters.Arguments#requireArgument}.
+ * Sizing checks and the hash-to-range reduction the hashed structures (the peers and the cuckoo
+ * filter) share; they fail through {@link io.bbfindex.filters.Arguments#requireArgument}.
  */
-final class Checks {
+public final class Checks {
 
   private Checks() {}
 
   /** {@code ceil(bits / 64)} as an array length, refusing sizes a {@code long[]} cannot hold. */
-  static int longsForBits(long bits, String what) {
+  public static int longsForBits(long bits, String what) {
     long longs = (bits + 63) >>> 6;
     requireArgument(
         bits > 0 && longs <= Integer.MAX_VALUE - 8,
@@ -21,7 +21,7 @@ final class Checks {
   }
 
   /** {@code round(expectedKeys * bitsPerKey)}, checked. */
-  static long totalBits(long expectedKeys, double bitsPerKey) {
+  public static long totalBits(long expectedKeys, double bitsPerKey) {
     requireArgument(expectedKeys > 0, "expectedKeys must be positive", expectedKeys);
     requireArgument(
         bitsPerKey > 0 && Double.isFinite(bitsPerKey), "bitsPerKey must be positive", bitsPerKey);
@@ -29,7 +29,7 @@ final class Checks {
   }
 
   /** Uniform map of a 64-bit hash onto {@code [0, range)} by its high bits (Lemire's fastrange). */
-  static long reduce(long hash, long range) {
+  public static long reduce(long hash, long range) {
     return Math.unsignedMultiplyHigh(hash, range);
   }
 }

@@ -1,4 +1,4 @@
-package io.bbfindex.filters.peers;
+package io.bbfindex.filters.hash;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -8,7 +8,8 @@ import java.util.Objects;
 /**
  * MurmurHash3 x64_128 (Austin Appleby, public domain), written out because the {@code filters}
  * module depends on the JDK only. The peers of the BBF hash their 32-byte keys with it, as the BBF
- * paper's baselines (BF, OMBF) do; the BBF itself uses the raw key bits instead.
+ * paper's baselines (BF, OMBF) do, and so do the cuckoo filter and hash table; the BBF itself uses
+ * the raw key bits instead.
  *
  * <p>Output is bit-for-bit Guava's {@code Hashing.murmur3_128(seed)}: {@link Hash128#h1()} is the
  * first eight bytes of Guava's {@code HashCode} read little-endian (its {@code asLong()}), {@link
@@ -107,14 +108,14 @@ public final class Murmur3 {
   }
 
   /** Reads the little-endian 64-bit word {@code index} (0..3) of the key at {@code offset}. */
-  static long keyWord(byte[] keys, int offset, int index) {
+  public static long keyWord(byte[] keys, int offset, int index) {
     return (long) LONG_LE.get(keys, offset + 8 * index);
   }
 
   /**
    * Writes {@code value} little-endian as word {@code index} (0..3) of the key at {@code offset}.
    */
-  static void putKeyWord(byte[] keys, int offset, int index, long value) {
+  public static void putKeyWord(byte[] keys, int offset, int index, long value) {
     LONG_LE.set(keys, offset + 8 * index, value);
   }
 

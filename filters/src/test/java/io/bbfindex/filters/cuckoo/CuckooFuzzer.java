@@ -1,8 +1,9 @@
-package io.bbfindex.filters.peers;
+package io.bbfindex.filters.cuckoo;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.bbfindex.filters.hash.HashTestKeys;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -15,9 +16,9 @@ import java.util.SplittableRandom;
  * operation mix) derives from the seed, so a failing seed replays alone: pin it as a row of {@link
  * RegressionTest}.
  */
-final class PeerFuzzer {
+final class CuckooFuzzer {
 
-  private PeerFuzzer() {}
+  private CuckooFuzzer() {}
 
   /**
    * Cuckoo filter against a multiset of (fingerprint, bucket pair) signatures, which decides {@code
@@ -40,9 +41,9 @@ final class PeerFuzzer {
             + maxKicks
             + " universe="
             + universe
-            + PeerTestKeys.seedNote(seed);
+            + HashTestKeys.seedNote(seed);
     CuckooFilter filter = new CuckooFilter(buckets, fingerprintBits, maxKicks, (int) seed);
-    byte[] keys = PeerTestKeys.random(seed ^ 0x5A5A_5A5AL, universe);
+    byte[] keys = HashTestKeys.random(seed ^ 0x5A5A_5A5AL, universe);
     Map<List<Long>, Integer> stored = new HashMap<>();
     List<Integer> added = new ArrayList<>(); // one entry per accepted copy
     for (int op = 0; op < operations; op++) {
@@ -95,9 +96,9 @@ final class PeerFuzzer {
             + universe
             + " initialCapacity="
             + initialCapacity
-            + PeerTestKeys.seedNote(seed);
+            + HashTestKeys.seedNote(seed);
     CuckooHashTable table = new CuckooHashTable(initialCapacity, (int) seed);
-    byte[] keys = PeerTestKeys.random(seed ^ 0xA5A5_A5A5L, universe);
+    byte[] keys = HashTestKeys.random(seed ^ 0xA5A5_A5A5L, universe);
     Map<Integer, Long> reference = new HashMap<>();
     for (int op = 0; op < operations; op++) {
       String where = " op " + op + " " + context;

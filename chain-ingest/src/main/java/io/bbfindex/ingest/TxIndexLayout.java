@@ -1,4 +1,4 @@
-package io.bbfindex.ingest.txindex;
+package io.bbfindex.ingest;
 
 import io.bbfindex.ingest.leveldb.LevelDbSnapshot;
 import io.bbfindex.ingest.records.DbKeys;

@@ -1,8 +1,10 @@
-package io.bbfindex.filters.peers;
+package io.bbfindex.filters.cuckoo;
 
 import static io.bbfindex.filters.Arguments.requireArgument;
 
 import io.bbfindex.filters.MembershipFilter;
+import io.bbfindex.filters.hash.Checks;
+import io.bbfindex.filters.hash.Murmur3;
 
 /**
  * The cuckoo filter of Fan, Andersen, Kaminsky and Mitzenmacher ("Cuckoo Filter: Practically Better
@@ -35,11 +37,11 @@ import io.bbfindex.filters.MembershipFilter;
  * the same fingerprint and bucket pair (sharing one bucket and the fingerprint implies sharing
  * both).
  *
- * <p><b>Model</b> ({@link FprModels#cuckoo(long, long, int)}): a foreign key passes exactly when a
- * stored key shares its fingerprint and bucket pair, so with {@code eps = 1/(2^f - 1)}, {@code FPR
- * = 1 - (1 - eps (2B - 1)/B^2)^n ~ 1 - e^(-8 alpha eps) ~ 8 alpha / 2^f} at load {@code alpha =
- * n/(4B)}. The textbook per-slot form {@code 1 - (1 - eps)^(8 alpha)} ({@link
- * FprModels#cuckooSlotBound}) is an upper bound on it.
+ * <p><b>Model</b> ({@link CuckooFprModel#exact(long, long, int)}): a foreign key passes exactly
+ * when a stored key shares its fingerprint and bucket pair, so with {@code eps = 1/(2^f - 1)},
+ * {@code FPR = 1 - (1 - eps (2B - 1)/B^2)^n ~ 1 - e^(-8 alpha eps) ~ 8 alpha / 2^f} at load {@code
+ * alpha = n/(4B)}. The textbook per-slot form {@code 1 - (1 - eps)^(8 alpha)} ({@link
+ * CuckooFprModel#slotBound}) is an upper bound on it.
  *
  * <p>Not thread-safe. Evictions draw from a SplitMix64-style generator seeded by the constructor,
  * so a run is reproducible.
@@ -210,7 +212,7 @@ public final class CuckooFilter implements MembershipFilter {
 
   @Override
   public double modelledFpr() {
-    return FprModels.cuckoo(count, bucketCount(), fingerprintBits);
+    return CuckooFprModel.exact(count, bucketCount(), fingerprintBits);
   }
 
   // ---- hashing, visible to tests that build colliding keys on purpose
