@@ -2,6 +2,7 @@ package io.bbfindex.ingest;
 
 import io.bbfindex.ingest.leveldb.LevelDbSnapshot;
 import io.bbfindex.ingest.records.DbKeys;
+import io.bbfindex.ingest.txindex.HashedKeys;
 import java.io.IOException;
 import java.util.Locale;
 

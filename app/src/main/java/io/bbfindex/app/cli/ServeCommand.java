@@ -11,7 +11,7 @@ import io.bbfindex.app.http.HttpOptions;
 import io.bbfindex.app.http.Service;
 import io.bbfindex.app.lookup.ChainBackend;
 import io.bbfindex.app.lookup.OpeningBackend;
-import io.bbfindex.ingest.build.StoreFpr;
+import io.bbfindex.ingest.filterbuild.StoreFpr;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetAddress;

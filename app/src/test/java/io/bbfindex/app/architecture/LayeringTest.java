@@ -167,7 +167,7 @@ class LayeringTest {
                   "io.bbfindex.ingest.blockfile",
                   "io.bbfindex.ingest.archive",
                   // the filter builder and the filter store
-                  "io.bbfindex.ingest.build",
+                  "io.bbfindex.ingest.filterbuild",
                   "io.bbfindex.ingest.store")),
           new ModuleApi(
               "chain-follow",
