@@ -241,27 +241,23 @@ public final class EthBench {
 
   /** The rates table. */
   private static void printRates(Plan plan, BenchReport report, Optional<WrkLoad> wrk, Measured m) {
-    double inProcess = m.inProcess();
-    double inProcessAll = m.inProcessAll();
-    Rates serverRates = m.served().jdk();
-    Optional<Rates> serverWrk = m.served().wrk();
-    Rates nodeRates = m.nodeRates();
-    Optional<Rates> nodeWrk = m.nodeWrk();
     String jdk = plan.clients() + " clients, JDK HttpClient, HTTP/1.1 keep-alive";
     List<List<String>> rows = new ArrayList<>();
-    rows.add(List.of("bbf-index in process (1 thread)", BenchReport.format(inProcess), "", ""));
+    rows.add(List.of("bbf-index in process (1 thread)", BenchReport.format(m.inProcess()), "", ""));
     rows.add(
         List.of(
             "bbf-index in process (" + plan.clients() + " threads)",
-            BenchReport.format(inProcessAll),
+            BenchReport.format(m.inProcessAll()),
             "",
             ""));
-    rows.add(rateRow("bbf-index over HTTP", serverRates, jdk));
-    rows.add(rateRow("anvil eth_getTransactionByHash", nodeRates, jdk));
+    rows.add(rateRow("bbf-index over HTTP", m.served().jdk(), jdk));
+    rows.add(rateRow("anvil eth_getTransactionByHash", m.nodeRates(), jdk));
     if (wrk.isPresent()) {
-      rows.add(rateRow("bbf-index over HTTP", serverWrk.orElseThrow(), wrk.get().describe()));
       rows.add(
-          rateRow("anvil eth_getTransactionByHash", nodeWrk.orElseThrow(), wrk.get().describe()));
+          rateRow("bbf-index over HTTP", m.served().wrk().orElseThrow(), wrk.get().describe()));
+      rows.add(
+          rateRow(
+              "anvil eth_getTransactionByHash", m.nodeWrk().orElseThrow(), wrk.get().describe()));
     } else {
       report.line("(wrk is not installed: the HTTP figures are the JDK client's only)");
     }

@@ -100,7 +100,7 @@ final class HashedStoreBench {
         HashedTxLookup lookup = HashedTxLookup.open(txdb, h -> byHash.get(ByteBuffer.wrap(h)));
         CoreFindTx core = new CoreFindTx(txdb, blockdb, reader, lookup.hasher());
         byte[][] pos = shuffled(positives, c.seed());
-        byte[][] neg = negatives(c);
+        byte[][] neg = StoreBench.randomKeys(c.queries(), c.seed() * 31 + 11);
         return measure(c, r, chain, store, lookup, reader, core, pos, neg);
       }
     }
@@ -258,17 +258,6 @@ final class HashedStoreBench {
       pos[j] = t;
     }
     return pos;
-  }
-
-  /** {@code c.queries()} random txids, absent from the chain. */
-  private static byte[][] negatives(StoreBench.Config c) {
-    byte[][] neg = new byte[c.queries()][];
-    SyntheticKeys negKeys = new SyntheticKeys(c.seed() * 31 + 11);
-    for (int i = 0; i < neg.length; i++) {
-      neg[i] = new byte[32];
-      negKeys.key(i, neg[i], 0);
-    }
-    return neg;
   }
 
   /** Untimed: no negative is found by either path; how many the filter alone answered. */

@@ -203,12 +203,7 @@ public final class StoreBench implements Callable<Integer> {
       // 2. lookups
       SplittableRandom rnd = new SplittableRandom(c.seed() ^ 0x1234);
       byte[][] pos = shuffled(positives, rnd);
-      byte[][] neg = new byte[c.queries()][];
-      SyntheticKeys negKeys = new SyntheticKeys(c.seed() * 31 + 7);
-      for (int i = 0; i < neg.length; i++) {
-        neg[i] = new byte[32];
-        negKeys.key(i, neg[i], 0);
-      }
+      byte[][] neg = randomKeys(c.queries(), c.seed() * 31 + 7);
       try (FilterStore store = FilterStore.open(storeDir)) {
         Result result = measure(c, r, txindex, store, pos, neg, ingest);
         SaltCost.measure(c, r, store.summaryFilter().geometry(), pos, neg);
@@ -479,6 +474,17 @@ public final class StoreBench implements Callable<Integer> {
                 ns(lp),
                 BenchReport.count((long) BenchReport.median(wall[3])),
                 "1")));
+  }
+
+  /** {@code count} synthetic keys of {@code seed}, each in an array of its own (the negatives). */
+  static byte[][] randomKeys(int count, long seed) {
+    byte[][] keys = new byte[count][];
+    SyntheticKeys source = new SyntheticKeys(seed);
+    for (int i = 0; i < count; i++) {
+      keys[i] = new byte[32];
+      source.key(i, keys[i], 0);
+    }
+    return keys;
   }
 
   /** Lookups made and the time they took. */
