@@ -1,11 +1,15 @@
 /**
  * Approximate-membership filters over 32-byte keys: the blocked Bloom filter (BBF) with its scalar
- * and Vector API kernels, its checksummed file format, and the seeds' peers (standard, one-memory-
- * access and two-bit Bloom filters, the cuckoo filter and the cuckoo hash table).
+ * and Vector API kernels, its checksummed file format, the cuckoo filter and cuckoo hash table the
+ * product's tip layers use ({@code cuckoo}), and the BBF's peers in the paper's comparison
+ * (standard, one-memory-access and two-bit Bloom filters: {@code peers}, reached through the {@code
+ * catalog}).
  *
  * <p>JDK only, by design: nothing here knows of Bitcoin, LevelDB or servers (the layering test in
  * {@code app} checks it for the other modules' side). The kernels and bit derivations are
- * package-private; only the API packages are exported.
+ * package-private; only the API packages are exported. {@code peers} ("what we compare against")
+ * and {@code hash} (the Murmur3 the peers and the cuckoo structures share) are not: outside this
+ * module the peers are reached through {@link io.bbfindex.filters.catalog.FilterType} only.
  */
 module io.bbfindex.filters {
   // Optional: without the incubator module the bit-identical scalar kernel runs (KernelSelection).
@@ -16,6 +20,6 @@ module io.bbfindex.filters {
 
   exports io.bbfindex.filters;
   exports io.bbfindex.filters.catalog;
+  exports io.bbfindex.filters.cuckoo;
   exports io.bbfindex.filters.io;
-  exports io.bbfindex.filters.peers;
 }

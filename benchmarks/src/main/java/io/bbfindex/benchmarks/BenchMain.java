@@ -2,6 +2,7 @@ package io.bbfindex.benchmarks;
 
 import io.bbfindex.benchmarks.eth.EthBench;
 import io.bbfindex.benchmarks.follow.FollowBench;
+import io.bbfindex.benchmarks.harness.ProjectHome;
 import io.bbfindex.benchmarks.http.HttpBench;
 import io.bbfindex.benchmarks.http.VsCoreBench;
 import io.bbfindex.benchmarks.ingest.IngestThroughputBench;
@@ -62,7 +63,7 @@ public final class BenchMain implements Runnable {
    * Parses {@code args} and runs the suite they name; the exit code (0, 1 failed, 2 bad arguments).
    */
   public static int execute(String... args) {
-    Path home = home();
+    Path home = ProjectHome.home();
     if (home != null && System.getProperty("bbf.fixtures") == null) {
       // the fixture readers shared with the tests find the checked-in fixtures through this
       // property
@@ -74,11 +75,5 @@ public final class BenchMain implements Runnable {
   /** The command tree: {@code bench} and its suites. */
   static CommandLine commandLine() {
     return new CommandLine(new BenchMain());
-  }
-
-  /** The project root the launcher passes as {@code -Dbbf.home}, or null. */
-  public static Path home() {
-    String home = System.getProperty("bbf.home");
-    return home == null || home.isBlank() ? null : Path.of(home).toAbsolutePath().normalize();
   }
 }

@@ -3,6 +3,7 @@ package io.bbfindex.benchmarks;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.bbfindex.benchmarks.harness.CountConverter;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import org.junit.jupiter.api.Test;

@@ -17,7 +17,6 @@ import io.bbfindex.ingest.records.TxIndexScan;
 import io.bbfindex.ingest.records.TxLocation;
 import io.bbfindex.ingest.records.TxRecordConsumer;
 import io.bbfindex.ingest.txindex.HashedTxLookup;
-import io.bbfindex.ingest.txindex.TxIndexLayout;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;

@@ -21,7 +21,6 @@ import io.bbfindex.ingest.records.DiskBlockIndex;
 import io.bbfindex.ingest.records.FlagRecords;
 import io.bbfindex.ingest.txindex.HashedKeys;
 import io.bbfindex.ingest.txindex.HashedTxLookup;
-import io.bbfindex.ingest.txindex.TxIndexLayout;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;

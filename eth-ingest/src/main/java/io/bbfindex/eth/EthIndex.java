@@ -2,19 +2,15 @@ package io.bbfindex.eth;
 
 import java.io.IOException;
 import java.lang.System.Logger.Level;
-import java.math.BigInteger;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
-import org.web3j.protocol.core.methods.response.Transaction;
 
 /**
  * Ethereum transaction lookups from a node: the finalized chain in {@link History} ranges, newer
- * blocks in the {@link Tip}, pending transactions from the node's pending-transaction filter.
+ * blocks in the {@link Tip}, pending transactions from the node's pending-transaction filter. This
+ * class is the reader (lookups, status) and the life cycle; {@link RangeIngest} moves final ranges
+ * into the history, {@link TipFollower} follows the tip and the pending pool, as the Bitcoin side's
+ * filter builder and chain follower do.
  *
  * <p>{@link #lookup} never calls the node: the history's record and the tip's map are exact, so a
  * filter "no" and a "maybe" alike are answered in process. Before {@link #caughtUp()} (a store
@@ -28,31 +24,13 @@ import org.web3j.protocol.core.methods.response.Transaction;
  */
 public final class EthIndex implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(EthIndex.class.getName());
-  private static final long CHECKPOINT_NANOS = 30_000_000_000L;
-
-  /**
-   * A pending transaction not mined after this long is asked of the node again (dropped or
-   * replaced?).
-   */
-  private static final long PENDING_RECHECK_MILLIS = 120_000;
-
-  /** Rechecks per poll, so a flood of stale entries cannot slow the follower down much. */
-  private static final int PENDING_RECHECKS_PER_POLL = 20;
 
   private final EthConfig config;
   private final EthRpc rpc;
   private final History history;
   private final Tip tip = new Tip();
-  private final Map<TxHash, Long> pending = new ConcurrentHashMap<>();
-
-  /**
-   * Every hash put in {@link #pending} since it was built: lookups test it before the map, so a
-   * negative does not probe a mempool-sized map (a cache miss) while transactions are pending.
-   * Published after the poll's puts; a hash is pending for lookups from then on.
-   */
-  private volatile SeenKeys pendingSeen = SeenKeys.of(List.of());
-
-  private final AtomicLong reorgs = new AtomicLong();
+  private final RangeIngest ranges;
+  private final TipFollower tipFollower;
   private volatile long head = -1;
   private volatile long finalized = -1;
   private volatile boolean caughtUp;
@@ -67,8 +45,6 @@ public final class EthIndex implements AutoCloseable {
   static final long STALE_AFTER_NANOS = Freshness.STALE_AFTER_NANOS;
 
   private volatile String lastError;
-  private BigInteger pendingFilter;
-  private boolean pendingUnsupported;
   private Thread follower;
   private Thread watchdog;
   private volatile boolean closing;
@@ -83,6 +59,8 @@ public final class EthIndex implements AutoCloseable {
     this.config = config;
     this.rpc = rpc;
     this.history = history;
+    this.ranges = new RangeIngest(config, rpc, history, tip);
+    this.tipFollower = new TipFollower(rpc, history, tip);
   }
 
   /**
@@ -126,9 +104,7 @@ public final class EthIndex implements AutoCloseable {
    *     for 30 s), so "absent" would not be known
    */
   public Optional<EthAnswer> lookup(byte[] key, int offset) throws CatchingUpException {
-    if (!pending.isEmpty()
-        && pendingSeen.mightContain(key, offset)
-        && pending.containsKey(TxHash.of(key, offset))) {
+    if (tipFollower.isPending(key, offset)) {
       return Optional.of(EthAnswer.pending());
     }
     Optional<EthTxLocation> at = tip.find(key, offset);
@@ -218,8 +194,8 @@ public final class EthIndex implements AutoCloseable {
         s.txs(),
         tip.blockCount(),
         tip.txCount(),
-        pending.size(),
-        reorgs.get(),
+        tipFollower.pendingCount(),
+        tipFollower.reorgs(),
         caughtUp,
         rpc.calls().snapshot());
   }
@@ -251,51 +227,8 @@ public final class EthIndex implements AutoCloseable {
   public int ingestFinalRanges(Consumer<String> progress) throws IOException {
     synchronized (writer) {
       refreshHead();
-      return addFinalRanges(progress);
+      return ranges.addFinalRanges(finalized, () -> closing, progress);
     }
-  }
-
-  private int addFinalRanges(Consumer<String> progress) throws IOException {
-    int bits = config.rangeBits();
-    long target = (finalized + 1) >> bits;
-    int added = 0;
-    long started = System.nanoTime();
-    long lastCheckpoint = started;
-    long lastReport = started;
-    long txs = 0;
-    while (history.rangeCount() < target && !closing) {
-      long first = history.nextBlock();
-      long last = first + (1L << bits) - 1;
-      List<BlockTxs> blocks = tip.blocksFrom(first);
-      if (blocks.size() < 1 << bits) {
-        blocks = rpc.blocks(first, last);
-      } else {
-        blocks = blocks.subList(0, 1 << bits);
-      }
-      history.append(blocks);
-      tip.removeBelow(history.nextBlock());
-      added++;
-      txs += blocks.stream().mapToInt(b -> b.txs().size()).sum();
-      long now = System.nanoTime();
-      if (now - lastCheckpoint > CHECKPOINT_NANOS) {
-        history.checkpoint();
-        lastCheckpoint = now;
-      }
-      if (now - lastReport > 5_000_000_000L) {
-        double secs = (now - started) / 1e9;
-        progress.accept(
-            "eth: range %d of %d (blocks to %d), %.0f blocks/s, %.0f txs/s"
-                .formatted(
-                    history.rangeCount(),
-                    target,
-                    history.nextBlock() - 1,
-                    ((long) added << bits) / secs,
-                    txs / secs));
-        lastReport = now;
-      }
-    }
-    history.checkpoint();
-    return added;
   }
 
   /**
@@ -307,122 +240,12 @@ public final class EthIndex implements AutoCloseable {
   public void poll() throws IOException {
     synchronized (writer) {
       refreshHead();
-      addFinalRanges(line -> LOG.log(Level.INFO, line));
-      pollPending();
-      followTip();
+      ranges.addFinalRanges(finalized, () -> closing, line -> LOG.log(Level.INFO, line));
+      tipFollower.pollPending();
+      tipFollower.followTip(head, () -> closing);
       caughtUp = history.rangeCount() >= (finalized + 1) >> config.rangeBits();
       lastError = null;
       freshness.goodPoll(System.nanoTime());
-    }
-  }
-
-  private void pollPending() throws EthRpcException {
-    if (pendingUnsupported) {
-      return;
-    }
-    List<TxHash> seen;
-    try {
-      if (pendingFilter == null) {
-        pendingFilter = rpc.newPendingTransactionFilter();
-      }
-      seen = rpc.pendingSince(pendingFilter);
-    } catch (EthRpc.ErrorAnswerException e) {
-      if (pendingFilter == null) {
-        LOG.log(
-            Level.WARNING,
-            "the node has no pending-transaction filter; pending transactions are not reported: "
-                + e.getMessage());
-        pendingUnsupported = true;
-      }
-      pendingFilter = null; // expired: a new one next poll
-      return;
-    }
-    long now = System.currentTimeMillis();
-    byte[] key = new byte[TxHash.BYTES];
-    List<TxHash> added = new ArrayList<>();
-    for (TxHash tx : seen) {
-      tx.copyTo(key, 0);
-      if (!tip.contains(tx) && history.find(key, 0).isEmpty()) {
-        pending.put(tx, now);
-        added.add(tx);
-      }
-    }
-    if (!added.isEmpty()) {
-      pendingSeen = pendingSeen.plus(added, pending.keySet());
-    }
-    dropStalePending(now);
-  }
-
-  /**
-   * Asks the node about pending entries older than {@link #PENDING_RECHECK_MILLIS}: one it no
-   * longer knows (dropped, replaced, or reorged out and not re-added) is removed, one it still
-   * holds waits another period.
-   */
-  private void dropStalePending(long now) throws EthRpcException {
-    int checked = 0;
-    for (Map.Entry<TxHash, Long> e : pending.entrySet()) {
-      if (checked == PENDING_RECHECKS_PER_POLL) {
-        return;
-      }
-      if (now - e.getValue() < PENDING_RECHECK_MILLIS) {
-        continue;
-      }
-      checked++;
-      Optional<Transaction> tx = rpc.transactionByHash(e.getKey());
-      if (tx.isEmpty()) {
-        pending.remove(e.getKey());
-      } else if (tx.get().getBlockHash() == null) {
-        pending.put(e.getKey(), now);
-      }
-    }
-  }
-
-  private void followTip() throws IOException {
-    long base = history.nextBlock();
-    tip.removeBelow(base);
-    while (!closing) {
-      Optional<BlockTxs> last = tip.last();
-      long lastNumber = last.map(BlockTxs::number).orElse(base - 1);
-      TxHash lastHash = last.map(BlockTxs::hash).orElse(history.lastBlockHash().orElse(null));
-      if (head < lastNumber) {
-        // The node's chain is shorter than ours (a rollback): its blocks above the head are gone.
-        tip.removeLast();
-        reorgs.incrementAndGet();
-        continue;
-      }
-      List<BlockTxs> fetched = rpc.blocks(Math.max(0, lastNumber), head);
-      if (lastNumber >= 0) {
-        BlockTxs anchor = fetched.getFirst();
-        if (!anchor.hash().equals(lastHash)) {
-          if (last.isEmpty()) {
-            throw new EthRpcException(
-                "the node's block "
-                    + lastNumber
-                    + " is not the one the history ends with: a reorg deeper than the finality"
-                    + " depth");
-          }
-          tip.removeLast();
-          reorgs.incrementAndGet();
-          continue;
-        }
-        fetched = fetched.subList(1, fetched.size());
-      }
-      boolean linked = true;
-      for (BlockTxs b : fetched) {
-        BlockTxs newest = tip.last().orElse(null);
-        TxHash parent = newest != null ? newest.hash() : history.lastBlockHash().orElse(null);
-        if (parent != null && !b.parentHash().equals(parent)) {
-          linked = false; // the chain changed while we read it: start over from the tip
-          break;
-        }
-        tip.append(b);
-        for (TxHash tx : b.txs()) {
-          pending.remove(tx);
-        }
-      }
-      if (linked) {
-        return;
-      }
     }
   }
 

@@ -1,6 +1,6 @@
 package io.bbfindex.eth;
 
-import io.bbfindex.filters.peers.CuckooFilter;
+import io.bbfindex.filters.cuckoo.CuckooFilter;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.List;

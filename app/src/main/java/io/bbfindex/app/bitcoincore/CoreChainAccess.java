@@ -2,12 +2,12 @@ package io.bbfindex.app.bitcoincore;
 
 import io.bbfindex.app.lookup.ChainBackend;
 import io.bbfindex.ingest.NodeIndex;
-import io.bbfindex.ingest.build.BuildOptions;
-import io.bbfindex.ingest.build.BuildReport;
-import io.bbfindex.ingest.build.ConsoleProgress;
-import io.bbfindex.ingest.build.FilterBuilder;
-import io.bbfindex.ingest.build.ProgressListener;
-import io.bbfindex.ingest.build.StoreSalt;
+import io.bbfindex.ingest.filterbuild.BuildOptions;
+import io.bbfindex.ingest.filterbuild.BuildReport;
+import io.bbfindex.ingest.filterbuild.ConsoleProgress;
+import io.bbfindex.ingest.filterbuild.FilterBuilder;
+import io.bbfindex.ingest.filterbuild.ProgressListener;
+import io.bbfindex.ingest.filterbuild.StoreSalt;
 import io.bbfindex.ingest.store.FilterStore;
 import java.io.IOException;
 import java.io.PrintStream;

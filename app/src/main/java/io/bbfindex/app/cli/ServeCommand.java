@@ -12,7 +12,7 @@ import io.bbfindex.app.http.Service;
 import io.bbfindex.app.lookup.ChainBackend;
 import io.bbfindex.app.lookup.OpeningBackend;
 import io.bbfindex.app.workdir.NodeDirectories;
-import io.bbfindex.ingest.build.StoreFpr;
+import io.bbfindex.ingest.filterbuild.StoreFpr;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetAddress;

@@ -5,11 +5,13 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.EvaluationResult;
 import io.bbfindex.filters.MembershipFilter;
 import java.io.IOException;
 import java.io.InputStream;
@@ -18,6 +20,8 @@ import java.lang.module.ModuleDescriptor;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeAll;
@@ -26,11 +30,15 @@ import org.junit.jupiter.api.Test;
 /**
  * The layering of the product, checked on its compiled classes (ArchUnit), so that a review never
  * has to say it again: {@code filters} knows nothing of Bitcoin or of servers, {@code chain-ingest}
- * knows nothing of the app, nobody reaches into {@code filters}' unexported packages, no package
- * cycle, no bitcoinj internals, and no benchmark harness in the product.
+ * knows nothing of the app, nobody reaches into {@code filters}' unexported packages nor into the
+ * internal packages of {@code chain-ingest}, {@code chain-follow} and {@code eth-ingest}, the BBF's
+ * peers serve the catalog only, no package cycle, no bitcoinj internals, and no benchmark harness
+ * in the product.
  *
  * <p>This module is the last product module built, so its test class path holds the main classes of
- * all three ({@code filters}, {@code chain-ingest}, {@code app}).
+ * every product module ({@code filters}, {@code chain-ingest}, {@code chain-follow}, {@code
+ * eth-ingest}, {@code app}); the {@code benchmarks} module checks itself ({@code
+ * BenchmarksArchitectureTest}).
  */
 class LayeringTest {
 
@@ -39,6 +47,7 @@ class LayeringTest {
   private static final String APP = "io.bbfindex.app..";
   private static final String ETH = "io.bbfindex.eth..";
   private static final String FOLLOW = "io.bbfindex.follow..";
+  private static final String PEERS = "io.bbfindex.filters.peers..";
 
   private static JavaClasses product;
   private static JavaClasses everything;
@@ -122,6 +131,82 @@ class LayeringTest {
                     c.getPackageName().startsWith("io.bbfindex.filters")
                         && !exported.contains(c.getPackageName())))
         .check(everything);
+  }
+
+  @Test
+  void peersAreUsedByTheCatalogOnly() {
+    noClasses()
+        .that()
+        .resideOutsideOfPackages(PEERS, "io.bbfindex.filters.catalog..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage(PEERS)
+        .because(
+            "the peers are what the BBF is compared against (the catalog and the JMH suites); the"
+                + " product's own cuckoo filter and hash table live in filters.cuckoo")
+        .check(product);
+  }
+
+  /**
+   * The API packages of the Bitcoin reader, the follower and the Ethereum source: what the other
+   * modules may use. Every other package of theirs (and every package added later, until it is
+   * named here) is internal. ArchUnit rules instead of {@code module-info}: these modules read
+   * leveldbjni, bitcoinj and web3j, automatic modules a JPMS module would have to name by derived
+   * names, while the rule says the same thing on the compiled classes.
+   */
+  private static final List<ModuleApi> MODULE_APIS =
+      List.of(
+          new ModuleApi(
+              "chain-ingest",
+              "io.bbfindex.ingest",
+              Set.of(
+                  // the Core reader: the NodeIndex facade, its records and the shared codecs
+                  "io.bbfindex.ingest",
+                  "io.bbfindex.ingest.records",
+                  "io.bbfindex.ingest.encoding",
+                  "io.bbfindex.ingest.blockfile",
+                  "io.bbfindex.ingest.archive",
+                  // the filter builder and the filter store
+                  "io.bbfindex.ingest.filterbuild",
+                  "io.bbfindex.ingest.store")),
+          new ModuleApi(
+              "chain-follow",
+              "io.bbfindex.follow",
+              Set.of("io.bbfindex.follow", "io.bbfindex.follow.layer", "io.bbfindex.follow.node")),
+          new ModuleApi("eth-ingest", "io.bbfindex.eth", Set.of("io.bbfindex.eth")));
+
+  @Test
+  void otherModulesUseOnlyTheApiPackagesOfChainIngestChainFollowAndEthIngest() {
+    List<String> violations = new ArrayList<>();
+    for (ModuleApi module : MODULE_APIS) {
+      EvaluationResult result =
+          noClasses()
+              .that()
+              .resideOutsideOfPackage(module.root() + "..")
+              .should()
+              .dependOnClassesThat(
+                  describe(
+                      "reside in an internal package of "
+                          + module.name()
+                          + " (its API: "
+                          + module.apiPackages().stream().sorted().toList()
+                          + ")",
+                      (JavaClass c) -> module.isInternal(c.getPackageName())))
+              .because("a module's internal packages change without its users noticing")
+              .evaluate(product);
+      if (result.hasViolation()) {
+        violations.add(result.getFailureReport().toString());
+      }
+    }
+    assertTrue(violations.isEmpty(), String.join("\n", violations));
+  }
+
+  /** A module's root package and the packages under it that other modules may use. */
+  private record ModuleApi(String name, String root, Set<String> apiPackages) {
+    boolean isInternal(String packageName) {
+      boolean inModule = packageName.equals(root) || packageName.startsWith(root + ".");
+      return inModule && !apiPackages.contains(packageName);
+    }
   }
 
   @Test

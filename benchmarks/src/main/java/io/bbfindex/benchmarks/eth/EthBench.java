@@ -3,9 +3,9 @@ package io.bbfindex.benchmarks.eth;
 import io.bbfindex.app.eth.NoBitcoinBackend;
 import io.bbfindex.app.http.HttpInitializer;
 import io.bbfindex.app.http.Service;
-import io.bbfindex.benchmarks.BenchMain;
-import io.bbfindex.benchmarks.BenchReport;
-import io.bbfindex.benchmarks.BenchTempDir;
+import io.bbfindex.benchmarks.harness.BenchReport;
+import io.bbfindex.benchmarks.harness.BenchTempDir;
+import io.bbfindex.benchmarks.harness.ProjectHome;
 import io.bbfindex.benchmarks.http.WrkRun;
 import io.bbfindex.eth.EthConfig;
 import io.bbfindex.eth.EthIndex;
@@ -95,7 +95,7 @@ public final class EthBench {
 
     @Override
     public Integer call() throws Exception {
-      Path home = BenchMain.home();
+      Path home = ProjectHome.home();
       Optional<Path> anvil = anvilBinary(home);
       if (anvil.isEmpty()) {
         System.err.println(
@@ -161,102 +161,153 @@ public final class EthBench {
       EthConfig config =
           EthConfig.of(node.url(), store).withRangeBits(plan.rangeBits()).withFinalityDepth(0);
       EthIndex index = EthIndex.open(config);
-      double inProcess;
-      double inProcessAll;
-      try {
-        index.poll(); // the newest blocks into the tip; "absent" is answered once caught up
-        // As serve runs it: following the node (the service below starts nothing more).
-        index.startFollowing();
-        checkKnown(index, sent);
-        long calls = index.rpcCalls().of(NODE_METHOD);
-        inProcess(index, absent, plan.window().dividedBy(3));
-        inProcess = inProcess(index, absent, plan.window());
-        inProcessAll = inProcessThreads(index, absent, plan.clients(), plan.window());
-        requireNoCalls(index, calls);
-      } catch (IOException | RuntimeException | EthIndex.CatchingUpException e) {
-        index.close();
-        throw new IllegalStateException("in-process lookups failed: " + e.getMessage(), e);
-      } catch (InterruptedException e) {
-        index.close();
-        throw e;
-      }
-
-      Rates serverRates;
-      Optional<Rates> serverWrk = Optional.empty();
-      long negativeCalls;
-      // the service owns the index from here on and closes it
-      try (Service service =
-          Service.start(
-              new NoBitcoinBackend(),
-              index,
-              new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
-              HttpInitializer.DEFAULT_MAX_BODY_BYTES)) {
-        long calls = index.rpcCalls().of(NODE_METHOD);
-        serverRates = serverNegatives(http, service.server().baseUrl(), absent, plan);
-        if (wrk.isPresent()) {
-          serverWrk =
-              Optional.of(
-                  serverNegativesWrk(wrk.get(), service.server().baseUrl(), absent, dir, plan));
-        }
-        requireNoCalls(index, calls);
-        negativeCalls = index.rpcCalls().of(NODE_METHOD);
-      }
-      String jdk = plan.clients() + " clients, JDK HttpClient, HTTP/1.1 keep-alive";
-      List<List<String>> rows = new ArrayList<>();
-      rows.add(List.of("bbf-index in process (1 thread)", BenchReport.format(inProcess), "", ""));
-      rows.add(
-          List.of(
-              "bbf-index in process (" + plan.clients() + " threads)",
-              BenchReport.format(inProcessAll),
-              "",
-              ""));
-      rows.add(rateRow("bbf-index over HTTP", serverRates, jdk));
-      rows.add(rateRow("anvil eth_getTransactionByHash", nodeRates, jdk));
-      if (wrk.isPresent()) {
-        rows.add(rateRow("bbf-index over HTTP", serverWrk.orElseThrow(), wrk.get().describe()));
-        rows.add(
-            rateRow("anvil eth_getTransactionByHash", nodeWrk.orElseThrow(), wrk.get().describe()));
-      } else {
-        report.line("(wrk is not installed: the HTTP figures are the JDK client's only)");
-      }
-      report.table(
-          "negative lookups of random hashes per second (answers checked; no RPC call made)",
-          List.of("", "one per request", BATCH + " per request", "client"),
-          rows);
-      // The node's best figure, whichever client got it, is what the index is compared with; the
-      // HTTP ratios compare the server and the node through the same client.
-      Rates httpServer = serverWrk.orElse(serverRates);
-      Rates httpNode = nodeWrk.orElse(nodeRates);
-      Rates nodeBest =
-          new Rates(
-              Math.max(nodeRates.single(), httpNode.single()),
-              Math.max(nodeRates.batched(), httpNode.batched()));
-      // Both sides on the whole machine: the index's best in-process rate (1 or N threads) over
-      // the node's best rate (the JDK client's or wrk's, 2 threads and 8 connections).
-      double inProcessBest = Math.max(inProcess, inProcessAll);
-      double speedup = inProcessBest / nodeBest.single();
-      report.line(
-          "in process %sx anvil's single-call misses (target >= 1000: %s)",
-          BenchReport.format(speedup), speedup >= 1000 ? "met" : "NOT met");
-      report.summary("eth_neg_lookups_per_s_in_process", inProcess);
-      report.summary(
-          "eth_neg_lookups_per_s_in_process_" + plan.clients() + "_threads", inProcessAll);
-      report.summary("eth_http_neg_per_s_get", httpServer.single());
-      report.summary("eth_http_neg_per_s_batched_" + BATCH, httpServer.batched());
-      report.summary("eth_node_miss_per_s", nodeBest.single());
-      report.summary("eth_node_miss_per_s_batched_" + BATCH, nodeBest.batched());
-      report.summary("eth_http_client", wrk.isPresent() ? "wrk" : "jdk");
-      report.summary("eth_neg_rpc_calls", negativeCalls);
-      report.summary("eth_neg_speedup_over_node", speedup);
-      report.summary("eth_neg_speedup_over_node_batched", inProcessBest / nodeBest.batched());
-      // A caller with one or two requests in flight (the JDK client) sees the node's latency:
-      // that comparison is printed too, but the headline is against the node's best throughput.
-      report.summary("eth_node_miss_per_s_jdk_client", nodeRates.single());
-      report.summary("eth_neg_speedup_over_node_jdk_client", inProcessBest / nodeRates.single());
-      report.summary("eth_http_neg_speedup_over_node", httpServer.single() / httpNode.single());
-      report.summary(
-          "eth_http_batched_speedup_over_node_batched", httpServer.batched() / httpNode.batched());
+      double[] inProcess = inProcessRates(index, sent, absent, plan);
+      ServerRates served = serverRates(index, http, absent, dir, plan, wrk);
+      Measured m = new Measured(inProcess[0], inProcess[1], served, nodeRates, nodeWrk);
+      printRates(plan, report, wrk, m);
+      summarize(plan, report, wrk, m);
     }
+  }
+
+  /**
+   * In-process negative lookups while the index follows the node: one thread (the first third of
+   * the window warms up) and {@code plan.clients()} threads; no RPC call may be made. Closes the
+   * index on failure.
+   */
+  private static double[] inProcessRates(
+      EthIndex index, List<String> sent, String[] absent, Plan plan) throws InterruptedException {
+    double inProcess;
+    double inProcessAll;
+    try {
+      index.poll(); // the newest blocks into the tip; "absent" is answered once caught up
+      // As serve runs it: following the node (the service below starts nothing more).
+      index.startFollowing();
+      checkKnown(index, sent);
+      long calls = index.rpcCalls().of(NODE_METHOD);
+      inProcess(index, absent, plan.window().dividedBy(3));
+      inProcess = inProcess(index, absent, plan.window());
+      inProcessAll = inProcessThreads(index, absent, plan.clients(), plan.window());
+      requireNoCalls(index, calls);
+    } catch (IOException | RuntimeException | EthIndex.CatchingUpException e) {
+      index.close();
+      throw new IllegalStateException("in-process lookups failed: " + e.getMessage(), e);
+    } catch (InterruptedException e) {
+      index.close();
+      throw e;
+    }
+    return new double[] {inProcess, inProcessAll};
+  }
+
+  /** The served negatives: through the JDK client, through wrk when installed; RPC calls made. */
+  private record ServerRates(Rates jdk, Optional<Rates> wrk, long negativeCalls) {}
+
+  /** Serves the index (the service owns and closes it) and measures its negatives over HTTP. */
+  private static ServerRates serverRates(
+      EthIndex index, HttpClient http, String[] absent, Path dir, Plan plan, Optional<WrkLoad> wrk)
+      throws IOException, InterruptedException {
+    Rates serverRates;
+    Optional<Rates> serverWrk = Optional.empty();
+    long negativeCalls;
+    // the service owns the index from here on and closes it
+    try (Service service =
+        Service.start(
+            new NoBitcoinBackend(),
+            index,
+            new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+            HttpInitializer.DEFAULT_MAX_BODY_BYTES)) {
+      long calls = index.rpcCalls().of(NODE_METHOD);
+      serverRates = serverNegatives(http, service.server().baseUrl(), absent, plan);
+      if (wrk.isPresent()) {
+        serverWrk =
+            Optional.of(
+                serverNegativesWrk(wrk.get(), service.server().baseUrl(), absent, dir, plan));
+      }
+      requireNoCalls(index, calls);
+      negativeCalls = index.rpcCalls().of(NODE_METHOD);
+    }
+    return new ServerRates(serverRates, serverWrk, negativeCalls);
+  }
+
+  /**
+   * The negative rates measured: in process on one thread and on {@code plan.clients()} threads,
+   * served over HTTP, and the node's own misses (through the JDK client, through wrk if installed).
+   */
+  private record Measured(
+      double inProcess,
+      double inProcessAll,
+      ServerRates served,
+      Rates nodeRates,
+      Optional<Rates> nodeWrk) {}
+
+  /** The rates table. */
+  private static void printRates(Plan plan, BenchReport report, Optional<WrkLoad> wrk, Measured m) {
+    String jdk = plan.clients() + " clients, JDK HttpClient, HTTP/1.1 keep-alive";
+    List<List<String>> rows = new ArrayList<>();
+    rows.add(List.of("bbf-index in process (1 thread)", BenchReport.format(m.inProcess()), "", ""));
+    rows.add(
+        List.of(
+            "bbf-index in process (" + plan.clients() + " threads)",
+            BenchReport.format(m.inProcessAll()),
+            "",
+            ""));
+    rows.add(rateRow("bbf-index over HTTP", m.served().jdk(), jdk));
+    rows.add(rateRow("anvil eth_getTransactionByHash", m.nodeRates(), jdk));
+    if (wrk.isPresent()) {
+      rows.add(
+          rateRow("bbf-index over HTTP", m.served().wrk().orElseThrow(), wrk.get().describe()));
+      rows.add(
+          rateRow(
+              "anvil eth_getTransactionByHash", m.nodeWrk().orElseThrow(), wrk.get().describe()));
+    } else {
+      report.line("(wrk is not installed: the HTTP figures are the JDK client's only)");
+    }
+    report.table(
+        "negative lookups of random hashes per second (answers checked; no RPC call made)",
+        List.of("", "one per request", BATCH + " per request", "client"),
+        rows);
+  }
+
+  /** The summary lines and the target. */
+  private static void summarize(Plan plan, BenchReport report, Optional<WrkLoad> wrk, Measured m) {
+    double inProcess = m.inProcess();
+    double inProcessAll = m.inProcessAll();
+    Rates serverRates = m.served().jdk();
+    Optional<Rates> serverWrk = m.served().wrk();
+    Rates nodeRates = m.nodeRates();
+    Optional<Rates> nodeWrk = m.nodeWrk();
+    long negativeCalls = m.served().negativeCalls();
+    // The node's best figure, whichever client got it, is what the index is compared with; the
+    // HTTP ratios compare the server and the node through the same client.
+    Rates httpServer = serverWrk.orElse(serverRates);
+    Rates httpNode = nodeWrk.orElse(nodeRates);
+    Rates nodeBest =
+        new Rates(
+            Math.max(nodeRates.single(), httpNode.single()),
+            Math.max(nodeRates.batched(), httpNode.batched()));
+    // Both sides on the whole machine: the index's best in-process rate (1 or N threads) over
+    // the node's best rate (the JDK client's or wrk's, 2 threads and 8 connections).
+    double inProcessBest = Math.max(inProcess, inProcessAll);
+    double speedup = inProcessBest / nodeBest.single();
+    report.line(
+        "in process %sx anvil's single-call misses (target >= 1000: %s)",
+        BenchReport.format(speedup), speedup >= 1000 ? "met" : "NOT met");
+    report.summary("eth_neg_lookups_per_s_in_process", inProcess);
+    report.summary("eth_neg_lookups_per_s_in_process_" + plan.clients() + "_threads", inProcessAll);
+    report.summary("eth_http_neg_per_s_get", httpServer.single());
+    report.summary("eth_http_neg_per_s_batched_" + BATCH, httpServer.batched());
+    report.summary("eth_node_miss_per_s", nodeBest.single());
+    report.summary("eth_node_miss_per_s_batched_" + BATCH, nodeBest.batched());
+    report.summary("eth_http_client", wrk.isPresent() ? "wrk" : "jdk");
+    report.summary("eth_neg_rpc_calls", negativeCalls);
+    report.summary("eth_neg_speedup_over_node", speedup);
+    report.summary("eth_neg_speedup_over_node_batched", inProcessBest / nodeBest.batched());
+    // A caller with one or two requests in flight (the JDK client) sees the node's latency:
+    // that comparison is printed too, but the headline is against the node's best throughput.
+    report.summary("eth_node_miss_per_s_jdk_client", nodeRates.single());
+    report.summary("eth_neg_speedup_over_node_jdk_client", inProcessBest / nodeRates.single());
+    report.summary("eth_http_neg_speedup_over_node", httpServer.single() / httpNode.single());
+    report.summary(
+        "eth_http_batched_speedup_over_node_batched", httpServer.batched() / httpNode.batched());
   }
 
   /** Mines {@code plan.blocks()} blocks of transfers; the hashes sent. */

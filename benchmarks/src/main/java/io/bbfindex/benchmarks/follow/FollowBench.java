@@ -218,6 +218,17 @@ public final class FollowBench {
               probes,
               window);
     }
+    printCosts(quietCosts, spinCosts, busyCosts, mempool.redoneProbes() - redoneBefore, resyncs[0]);
+    summarizeRatios(rounds, quietRounds, spinRounds, busyRounds, resyncs[0]);
+  }
+
+  /** Where the lookup thread's time went in each kind of window; the per-CPU-second ratio. */
+  private void printCosts(
+      LookupThreadCosts quietCosts,
+      LookupThreadCosts spinCosts,
+      LookupThreadCosts busyCosts,
+      long redone,
+      int resyncs) {
     System.out.println("where the lookup thread's time went, summed over the rounds:");
     System.out.println("  quiet:  " + quietCosts);
     System.out.println("  spin:   " + spinCosts);
@@ -225,8 +236,8 @@ public final class FollowBench {
     System.out.printf(
         Locale.ROOT,
         "  mempool filter probes redone after overlapping a write: %,d in %d resyncs%n",
-        mempool.redoneProbes() - redoneBefore,
-        resyncs[0]);
+        redone,
+        resyncs);
     // Lookups per second of the lookup thread's own CPU time: what the resync costs a lookup
     // while it runs, apart from the core time other processes take (the wall ratio's noise).
     double perCpuRatio = busyCosts.lookupsPerCpuSecond() / quietCosts.lookupsPerCpuSecond();
@@ -239,6 +250,11 @@ public final class FollowBench {
         busyCosts.lookupsPerCpuSecond(),
         100 * perCpuRatio);
     summary.put("follow_negatives_per_cpu_s_during_resync_vs_quiet", fmt(perCpuRatio));
+  }
+
+  /** The medians of the quiet, spin and resync windows, and their ratios. */
+  private void summarizeRatios(
+      int rounds, double[] quietRounds, double[] spinRounds, double[] busyRounds, int resyncs) {
     double quiet = percentile(quietRounds, 50);
     double spin = percentile(spinRounds, 50);
     double busy = percentile(busyRounds, 50);
@@ -253,7 +269,7 @@ public final class FollowBench {
         quiet,
         spin,
         100 * spin / quiet,
-        resyncs[0],
+        resyncs,
         busy,
         100 * ratio,
         100 * busy / spin);

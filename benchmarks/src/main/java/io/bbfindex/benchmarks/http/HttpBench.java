@@ -1,8 +1,8 @@
 package io.bbfindex.benchmarks.http;
 
-import io.bbfindex.benchmarks.BenchMain;
-import io.bbfindex.benchmarks.BenchReport;
-import io.bbfindex.benchmarks.BenchTempDir;
+import io.bbfindex.benchmarks.harness.BenchReport;
+import io.bbfindex.benchmarks.harness.BenchTempDir;
+import io.bbfindex.benchmarks.harness.ProjectHome;
 import io.bbfindex.ingest.encoding.HashKeys;
 import io.bbfindex.ingest.testing.Fixtures;
 import io.bbfindex.ingest.testing.Fixtures.Archive;
@@ -161,7 +161,7 @@ public final class HttpBench implements Callable<Integer> {
     if (!WrkRun.installedFor("http")) {
       return 2;
     }
-    Path home = BenchMain.home();
+    Path home = ProjectHome.home();
     if (home == null) {
       System.err.println(
           "bbf-index bench http: the project root is unknown (-Dbbf.home); run through"
@@ -202,135 +202,192 @@ public final class HttpBench implements Callable<Integer> {
         negatives.size());
 
     List<Figure> all = new ArrayList<>();
+    Wrk tool = new Wrk(wrk, script);
     for (String dataset : c.datasets()) {
-      boolean demo = dataset.equals("demo");
-      String archive = (demo ? DEMO : MULTIFILE).baseName;
-      Path datadir = Fixtures.extract(demo ? DEMO : MULTIFILE, tmp.resolve(dataset));
-      List<String> positives = demo ? demoTruth : txids(MULTIFILE);
-      Path filters = tmp.resolve(dataset + "-filters");
-      Path work = tmp.resolve(dataset + "-work");
-      double ingest =
-          ServerProcess.ingest(datadir, filters, work, tmp.resolve(dataset + "-ingest.log"));
-      Map<String, Path> files =
-          requestFiles(
-              tmp.resolve(dataset + "-requests"),
-              positives,
-              negatives,
-              new Random(0x477B + dataset.hashCode()));
-      List<String> jvm = new ArrayList<>();
-      Path jfr = home.resolve("bench-results").resolve("http-" + dataset + ".jfr");
-      if (c.jfr()) {
-        Files.createDirectories(jfr.getParent());
-        jvm.add("-XX:StartFlightRecording=filename=" + jfr + ",settings=profile,dumponexit=true");
-        r.line("JFR: recording the %s server into %s", dataset, home.relativize(jfr));
-      }
-      Optional<Path> bitcoind = CoreRestNode.binary();
-      if (bitcoind.isEmpty()) {
-        r.line("%s: Core REST skipped: $BITCOIND is not set to a bitcoind", dataset);
-      }
-      try (CoreRestNode core =
-              bitcoind.isEmpty()
-                  ? null
-                  : CoreRestNode.start(
-                      bitcoind.get(),
-                      demo ? DEMO : MULTIFILE,
-                      Fixtures.extract(demo ? DEMO : MULTIFILE, tmp.resolve(dataset + "-core")),
-                      tmp.resolve(dataset + "-bitcoind.log"));
-          ServerProcess server =
-              ServerProcess.serve(
-                  jvm,
-                  ServerProcess.serveArgs(datadir, filters, work),
-                  tmp.resolve(dataset + "-serve.log"),
-                  300)) {
-        r.line("");
-        r.line(
-            "%s: %s (%,d txids in its txindex), ingest %.1f s, serve start to 'listening' %.1f s,"
-                + " %s",
-            dataset, archive, positives.size(), ingest, server.startSeconds(), server.baseUrl());
-        List<String> targets = new ArrayList<>(TARGETS);
-        if (core != null) {
-          targets.add(CORE_REST);
-          r.line("%s: Core REST on a real bitcoind over a copy of it: %s", dataset, core.baseUrl());
-        }
-        for (String t : targets) { // warm-up: JIT, connection pools, page cache
-          WrkRun.run(
-              wrk,
-              script,
-              t.equals(CORE_REST) ? core.baseUrl() : server.baseUrl(),
-              files.get(t),
-              postPath(t),
-              t.equals(NEG_BATCH_BINARY),
-              c.threads(),
-              c.connections(),
-              c.warmupSeconds());
-        }
-        Map<String, List<WrkRun>> runs = new LinkedHashMap<>();
-        for (int round = 0; round < c.rounds(); round++) {
-          // livez and negative, the pair the headline ratio compares, swap places every round, so
-          // neither always runs right after the heavy batch run (and its garbage)
-          List<String> order = new ArrayList<>(targets);
-          if (round % 2 == 1) {
-            Collections.swap(order, 0, 1);
-          }
-          for (String t : order) {
-            runs.computeIfAbsent(t, k -> new ArrayList<>())
-                .add(
-                    WrkRun.run(
-                        wrk,
-                        script,
-                        t.equals(CORE_REST) ? core.baseUrl() : server.baseUrl(),
-                        files.get(t),
-                        postPath(t),
-                        t.equals(NEG_BATCH_BINARY),
-                        c.threads(),
-                        c.connections(),
-                        c.seconds()));
-          }
-        }
-        List<List<String>> rows = new ArrayList<>();
-        for (String t : targets) {
-          Figure f = figure(dataset, t, runs.get(t));
-          all.add(f);
-          rows.add(f.row(t, true));
-        }
-        r.table(
-            dataset
-                + " ("
-                + archive
-                + "): median of "
-                + c.rounds()
-                + " round(s) of "
-                + c.seconds()
-                + " s",
-            List.of(
-                "target",
-                "requests/s",
-                "txids/s",
-                "p50 ms",
-                "p99 ms",
-                "requests",
-                "non-2xx",
-                "answers"),
-            rows);
-        BatchPhaseSplit.print(r, dataset, server.baseUrl());
-        double ratio = find(all, dataset, "negative").rps() / find(all, dataset, "livez").rps();
-        r.line(
-            "%s: negative lookups reach %.1f%% of /livez requests/s (target >= 90%%: %s)",
-            dataset, 100 * ratio, ratio >= 0.9 ? "met" : "MISSED");
-        if (core != null) {
-          double raw = find(all, dataset, RAW_TX).rps() / find(all, dataset, CORE_REST).rps();
-          r.line(
-              "%s: raw transactions at %.2fx Core REST's /rest/tx/<txid>.bin requests/s (target >="
-                  + " 1: %s)",
-              dataset, raw, raw >= 1 ? "met" : "MISSED");
-        }
-      }
-      if (c.jfr()) { // the server has exited: its recording is complete
-        JfrTop.print(r, jfr, 15);
-      }
+      all.addAll(measure(c, r, tmp, home, tool, dataset, demoTruth, negatives));
     }
     summarize(r, all, c);
     return all;
+  }
+
+  /** wrk and its script. */
+  private record Wrk(Path binary, Path script) {}
+
+  /** One dataset: ingest, serve (and Core REST beside it), wrk every target; its figures. */
+  private static List<Figure> measure(
+      Config c,
+      BenchReport r,
+      Path tmp,
+      Path home,
+      Wrk wrk,
+      String dataset,
+      List<String> demoTruth,
+      List<String> negatives)
+      throws IOException, InterruptedException {
+    boolean demo = dataset.equals("demo");
+    String archive = (demo ? DEMO : MULTIFILE).baseName;
+    Path datadir = Fixtures.extract(demo ? DEMO : MULTIFILE, tmp.resolve(dataset));
+    List<String> positives = demo ? demoTruth : txids(MULTIFILE);
+    Path filters = tmp.resolve(dataset + "-filters");
+    Path work = tmp.resolve(dataset + "-work");
+    double ingest =
+        ServerProcess.ingest(datadir, filters, work, tmp.resolve(dataset + "-ingest.log"));
+    Map<String, Path> files =
+        requestFiles(
+            tmp.resolve(dataset + "-requests"),
+            positives,
+            negatives,
+            new Random(0x477B + dataset.hashCode()));
+    Path jfr = home.resolve("bench-results").resolve("http-" + dataset + ".jfr");
+    List<String> jvm = serverJvm(c, r, home, dataset, jfr);
+    Optional<Path> bitcoind = CoreRestNode.binary();
+    if (bitcoind.isEmpty()) {
+      r.line("%s: Core REST skipped: $BITCOIND is not set to a bitcoind", dataset);
+    }
+    List<Figure> all = new ArrayList<>();
+    try (CoreRestNode core =
+            bitcoind.isEmpty()
+                ? null
+                : CoreRestNode.start(
+                    bitcoind.get(),
+                    demo ? DEMO : MULTIFILE,
+                    Fixtures.extract(demo ? DEMO : MULTIFILE, tmp.resolve(dataset + "-core")),
+                    tmp.resolve(dataset + "-bitcoind.log"));
+        ServerProcess server =
+            ServerProcess.serve(
+                jvm,
+                ServerProcess.serveArgs(datadir, filters, work),
+                tmp.resolve(dataset + "-serve.log"),
+                300)) {
+      r.line("");
+      r.line(
+          "%s: %s (%,d txids in its txindex), ingest %.1f s, serve start to 'listening' %.1f s,"
+              + " %s",
+          dataset, archive, positives.size(), ingest, server.startSeconds(), server.baseUrl());
+      List<String> targets = new ArrayList<>(TARGETS);
+      if (core != null) {
+        targets.add(CORE_REST);
+        r.line("%s: Core REST on a real bitcoind over a copy of it: %s", dataset, core.baseUrl());
+      }
+      Map<String, List<WrkRun>> runs = runTargets(c, wrk, targets, files, server, core);
+      report(c, r, dataset, archive, targets, runs, server, core, all);
+    }
+    if (c.jfr()) { // the server has exited: its recording is complete
+      JfrTop.print(r, jfr, 15);
+    }
+    return all;
+  }
+
+  /** The server's JVM flags: with {@code --jfr}, a flight recording into {@code jfr}. */
+  private static List<String> serverJvm(
+      Config c, BenchReport r, Path home, String dataset, Path jfr) throws IOException {
+    List<String> jvm = new ArrayList<>();
+    if (c.jfr()) {
+      Files.createDirectories(jfr.getParent());
+      jvm.add("-XX:StartFlightRecording=filename=" + jfr + ",settings=profile,dumponexit=true");
+      r.line("JFR: recording the %s server into %s", dataset, home.relativize(jfr));
+    }
+    return jvm;
+  }
+
+  /** Warms every target up, then runs {@code c.rounds()} rounds of them; the runs by target. */
+  private static Map<String, List<WrkRun>> runTargets(
+      Config c,
+      Wrk tool,
+      List<String> targets,
+      Map<String, Path> files,
+      ServerProcess server,
+      CoreRestNode core)
+      throws IOException, InterruptedException {
+    Path wrk = tool.binary();
+    Path script = tool.script();
+    for (String t : targets) { // warm-up: JIT, connection pools, page cache
+      WrkRun.run(
+          wrk,
+          script,
+          t.equals(CORE_REST) ? core.baseUrl() : server.baseUrl(),
+          files.get(t),
+          postPath(t),
+          t.equals(NEG_BATCH_BINARY),
+          c.threads(),
+          c.connections(),
+          c.warmupSeconds());
+    }
+    Map<String, List<WrkRun>> runs = new LinkedHashMap<>();
+    for (int round = 0; round < c.rounds(); round++) {
+      // livez and negative, the pair the headline ratio compares, swap places every round, so
+      // neither always runs right after the heavy batch run (and its garbage)
+      List<String> order = new ArrayList<>(targets);
+      if (round % 2 == 1) {
+        Collections.swap(order, 0, 1);
+      }
+      for (String t : order) {
+        runs.computeIfAbsent(t, k -> new ArrayList<>())
+            .add(
+                WrkRun.run(
+                    wrk,
+                    script,
+                    t.equals(CORE_REST) ? core.baseUrl() : server.baseUrl(),
+                    files.get(t),
+                    postPath(t),
+                    t.equals(NEG_BATCH_BINARY),
+                    c.threads(),
+                    c.connections(),
+                    c.seconds()));
+      }
+    }
+    return runs;
+  }
+
+  /** The dataset's table and target lines; its figures into {@code all}. */
+  private static void report(
+      Config c,
+      BenchReport r,
+      String dataset,
+      String archive,
+      List<String> targets,
+      Map<String, List<WrkRun>> runs,
+      ServerProcess server,
+      CoreRestNode core,
+      List<Figure> all)
+      throws IOException, InterruptedException {
+    List<List<String>> rows = new ArrayList<>();
+    for (String t : targets) {
+      Figure f = figure(dataset, t, runs.get(t));
+      all.add(f);
+      rows.add(f.row(t, true));
+    }
+    r.table(
+        dataset
+            + " ("
+            + archive
+            + "): median of "
+            + c.rounds()
+            + " round(s) of "
+            + c.seconds()
+            + " s",
+        List.of(
+            "target",
+            "requests/s",
+            "txids/s",
+            "p50 ms",
+            "p99 ms",
+            "requests",
+            "non-2xx",
+            "answers"),
+        rows);
+    BatchPhaseSplit.print(r, dataset, server.baseUrl());
+    double ratio = find(all, dataset, "negative").rps() / find(all, dataset, "livez").rps();
+    r.line(
+        "%s: negative lookups reach %.1f%% of /livez requests/s (target >= 90%%: %s)",
+        dataset, 100 * ratio, ratio >= 0.9 ? "met" : "MISSED");
+    if (core != null) {
+      double raw = find(all, dataset, RAW_TX).rps() / find(all, dataset, CORE_REST).rps();
+      r.line(
+          "%s: raw transactions at %.2fx Core REST's /rest/tx/<txid>.bin requests/s (target >="
+              + " 1: %s)",
+          dataset, raw, raw >= 1 ? "met" : "MISSED");
+    }
   }
 
   private static void summarize(BenchReport r, List<Figure> all, Config c) {

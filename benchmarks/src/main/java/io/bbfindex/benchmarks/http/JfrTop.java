@@ -1,6 +1,6 @@
 package io.bbfindex.benchmarks.http;
 
-import io.bbfindex.benchmarks.BenchReport;
+import io.bbfindex.benchmarks.harness.BenchReport;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;

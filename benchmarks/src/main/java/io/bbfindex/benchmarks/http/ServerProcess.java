@@ -1,6 +1,6 @@
 package io.bbfindex.benchmarks.http;
 
-import io.bbfindex.benchmarks.ChildJvm;
+import io.bbfindex.benchmarks.harness.ChildJvm;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

@@ -1,8 +1,8 @@
 package io.bbfindex.benchmarks.http;
 
-import io.bbfindex.benchmarks.BenchMain;
-import io.bbfindex.benchmarks.BenchReport;
-import io.bbfindex.benchmarks.BenchTempDir;
+import io.bbfindex.benchmarks.harness.BenchReport;
+import io.bbfindex.benchmarks.harness.BenchTempDir;
+import io.bbfindex.benchmarks.harness.ProjectHome;
 import io.bbfindex.ingest.testing.Fixtures;
 import io.bbfindex.ingest.testing.HashedFixtures;
 import java.io.IOException;
@@ -184,7 +184,7 @@ public final class VsCoreBench implements Callable<Integer> {
         return 2;
       }
     }
-    Path home = BenchMain.home();
+    Path home = ProjectHome.home();
     Config c = Config.of(quick, selection.indexes());
     BenchReport report = new BenchReport(c.quick() ? "vs-core-quick" : "vs-core", System.out);
     try (BenchTempDir tmp = BenchTempDir.create("bbf-bench-vs-core-")) {
@@ -330,60 +330,76 @@ public final class VsCoreBench implements Callable<Integer> {
           "%s: both servers answer a present txid 200 and an absent one 404 (checked before"
               + " timing, bbf-index on both transports)",
           name);
-      for (Target t : TARGETS) { // warm-up: JIT, Core's caches, page cache
-        warmUp(
-            r,
-            t.label(),
-            c.warmupSeconds(),
-            () ->
-                wrkRun(
-                        c,
-                        wrk,
-                        script,
-                        files.get(t),
-                        base(t, server, epoll, core),
-                        c.warmupSeconds())
-                    .requestsPerSecond());
-      }
-      Map<Target, List<WrkRun>> runs = new LinkedHashMap<>();
-      for (int round = 0; round < c.rounds(); round++) {
-        // which server goes first alternates every round, so neither always follows the other
-        List<Target> order = new ArrayList<>(TARGETS);
-        if (round % 2 == 1) {
-          Collections.swap(order, 0, 1);
-          Collections.swap(order, 2, 3);
-        }
-        for (Target t : order) {
-          runs.computeIfAbsent(t, k -> new ArrayList<>())
-              .add(wrkRun(c, wrk, script, files.get(t), base(t, server, epoll, core), c.seconds()));
-        }
-      }
-      Map<Target, HttpBench.Figure> figures = new LinkedHashMap<>();
-      List<List<String>> rows = new ArrayList<>();
-      for (Target t : TARGETS) {
-        HttpBench.Figure f =
-            HttpBench.figure(name, t.kind().equals(ABSENT) ? "negative" : t.kind(), runs.get(t));
-        figures.put(t, f);
-        rows.add(f.row(t.label(), false));
-      }
-      r.table(
-          name
-              + " index ("
-              + index.fixture
-              + "): median of "
-              + c.rounds()
-              + " round(s) of "
-              + c.seconds()
-              + " s",
-          List.of("target", "requests/s", "p50 ms", "p99 ms", "requests", "answers"),
-          rows);
-      for (HttpBench.Figure f : figures.values()) {
-        if (f.check().contains("UNEXPECTED") || f.socketErrors() > 0) {
-          throw new IOException(name + ": wrong answers under load: " + f);
-        }
-      }
-      return new Measured(runs, figures);
+      Servers servers = new Servers(server, epoll, core);
+      Map<Target, List<WrkRun>> runs = timedRuns(c, r, wrk, script, files, servers);
+      return new Measured(runs, figures(c, r, name, index, runs));
     }
+  }
+
+  /** The three servers a target's load goes to. */
+  private record Servers(ServerProcess server, ServerProcess epoll, CoreRestNode core) {}
+
+  /** Warms every target up, then runs {@code c.rounds()} rounds of them; the runs by target. */
+  private static Map<Target, List<WrkRun>> timedRuns(
+      Config c, BenchReport r, Path wrk, Path script, Map<Target, Path> files, Servers s)
+      throws IOException, InterruptedException {
+    ServerProcess server = s.server();
+    ServerProcess epoll = s.epoll();
+    CoreRestNode core = s.core();
+    for (Target t : TARGETS) { // warm-up: JIT, Core's caches, page cache
+      warmUp(
+          r,
+          t.label(),
+          c.warmupSeconds(),
+          () ->
+              wrkRun(c, wrk, script, files.get(t), base(t, server, epoll, core), c.warmupSeconds())
+                  .requestsPerSecond());
+    }
+    Map<Target, List<WrkRun>> runs = new LinkedHashMap<>();
+    for (int round = 0; round < c.rounds(); round++) {
+      // which server goes first alternates every round, so neither always follows the other
+      List<Target> order = new ArrayList<>(TARGETS);
+      if (round % 2 == 1) {
+        Collections.swap(order, 0, 1);
+        Collections.swap(order, 2, 3);
+      }
+      for (Target t : order) {
+        runs.computeIfAbsent(t, k -> new ArrayList<>())
+            .add(wrkRun(c, wrk, script, files.get(t), base(t, server, epoll, core), c.seconds()));
+      }
+    }
+    return runs;
+  }
+
+  /** The figures of every target, their table; wrong answers under load fail the run. */
+  private static Map<Target, HttpBench.Figure> figures(
+      Config c, BenchReport r, String name, Index index, Map<Target, List<WrkRun>> runs)
+      throws IOException {
+    Map<Target, HttpBench.Figure> figures = new LinkedHashMap<>();
+    List<List<String>> rows = new ArrayList<>();
+    for (Target t : TARGETS) {
+      HttpBench.Figure f =
+          HttpBench.figure(name, t.kind().equals(ABSENT) ? "negative" : t.kind(), runs.get(t));
+      figures.put(t, f);
+      rows.add(f.row(t.label(), false));
+    }
+    r.table(
+        name
+            + " index ("
+            + index.fixture
+            + "): median of "
+            + c.rounds()
+            + " round(s) of "
+            + c.seconds()
+            + " s",
+        List.of("target", "requests/s", "p50 ms", "p99 ms", "requests", "answers"),
+        rows);
+    for (HttpBench.Figure f : figures.values()) {
+      if (f.check().contains("UNEXPECTED") || f.socketErrors() > 0) {
+        throw new IOException(name + ": wrong answers under load: " + f);
+      }
+    }
+    return figures;
   }
 
   /**

@@ -1,12 +1,12 @@
 package io.bbfindex.benchmarks.ingest;
 
-import io.bbfindex.benchmarks.BenchReport;
+import io.bbfindex.benchmarks.harness.BenchReport;
 import io.bbfindex.benchmarks.synthetic.SyntheticChain;
 import io.bbfindex.filters.BbfSizing;
 import io.bbfindex.filters.BlockedBloomFilter;
 import io.bbfindex.ingest.blockfile.BlockFileReader;
-import io.bbfindex.ingest.build.ProgressListener;
-import io.bbfindex.ingest.build.TxFilterPass;
+import io.bbfindex.ingest.filterbuild.ProgressListener;
+import io.bbfindex.ingest.filterbuild.TxFilterPass;
 import io.bbfindex.ingest.txindex.BlockDataTxSource;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -75,6 +75,34 @@ public final class BlkIngestBench {
       long seed,
       Consumer<String> out)
       throws IOException {
+    SyntheticChain.Result chain = generate(dir, blkBytes, fileBytes, seed, out);
+    int files = chain.txPerFile().length;
+    byte[][] raw = new byte[files][];
+    for (int f = 0; f < files; f++) {
+      raw[f] = Files.readAllBytes(blockFile(chain, f));
+    }
+    Result res = timedRounds(chain, raw, threads, rounds, out);
+    printPhases(chain, raw, res, out);
+    out.accept(
+        String.format(
+            Locale.ROOT,
+            "blk ingest: median %.1f MB/s of blk data into filters, SHA-256 %.1f MB/s over the same"
+                + " bytes, ratio %.3f (target >= 0.5); per CPU-second of the process %.1f vs %.1f"
+                + " MB, ratio %.3f; load average %.1f on %d cores",
+            res.ingestMbPerSecond(),
+            res.sha256MbPerSecond(),
+            res.ratio(),
+            res.ingestMbPerCpuSecond(),
+            res.sha256MbPerCpuSecond(),
+            res.cpuRatio(),
+            ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(),
+            Runtime.getRuntime().availableProcessors()));
+    return res;
+  }
+
+  /** The synthetic chain of about {@code blkBytes} in blk files of {@code fileBytes}. */
+  private static SyntheticChain.Result generate(
+      Path dir, long blkBytes, long fileBytes, long seed, Consumer<String> out) throws IOException {
     long t0 = System.nanoTime();
     SyntheticChain.Result chain =
         SyntheticChain.generate(
@@ -94,11 +122,16 @@ public final class BlkIngestBench {
             chain.blkBytes() / 1e6,
             (double) chain.blkBytes() / chain.transactions(),
             (System.nanoTime() - t0) / 1e9));
+    return chain;
+  }
 
-    byte[][] raw = new byte[files][];
-    for (int f = 0; f < files; f++) {
-      raw[f] = Files.readAllBytes(blockFile(chain, f));
-    }
+  /**
+   * One warm-up round, then {@code rounds} rounds of blk ingest against SHA-256 over the same bytes
+   * ({@code raw}); their medians.
+   */
+  private static Result timedRounds(
+      SyntheticChain.Result chain, byte[][] raw, int threads, int rounds, Consumer<String> out)
+      throws IOException {
     MessageDigest[] digests = new MessageDigest[threads];
     for (int i = 0; i < threads; i++) {
       digests[i] = sha256();
@@ -143,16 +176,21 @@ public final class BlkIngestBench {
         }
       }
     }
-    Result res =
-        new Result(
-            chain.blkBytes(),
-            chain.transactions(),
-            files,
-            BenchReport.median(ingest),
-            BenchReport.median(sha),
-            BenchReport.median(ratio),
-            BenchReport.median(ingestCpu),
-            BenchReport.median(shaCpu));
+    return new Result(
+        chain.blkBytes(),
+        chain.transactions(),
+        raw.length,
+        BenchReport.median(ingest),
+        BenchReport.median(sha),
+        BenchReport.median(ratio),
+        BenchReport.median(ingestCpu),
+        BenchReport.median(shaCpu));
+  }
+
+  /** The one-thread phases of a transaction's ingest ({@link BlkIngestPhases}), printed. */
+  private static void printPhases(
+      SyntheticChain.Result chain, byte[][] raw, Result res, Consumer<String> out)
+      throws IOException {
     BlkIngestPhases.Result ph =
         BlkIngestPhases.measure(
             chain.blocksDir(),
@@ -191,21 +229,6 @@ public final class BlkIngestBench {
             ph.oneThreadRatio(),
             ingestCpuNs,
             ingestCpuNs - ph.readNs() - ph.hashNs() - ph.insertNs()));
-    out.accept(
-        String.format(
-            Locale.ROOT,
-            "blk ingest: median %.1f MB/s of blk data into filters, SHA-256 %.1f MB/s over the same"
-                + " bytes, ratio %.3f (target >= 0.5); per CPU-second of the process %.1f vs %.1f"
-                + " MB, ratio %.3f; load average %.1f on %d cores",
-            res.ingestMbPerSecond(),
-            res.sha256MbPerSecond(),
-            res.ratio(),
-            res.ingestMbPerCpuSecond(),
-            res.sha256MbPerCpuSecond(),
-            res.cpuRatio(),
-            ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(),
-            Runtime.getRuntime().availableProcessors()));
-    return res;
   }
 
   /** One build pass over every blk file with fresh filters; wall seconds. */

@@ -1,13 +1,13 @@
 package io.bbfindex.benchmarks.ingest;
 
-import io.bbfindex.benchmarks.BenchMain;
-import io.bbfindex.benchmarks.BenchReport;
-import io.bbfindex.benchmarks.BenchTempDir;
-import io.bbfindex.benchmarks.CountConverter;
+import io.bbfindex.benchmarks.harness.BenchReport;
+import io.bbfindex.benchmarks.harness.BenchTempDir;
+import io.bbfindex.benchmarks.harness.CountConverter;
+import io.bbfindex.benchmarks.harness.ProjectHome;
 import io.bbfindex.filters.BbfSizing;
 import io.bbfindex.filters.BlockedBloomFilter;
-import io.bbfindex.ingest.build.ProgressListener;
-import io.bbfindex.ingest.build.TxFilterPass;
+import io.bbfindex.ingest.filterbuild.ProgressListener;
+import io.bbfindex.ingest.filterbuild.TxFilterPass;
 import io.bbfindex.ingest.testing.SyntheticTxIndex;
 import io.bbfindex.ingest.testing.TxIndexOnly;
 import java.io.IOException;
@@ -158,7 +158,7 @@ public final class IngestThroughputBench implements Callable<Integer> {
         report.summary("blk_ingest_over_sha256_per_cpu_second", blk.cpuRatio());
       }
     }
-    report.finish(BenchMain.home());
+    report.finish(ProjectHome.home());
     return 0;
   }
 
@@ -279,12 +279,7 @@ public final class IngestThroughputBench implements Callable<Integer> {
       }
       double s = (System.nanoTime() - t0) / 1e9;
       double cpu = (threads.getCurrentThreadCpuTime() - cpu0) / 1e9;
-      for (int f = 0; f < perFile.length; f++) {
-        if (pass.count(f) != perFile[f]) {
-          throw new IllegalStateException(
-              "blk" + f + ": scanned " + pass.count(f) + " rows, generated " + perFile[f]);
-        }
-      }
+      requireEveryRow(pass, perFile);
       long rate = Math.round(pass.records() / cpu);
       if (decoders > 0) {
         out.accept(
@@ -315,6 +310,16 @@ public final class IngestThroughputBench implements Callable<Integer> {
     } finally {
       for (BlockedBloomFilter f : byFile) {
         f.close();
+      }
+    }
+  }
+
+  /** The scan saw each block file's generated rows, no more, no fewer. */
+  private static void requireEveryRow(TxFilterPass pass, long[] perFile) {
+    for (int f = 0; f < perFile.length; f++) {
+      if (pass.count(f) != perFile[f]) {
+        throw new IllegalStateException(
+            "blk" + f + ": scanned " + pass.count(f) + " rows, generated " + perFile[f]);
       }
     }
   }

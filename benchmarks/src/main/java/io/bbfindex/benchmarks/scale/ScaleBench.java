@@ -1,17 +1,17 @@
 package io.bbfindex.benchmarks.scale;
 
-import io.bbfindex.benchmarks.BenchMain;
-import io.bbfindex.benchmarks.BenchReport;
-import io.bbfindex.benchmarks.BenchTempDir;
-import io.bbfindex.benchmarks.ChildJvm;
-import io.bbfindex.benchmarks.CountConverter;
-import io.bbfindex.benchmarks.ThreadClock;
+import io.bbfindex.benchmarks.harness.BenchReport;
+import io.bbfindex.benchmarks.harness.BenchTempDir;
+import io.bbfindex.benchmarks.harness.ChildJvm;
+import io.bbfindex.benchmarks.harness.CountConverter;
+import io.bbfindex.benchmarks.harness.ProjectHome;
+import io.bbfindex.benchmarks.harness.ThreadClock;
 import io.bbfindex.benchmarks.synthetic.StoreAssembly;
 import io.bbfindex.benchmarks.synthetic.SyntheticKeys;
 import io.bbfindex.benchmarks.synthetic.SyntheticStore;
-import io.bbfindex.ingest.build.BuildOptions;
-import io.bbfindex.ingest.build.ConsoleProgress;
-import io.bbfindex.ingest.build.ProgressListener;
+import io.bbfindex.ingest.filterbuild.BuildOptions;
+import io.bbfindex.ingest.filterbuild.ConsoleProgress;
+import io.bbfindex.ingest.filterbuild.ProgressListener;
 import io.bbfindex.ingest.store.FilterStore;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -189,7 +189,7 @@ public final class ScaleBench implements Callable<Integer> {
     try (BenchTempDir tmp = BenchTempDir.create("bbf-bench-scale-")) {
       run(c, report, tmp.path(), new ConsoleProgress(), lock);
     }
-    report.finish(BenchMain.home());
+    report.finish(ProjectHome.home());
     return 0;
   }
 
@@ -203,6 +203,43 @@ public final class ScaleBench implements Callable<Integer> {
    */
   static Result run(Config c, BenchReport r, Path tmp, ProgressListener progress, Path lock)
       throws IOException, InterruptedException {
+    printPlan(c, r);
+    BuildOptions opts = BuildOptions.defaults();
+    long blocks = Math.max(1, Math.round(c.keys() * BLOCKS_PER_TXID));
+    resetHeapPeaks();
+    Builds builds = buildStores(c, tmp, progress, opts, blocks);
+    long peakRss = BenchReport.peakRssBytes();
+    long peakHeap = heapPeak();
+    SyntheticStore.Built main = builds.main();
+    Map<Integer, Path> stores = new LinkedHashMap<>();
+    stores.put(c.files(), main.dir());
+    Path plain = tmp.resolve("files-" + c.files() + "-default");
+    StoreAssembly.withoutFileFilters(main.dir(), plain);
+    long plainBytes = StoreAssembly.directoryBytes(plain);
+    double buildSeconds = main.elapsed().toNanos() / 1e9;
+    printBuild(c, r, opts, blocks, main, new long[] {peakRss, peakHeap, plainBytes});
+    printFewerFiles(r, builds, stores);
+
+    // 3. lookups, store by store
+    r.line("build done; load average %s", PhaseLock.loadAverage());
+    PhaseLock quiet = null;
+    if (lock != null) {
+      quiet = PhaseLock.acquire(lock);
+      r.line(
+          "lookups and start-ups hold %s (flock); load average %s", lock, PhaseLock.loadAverage());
+    }
+    try {
+      return measure(c, r, tmp, stores, main, plain, plainBytes, buildSeconds, peakRss);
+    } finally {
+      if (quiet != null) {
+        quiet.close();
+      }
+      r.line("measured; load average %s", PhaseLock.loadAverage());
+    }
+  }
+
+  /** The first lines: what is built and how. */
+  private static void printPlan(Config c, BenchReport r) {
     r.line(
         "bbf-index bench scale%s: %s synthetic txids in %s block files%s",
         c.quick() ? " --quick" : "",
@@ -228,12 +265,23 @@ public final class ScaleBench implements Callable<Integer> {
             + " GLIBC_TUNABLES="
             + System.getenv().getOrDefault("GLIBC_TUNABLES", "(unset)")
             + " (glibc.malloc.hugetlb=1: the builder's filters on transparent huge pages).");
-    BuildOptions opts = BuildOptions.defaults();
-    long blocks = Math.max(1, Math.round(c.keys() * BLOCKS_PER_TXID));
-    Map<Integer, Path> stores = new LinkedHashMap<>();
+  }
 
+  /**
+   * The stores of phases 1 and 2: the main store, the same txids over fewer files, and the seconds
+   * the fewer-file pass took.
+   */
+  record Builds(
+      SyntheticStore.Built main,
+      List<Integer> fewer,
+      List<SyntheticStore.Built> others,
+      double othersSeconds) {}
+
+  /** Phases 1 and 2: the main store on its own thread, the fewer-file stores on this one. */
+  private static Builds buildStores(
+      Config c, Path tmp, ProgressListener progress, BuildOptions opts, long blocks)
+      throws IOException, InterruptedException {
     // 1. the mainnet-shaped store, on its own thread; meanwhile (2.) the fewer-file stores
-    resetHeapPeaks();
     ExecutorService mainBuild =
         Executors.newSingleThreadExecutor(task -> new Thread(task, "main-store"));
     CompletableFuture<SyntheticStore.Built> mainStore =
@@ -283,12 +331,19 @@ public final class ScaleBench implements Callable<Integer> {
       mainBuild.shutdownNow();
     }
     double othersSeconds = (System.nanoTime() - othersStart) / 1e9;
-    long peakRss = BenchReport.peakRssBytes();
-    long peakHeap = heapPeak();
-    stores.put(c.files(), main.dir());
-    Path plain = tmp.resolve("files-" + c.files() + "-default");
-    StoreAssembly.withoutFileFilters(main.dir(), plain);
-    long plainBytes = StoreAssembly.directoryBytes(plain);
+    return new Builds(main, fewer, others, othersSeconds);
+  }
+
+  /**
+   * The main store's build table; {@code bytes}: peak RSS, peak heap, the default store's bytes.
+   */
+  private static void printBuild(
+      Config c,
+      BenchReport r,
+      BuildOptions opts,
+      long blocks,
+      SyntheticStore.Built main,
+      long[] bytes) {
     double buildSeconds = main.elapsed().toNanos() / 1e9;
     r.table(
         "build of the " + BenchReport.count(c.files()) + "-file store",
@@ -298,8 +353,8 @@ public final class ScaleBench implements Callable<Integer> {
                 "build time (beside the fewer-file stores' pass)",
                 String.format(
                     Locale.ROOT, "%.1f s (%.0f txids/s)", buildSeconds, c.keys() / buildSeconds)),
-            List.of("peak RSS (VmHWM, whole JVM)", mib(peakRss)),
-            List.of("peak heap (all heap pools)", mib(peakHeap)),
+            List.of("peak RSS (VmHWM, whole JVM)", mib(bytes[0])),
+            List.of("peak heap (all heap pools)", mib(bytes[1])),
             List.of(
                 "per-file filters",
                 mib(main.fileFilterBytes())
@@ -331,42 +386,28 @@ public final class ScaleBench implements Callable<Integer> {
                         Locale.ROOT, " (%.2f bytes/txid)", (double) main.totalBytes() / c.keys())),
             List.of(
                 "default store (no per-file filters)",
-                mib(plainBytes)
+                mib(bytes[2])
                     + String.format(
-                        Locale.ROOT, " (%.3f bytes/txid)", (double) plainBytes / c.keys()))));
+                        Locale.ROOT, " (%.3f bytes/txid)", (double) bytes[2] / c.keys()))));
+  }
 
+  /** The fewer-file stores' table; adds them to {@code stores}. */
+  private static void printFewerFiles(BenchReport r, Builds b, Map<Integer, Path> stores) {
     List<List<String>> otherRows = new ArrayList<>();
-    for (int k = 0; k < fewer.size(); k++) {
-      SyntheticStore.Built b = others.get(k);
-      stores.put(fewer.get(k), b.dir());
+    for (int k = 0; k < b.fewer().size(); k++) {
+      SyntheticStore.Built built = b.others().get(k);
+      stores.put(b.fewer().get(k), built.dir());
       otherRows.add(
           List.of(
-              Integer.toString(fewer.get(k)),
-              String.format(Locale.ROOT, "%.1f (one pass for all)", othersSeconds),
-              mib(b.fileFilterBytes())));
+              Integer.toString(b.fewer().get(k)),
+              String.format(Locale.ROOT, "%.1f (one pass for all)", b.othersSeconds()),
+              mib(built.fileFilterBytes())));
     }
     r.table(
         "the same txids split over fewer block files (per-file filters built in one pass beside the"
             + " main store's build, summary shared)",
         List.of("files", "build s", "per-file filters"),
         otherRows);
-
-    // 3. lookups, store by store
-    r.line("build done; load average %s", PhaseLock.loadAverage());
-    PhaseLock quiet = null;
-    if (lock != null) {
-      quiet = PhaseLock.acquire(lock);
-      r.line(
-          "lookups and start-ups hold %s (flock); load average %s", lock, PhaseLock.loadAverage());
-    }
-    try {
-      return measure(c, r, tmp, stores, main, plain, plainBytes, buildSeconds, peakRss);
-    } finally {
-      if (quiet != null) {
-        quiet.close();
-      }
-      r.line("measured; load average %s", PhaseLock.loadAverage());
-    }
   }
 
   /** Phases 3 and 4: lookups over every store, start-ups; then the summary lines. */
@@ -382,10 +423,26 @@ public final class ScaleBench implements Callable<Integer> {
       long peakRss)
       throws IOException, InterruptedException {
     SyntheticKeys txids = new SyntheticKeys(c.seed());
-    byte[] negatives = new SyntheticKeys(c.seed() * 0x9E37 + 11).keys(0, c.negatives());
+    Map<Integer, double[]> negative = negativeLookups(c, stores);
     List<Step> steps = new ArrayList<>();
-    boolean allFound = true;
-    byte[] few = new SyntheticKeys(c.seed() * 0x9E37 + 11).keys(0, c.perFileProbeKeys());
+    boolean allFound = perFileProbes(c, stores, txids, negative, steps);
+    printLookups(c, r, steps);
+
+    // 4. start-up of the service in a fresh JVM: the default store, then with per-file filters
+    Startups starts = c.startupRuns() > 0 ? startups(c, r, tmp, plain, main) : null;
+    double startup = starts == null ? Double.NaN : starts.plain().seconds();
+    double bytesPerKey = (double) plainBytes / c.keys();
+    summarize(c, r, steps, main, plainBytes, buildSeconds, peakRss, starts);
+    return new Result(buildSeconds, plainBytes, bytesPerKey, peakRss, steps, startup, allFound);
+  }
+
+  /**
+   * Phase 3, first half: every store's negative lookups through the summary, one store open at a
+   * time; per file count: median CPU ns, median wall ns, observed FPR, open ms.
+   */
+  private static Map<Integer, double[]> negativeLookups(Config c, Map<Integer, Path> stores)
+      throws IOException {
+    byte[] negatives = new SyntheticKeys(c.seed() * 0x9E37 + 11).keys(0, c.negatives());
     // One store open at a time: each holds verified in-memory copies of its filters (at full
     // scale 1.75 GiB of summary and 1.65 GiB of per-file filters), four at once would be 13.6 GB.
     // Every store's summary probes first, then the per-file probes: those run the per-file
@@ -421,6 +478,22 @@ public final class ScaleBench implements Callable<Integer> {
             });
       }
     }
+    return negative;
+  }
+
+  /**
+   * Phase 3, second half: what probing every per-file filter would cost, per store, into {@code
+   * steps}; whether the inserted txids sampled were all found.
+   */
+  private static boolean perFileProbes(
+      Config c,
+      Map<Integer, Path> stores,
+      SyntheticKeys txids,
+      Map<Integer, double[]> negative,
+      List<Step> steps)
+      throws IOException {
+    boolean allFound = true;
+    byte[] few = new SyntheticKeys(c.seed() * 0x9E37 + 11).keys(0, c.perFileProbeKeys());
     for (int files : c.steps()) {
       try (FilterStore st = FilterStore.open(stores.get(files))) {
         if (files == c.files()) {
@@ -452,6 +525,11 @@ public final class ScaleBench implements Callable<Integer> {
                 StoreAssembly.directoryBytes(stores.get(files))));
       }
     }
+    return allFound;
+  }
+
+  /** Phase 3's table. */
+  private static void printLookups(Config c, BenchReport r, List<Step> steps) {
     List<List<String>> rows = new ArrayList<>();
     for (Step s : steps) {
       rows.add(
@@ -484,53 +562,71 @@ public final class ScaleBench implements Callable<Integer> {
     r.line(
         "ns per lookup in CPU time of the measuring thread (this machine is shared: wall time"
             + " beside it); 'vs 1 file' compares CPU ns.");
+  }
 
-    // 4. start-up of the service in a fresh JVM: the default store, then with per-file filters
-    Startup plainStart = null;
-    Startup coldStart = null;
-    Startup fullStart = null;
-    if (c.startupRuns() > 0) {
-      coldStart = startup(plain, c.startupRuns());
-      plainStart = startup(plain, c.startupRuns(), classDataSharing(tmp));
-      fullStart = startup(main.dir(), c.startupRuns(), classDataSharing(tmp));
-      r.line("");
-      r.line(
-          "start-up (fresh JVM: JVM start, then as serve does it (ServeCommand.startWhileOpening)"
-              + " FilterStore.openMappedFirst = manifest + every filter file mapped and"
-              + " CRC32C-checked, on one thread while the HTTP server starts on 127.0.0.1 on"
-              + " another (lookups answer 503 until the store is in), then the summary and"
-              + " block-hash filters described for the gauges, until 'listening'; lookups then"
-              + " answer from the verified mappings, each confirmed by a stat, until the verified"
-              + " in-memory copies made behind them answer ('copies in s', from the JVM's main);"
-              + " page cache warm),"
-              + " median of %d runs; RSS = VmRSS once the copies answer and the mappings are freed"
-              + " (anonymous part: the JVM and the verified copies). With the class data archive"
-              + " ./bbf-index serve uses (-XX:+AutoCreateSharedArchive, written by one start-up"
-              + " before the timed ones, as serve's first start writes it), and for the default"
-              + " store also without it (the first start, or a java command line without it):",
-          c.startupRuns());
-      r.table(
-          "start-up and memory held after start, " + BenchReport.count(c.files()) + " block files",
-          List.of(
-              "store",
-              "filters held",
-              "start-up s",
-              "copies in s",
-              "RSS after start",
-              "of it anonymous"),
-          List.of(
-              plainStart.row("default (no per-file filters)"),
-              coldStart.row("default, no class data archive"),
-              fullStart.row("fileFilters on")));
-      r.line("  breakdown, default store without the archive (last run): %s", coldStart.last());
-      r.line(
-          "  breakdown, default store (last run; [cpu] = CPU ms of all threads): %s",
-          plainStart.last());
-      r.line("  breakdown, per-file filters on (last run): %s", fullStart.last());
-      r.line(
-          "  not included: opening the node's block index (NodeIndex: snapshot + all 'b' records,"
-              + " ~950,000 on mainnet), which a synthetic store does not have.");
-    }
+  /** The start-ups of phase 4: the default store with and without the class archive, and full. */
+  record Startups(Startup plain, Startup cold, Startup full) {}
+
+  /** Phase 4: start-ups in fresh JVMs, and their table. */
+  private static Startups startups(
+      Config c, BenchReport r, Path tmp, Path plain, SyntheticStore.Built main)
+      throws IOException, InterruptedException {
+    Startup coldStart = startup(plain, c.startupRuns());
+    Startup plainStart = startup(plain, c.startupRuns(), classDataSharing(tmp));
+    Startup fullStart = startup(main.dir(), c.startupRuns(), classDataSharing(tmp));
+    r.line("");
+    r.line(
+        "start-up (fresh JVM: JVM start, then as serve does it (ServeCommand.startWhileOpening)"
+            + " FilterStore.openMappedFirst = manifest + every filter file mapped and"
+            + " CRC32C-checked, on one thread while the HTTP server starts on 127.0.0.1 on"
+            + " another (lookups answer 503 until the store is in), then the summary and"
+            + " block-hash filters described for the gauges, until 'listening'; lookups then"
+            + " answer from the verified mappings, each confirmed by a stat, until the verified"
+            + " in-memory copies made behind them answer ('copies in s', from the JVM's main);"
+            + " page cache warm),"
+            + " median of %d runs; RSS = VmRSS once the copies answer and the mappings are freed"
+            + " (anonymous part: the JVM and the verified copies). With the class data archive"
+            + " ./bbf-index serve uses (-XX:+AutoCreateSharedArchive, written by one start-up"
+            + " before the timed ones, as serve's first start writes it), and for the default"
+            + " store also without it (the first start, or a java command line without it):",
+        c.startupRuns());
+    r.table(
+        "start-up and memory held after start, " + BenchReport.count(c.files()) + " block files",
+        List.of(
+            "store",
+            "filters held",
+            "start-up s",
+            "copies in s",
+            "RSS after start",
+            "of it anonymous"),
+        List.of(
+            plainStart.row("default (no per-file filters)"),
+            coldStart.row("default, no class data archive"),
+            fullStart.row("fileFilters on")));
+    r.line("  breakdown, default store without the archive (last run): %s", coldStart.last());
+    r.line(
+        "  breakdown, default store (last run; [cpu] = CPU ms of all threads): %s",
+        plainStart.last());
+    r.line("  breakdown, per-file filters on (last run): %s", fullStart.last());
+    r.line(
+        "  not included: opening the node's block index (NodeIndex: snapshot + all 'b' records,"
+            + " ~950,000 on mainnet), which a synthetic store does not have.");
+    return new Startups(plainStart, coldStart, fullStart);
+  }
+
+  /** The summary lines and the targets. */
+  private static void summarize(
+      Config c,
+      BenchReport r,
+      List<Step> steps,
+      SyntheticStore.Built main,
+      long plainBytes,
+      double buildSeconds,
+      long peakRss,
+      Startups starts) {
+    Startup plainStart = starts == null ? null : starts.plain();
+    Startup coldStart = starts == null ? null : starts.cold();
+    Startup fullStart = starts == null ? null : starts.full();
     double startup = plainStart == null ? Double.NaN : plainStart.seconds();
     double startupCpu = plainStart == null ? Double.NaN : cpuSeconds(plainStart.last());
 
@@ -567,7 +663,6 @@ public final class ScaleBench implements Callable<Integer> {
         startup <= 2 ? "met" : "MISSED",
         bytesPerKey <= 1.4 ? "met" : "MISSED",
         summaryPerKey <= 1.35 ? "met" : "MISSED");
-    return new Result(buildSeconds, plainBytes, bytesPerKey, peakRss, steps, startup, allFound);
   }
 
   /**

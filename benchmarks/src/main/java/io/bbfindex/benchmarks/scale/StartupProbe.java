@@ -3,7 +3,7 @@ package io.bbfindex.benchmarks.scale;
 import io.bbfindex.app.cli.ServeCommand;
 import io.bbfindex.app.http.HttpInitializer;
 import io.bbfindex.app.http.Service;
-import io.bbfindex.benchmarks.BenchReport;
+import io.bbfindex.benchmarks.harness.BenchReport;
 import io.bbfindex.benchmarks.store.FilterStoreBackend;
 import io.bbfindex.ingest.store.FilterStore;
 import java.lang.management.ManagementFactory;
@@ -71,6 +71,32 @@ public final class StartupProbe {
     return started;
   }
 
+  /**
+   * As serve starts: the store opened from its mappings on one thread while the HTTP server starts
+   * on another ({@code ServeCommand.startWhileOpening}).
+   */
+  private static Service startWhileOpening(
+      Path store, FilterStoreBackend[] opened, long[] openNanos, long[] httpNanos)
+      throws Exception {
+    return ServeCommand.startWhileOpening(
+        () -> {
+          long s = System.nanoTime();
+          opened[0] = new FilterStoreBackend(FilterStore.openMappedFirst(store), null);
+          openNanos[0] = System.nanoTime() - s;
+          return opened[0];
+        },
+        backend -> {
+          long s = System.nanoTime();
+          Service started =
+              Service.start(
+                  backend,
+                  new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+                  HttpInitializer.DEFAULT_MAX_BODY_BYTES);
+          httpNanos[0] = System.nanoTime() - s;
+          return started;
+        });
+  }
+
   public static void main(String[] args) throws Exception {
     if (args.length < 1 || args.length > 2 || (args.length == 2 && !args[1].equals(SEQUENTIAL))) {
       System.err.println("usage: StartupProbe FILTER_STORE_DIR [" + SEQUENTIAL + "]");
@@ -86,24 +112,7 @@ public final class StartupProbe {
     try (Service service =
         sequential
             ? startAfterOpening(Path.of(args[0]), opened, openNanos, httpNanos)
-            : ServeCommand.startWhileOpening(
-                () -> {
-                  long s = System.nanoTime();
-                  opened[0] =
-                      new FilterStoreBackend(FilterStore.openMappedFirst(Path.of(args[0])), null);
-                  openNanos[0] = System.nanoTime() - s;
-                  return opened[0];
-                },
-                backend -> {
-                  long s = System.nanoTime();
-                  Service started =
-                      Service.start(
-                          backend,
-                          new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
-                          HttpInitializer.DEFAULT_MAX_BODY_BYTES);
-                  httpNanos[0] = System.nanoTime() - s;
-                  return started;
-                })) {
+            : startWhileOpening(Path.of(args[0]), opened, openNanos, httpNanos)) {
       long listening = System.nanoTime();
       long cpu1 = processCpuNanos();
       System.out.println("listening on " + service.server().baseUrl());

@@ -1,6 +1,6 @@
 package io.bbfindex.benchmarks.soak;
 
-import io.bbfindex.benchmarks.BenchReport;
+import io.bbfindex.benchmarks.harness.BenchReport;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -1,8 +1,8 @@
 package io.bbfindex.benchmarks.soak;
 
-import io.bbfindex.benchmarks.BenchMain;
-import io.bbfindex.benchmarks.BenchReport;
-import io.bbfindex.benchmarks.BenchTempDir;
+import io.bbfindex.benchmarks.harness.BenchReport;
+import io.bbfindex.benchmarks.harness.BenchTempDir;
+import io.bbfindex.benchmarks.harness.ProjectHome;
 import io.bbfindex.benchmarks.http.ServerProcess;
 import io.bbfindex.follow.regtest.RegtestNode;
 import io.bbfindex.ingest.testing.Fixtures;
@@ -72,7 +72,7 @@ public final class SoakBench implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    Path home = BenchMain.home();
+    Path home = ProjectHome.home();
     int measured = seconds != null ? seconds : quick ? 60 : 600;
     int warm = warmup != null ? warmup : quick ? 20 : 60;
     int n = clients != null ? clients : 4 * Runtime.getRuntime().availableProcessors();
@@ -181,40 +181,52 @@ public final class SoakBench implements Callable<Integer> {
       long requests = traffic.requests() - startRequests;
       double elapsed = (System.nanoTime() - start) / 1e9;
       long errors = traffic.errors() + side.errors();
-      double rssGrowth = 100.0 * (last.rssBytes() - first.rssBytes()) / first.rssBytes();
       for (String e : traffic.firstErrors()) {
         r.line("error: %s", e);
       }
-      r.table(
-          "server resources during the run (t: seconds after the warm-up)",
-          List.of(
-              "t s",
-              "req/s",
-              "errors",
-              "RSS MiB",
-              "heap MiB",
-              "direct MiB",
-              "Netty direct MiB",
-              "open files"),
-          rows);
-      r.line("load average at the end: %s", BenchReport.loadAverage());
-      r.summary("errors", errors);
-      r.summary("requests", requests);
-      r.summary("requests_per_second", requests / elapsed);
-      r.summary("rss_start_mib", first.rssBytes() / 1048576.0);
-      r.summary("rss_end_mib", last.rssBytes() / 1048576.0);
-      r.summary("rss_growth_pct", rssGrowth);
-      r.summary("heap_end_mib", last.heapBytes() / 1048576.0);
-      r.summary("direct_start_mib", first.directBytes() / 1048576.0);
-      r.summary("direct_end_mib", last.directBytes() / 1048576.0);
-      r.summary("netty_direct_start_mib", first.nettyDirectBytes() / 1048576.0);
-      r.summary("netty_direct_end_mib", last.nettyDirectBytes() / 1048576.0);
-      r.summary("open_files_start", first.openFiles());
-      r.summary("open_files_end", last.openFiles());
-      boolean ok = errors == 0 && rssGrowth < MAX_RSS_GROWTH_PCT;
-      r.summary("passed", ok ? "yes" : "no");
-      return ok;
+      return summarize(r, rows, requests, elapsed, errors, first, last);
     }
+  }
+
+  /** The resources table and the summary lines; whether the run passed. */
+  private static boolean summarize(
+      BenchReport r,
+      List<List<String>> rows,
+      long requests,
+      double elapsed,
+      long errors,
+      ServerSample first,
+      ServerSample last) {
+    double rssGrowth = 100.0 * (last.rssBytes() - first.rssBytes()) / first.rssBytes();
+    r.table(
+        "server resources during the run (t: seconds after the warm-up)",
+        List.of(
+            "t s",
+            "req/s",
+            "errors",
+            "RSS MiB",
+            "heap MiB",
+            "direct MiB",
+            "Netty direct MiB",
+            "open files"),
+        rows);
+    r.line("load average at the end: %s", BenchReport.loadAverage());
+    r.summary("errors", errors);
+    r.summary("requests", requests);
+    r.summary("requests_per_second", requests / elapsed);
+    r.summary("rss_start_mib", first.rssBytes() / 1048576.0);
+    r.summary("rss_end_mib", last.rssBytes() / 1048576.0);
+    r.summary("rss_growth_pct", rssGrowth);
+    r.summary("heap_end_mib", last.heapBytes() / 1048576.0);
+    r.summary("direct_start_mib", first.directBytes() / 1048576.0);
+    r.summary("direct_end_mib", last.directBytes() / 1048576.0);
+    r.summary("netty_direct_start_mib", first.nettyDirectBytes() / 1048576.0);
+    r.summary("netty_direct_end_mib", last.nettyDirectBytes() / 1048576.0);
+    r.summary("open_files_start", first.openFiles());
+    r.summary("open_files_end", last.openFiles());
+    boolean ok = errors == 0 && rssGrowth < MAX_RSS_GROWTH_PCT;
+    r.summary("passed", ok ? "yes" : "no");
+    return ok;
   }
 
   private static List<String> row(

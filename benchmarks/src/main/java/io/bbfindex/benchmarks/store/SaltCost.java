@@ -1,7 +1,7 @@
 package io.bbfindex.benchmarks.store;
 
-import io.bbfindex.benchmarks.BenchReport;
-import io.bbfindex.benchmarks.ThreadClock;
+import io.bbfindex.benchmarks.harness.BenchReport;
+import io.bbfindex.benchmarks.harness.ThreadClock;
 import io.bbfindex.filters.BbfGeometry;
 import io.bbfindex.filters.BlockedBloomFilter;
 import java.util.List;

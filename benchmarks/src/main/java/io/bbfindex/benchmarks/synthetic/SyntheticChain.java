@@ -217,21 +217,7 @@ public final class SyntheticChain {
 
     void block(int count) throws IOException {
       int height = blocks.size();
-      txs.reset(0);
-      txs.put(new byte[8 + HEADER], 0, 8 + HEADER);
-      txs.compactSize(count);
-      if (txids.length < 32 * count) {
-        txids = new byte[32 * count];
-      }
-      int[] offsets = new int[count];
-      for (int i = 0; i < count; i++) {
-        offsets[i] = txs.length() - 8 - HEADER;
-        if (i == 0) {
-          txs.coinbase(height, txids, 0);
-        } else {
-          txs.transaction(txids, 32 * i);
-        }
-      }
+      int[] offsets = serialize(height, count);
       byte[] b = txs.buffer();
       int size = txs.length() - 8;
       // header: version, prev hash, merkle root, time, bits, nonce
@@ -273,6 +259,39 @@ public final class SyntheticChain {
               true,
               0);
       blocks.add(info);
+      index(info, offsets);
+      prev = hash;
+    }
+
+    /**
+     * The block's transactions after room for the magic, size and header, into {@code txs}; their
+     * txids into {@code txids}; each one's offset after the header.
+     */
+    private int[] serialize(int height, int count) {
+      txs.reset(0);
+      txs.put(new byte[8 + HEADER], 0, 8 + HEADER);
+      txs.compactSize(count);
+      if (txids.length < 32 * count) {
+        txids = new byte[32 * count];
+      }
+      int[] offsets = new int[count];
+      for (int i = 0; i < count; i++) {
+        offsets[i] = txs.length() - 8 - HEADER;
+        if (i == 0) {
+          txs.coinbase(height, txids, 0);
+        } else {
+          txs.transaction(txids, 32 * i);
+        }
+      }
+      return offsets;
+    }
+
+    /** Each txid of the block to the consumer and, with the LevelDBs, its rows and the block's. */
+    private void index(BlockInfo block, int[] offsets) throws IOException {
+      int height = block.height();
+      int count = block.txCount();
+      long dataPos = block.dataPos();
+      byte[] hash = block.hash();
       for (int i = 0; i < count; i++) {
         System.arraycopy(txids, 32 * i, txid, 0, 32);
         if (written != null) {
@@ -287,9 +306,9 @@ public final class SyntheticChain {
       if (txindex != null) {
         put(HashedKeys.seqKey(height), hash);
         put(concat(new byte[] {'h'}, hash), le32(height));
-        blockIndex.put(DbKeys.blockKey(hash), blockRecord(height, count, file, dataPos, header));
+        blockIndex.put(
+            DbKeys.blockKey(hash), blockRecord(height, count, file, dataPos, block.header()));
       }
-      prev = hash;
     }
 
     private void nextFile() throws IOException {

@@ -1,10 +1,10 @@
 package io.bbfindex.benchmarks.synthetic;
 
 import io.bbfindex.filters.BlockedBloomFilter;
-import io.bbfindex.ingest.build.BuildOptions;
-import io.bbfindex.ingest.build.FilterBuilder;
-import io.bbfindex.ingest.build.ProgressListener;
-import io.bbfindex.ingest.build.TxFilterPass;
+import io.bbfindex.ingest.filterbuild.BuildOptions;
+import io.bbfindex.ingest.filterbuild.FilterBuilder;
+import io.bbfindex.ingest.filterbuild.ProgressListener;
+import io.bbfindex.ingest.filterbuild.TxFilterPass;
 import io.bbfindex.ingest.store.Manifest;
 import io.bbfindex.ingest.store.Manifest.BlockHashEntry;
 import io.bbfindex.ingest.store.Manifest.FileEntry;
@@ -128,15 +128,7 @@ public final class SyntheticStore {
   public static List<Built> build(
       List<Path> dirs, List<Spec> specs, Future<Path> shareSummaryFrom, ProgressListener progress)
       throws IOException {
-    if (dirs.size() != specs.size() || specs.isEmpty()) {
-      throw new IllegalArgumentException("one directory per spec, at least one");
-    }
-    Spec first = specs.get(0);
-    for (Spec s : specs) {
-      if (s.keys() != first.keys() || s.seed() != first.seed()) {
-        throw new IllegalArgumentException("the stores of one pass hold the same keys");
-      }
-    }
+    Spec first = sameKeys(dirs, specs);
     long start = System.nanoTime();
     ExecutorService writers =
         Executors.newFixedThreadPool(Math.max(WRITERS, first.opts().parallelism()));
@@ -156,15 +148,7 @@ public final class SyntheticStore {
                 writers,
                 pending));
       }
-      SyntheticKeys txids = first.txids();
-      byte[] key = new byte[SyntheticKeys.KEY_BYTES];
-      // the key loop: a split moves to its next file when the key index reaches that file's range
-      for (long i = 0; i < first.keys(); i++) {
-        txids.key(i, key, 0);
-        for (Split sp : splits) {
-          sp.accept(i, key);
-        }
-      }
+      fill(first, splits);
       List<Built> out = new ArrayList<>(splits.size());
       for (Split sp : splits) {
         sp.finish();
@@ -185,17 +169,7 @@ public final class SyntheticStore {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("synthetic store build interrupted");
     } catch (ExecutionException e) {
-      Throwable c = e.getCause();
-      if (c instanceof IOException io) {
-        throw io;
-      }
-      if (c instanceof UncheckedIOException u) {
-        throw u.getCause();
-      }
-      if (c instanceof RuntimeException r) {
-        throw r;
-      }
-      throw new IOException(c);
+      throw causeOf(e);
     } finally {
       writers.shutdownNow();
       splits.forEach(Split::close);
@@ -203,6 +177,50 @@ public final class SyntheticStore {
         summary.close();
       }
     }
+  }
+
+  /** The first spec, once every spec is known to hold the same keys and has its directory. */
+  private static Spec sameKeys(List<Path> dirs, List<Spec> specs) {
+    if (dirs.size() != specs.size() || specs.isEmpty()) {
+      throw new IllegalArgumentException("one directory per spec, at least one");
+    }
+    Spec first = specs.get(0);
+    for (Spec s : specs) {
+      if (s.keys() != first.keys() || s.seed() != first.seed()) {
+        throw new IllegalArgumentException("the stores of one pass hold the same keys");
+      }
+    }
+    return first;
+  }
+
+  /**
+   * The key loop: every key made once, offered to every split; a split moves to its next file when
+   * the key index reaches that file's range.
+   */
+  private static void fill(Spec first, List<Split> splits) throws InterruptedException {
+    SyntheticKeys txids = first.txids();
+    byte[] key = new byte[SyntheticKeys.KEY_BYTES];
+    for (long i = 0; i < first.keys(); i++) {
+      txids.key(i, key, 0);
+      for (Split sp : splits) {
+        sp.accept(i, key);
+      }
+    }
+  }
+
+  /** A failed write's cause, as the I/O error it was (a runtime exception is rethrown). */
+  private static IOException causeOf(ExecutionException e) {
+    Throwable c = e.getCause();
+    if (c instanceof IOException io) {
+      return io;
+    }
+    if (c instanceof UncheckedIOException u) {
+      return u.getCause();
+    }
+    if (c instanceof RuntimeException r) {
+      throw r;
+    }
+    return new IOException(c);
   }
 
   /**

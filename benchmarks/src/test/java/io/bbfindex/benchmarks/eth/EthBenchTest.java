@@ -3,7 +3,7 @@ package io.bbfindex.benchmarks.eth;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.bbfindex.benchmarks.BenchReport;
+import io.bbfindex.benchmarks.harness.BenchReport;
 import io.bbfindex.eth.testing.AnvilNode;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

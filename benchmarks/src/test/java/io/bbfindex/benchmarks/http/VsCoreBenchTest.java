@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bbfindex.benchmarks.BenchMain;
-import io.bbfindex.benchmarks.BenchReport;
+import io.bbfindex.benchmarks.harness.BenchReport;
 import io.bbfindex.ingest.testing.RequiredTool;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

@@ -3,9 +3,9 @@ package io.bbfindex.benchmarks.scale;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.bbfindex.benchmarks.BenchReport;
+import io.bbfindex.benchmarks.harness.BenchReport;
 import io.bbfindex.benchmarks.synthetic.SyntheticKeys;
-import io.bbfindex.ingest.build.ProgressListener;
+import io.bbfindex.ingest.filterbuild.ProgressListener;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

@@ -3,8 +3,8 @@ package io.bbfindex.benchmarks.store;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.bbfindex.benchmarks.BenchReport;
-import io.bbfindex.ingest.build.ProgressListener;
+import io.bbfindex.benchmarks.harness.BenchReport;
+import io.bbfindex.ingest.filterbuild.ProgressListener;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

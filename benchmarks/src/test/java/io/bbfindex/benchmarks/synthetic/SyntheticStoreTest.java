@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.bbfindex.ingest.build.BuildOptions;
-import io.bbfindex.ingest.build.ProgressListener;
+import io.bbfindex.ingest.filterbuild.BuildOptions;
+import io.bbfindex.ingest.filterbuild.ProgressListener;
 import io.bbfindex.ingest.store.FilterStore;
 import io.bbfindex.ingest.store.Manifest;
 import java.io.IOException;

@@ -1,6 +1,6 @@
 package io.bbfindex.follow.layer;
 
-import io.bbfindex.filters.peers.CuckooFilter;
+import io.bbfindex.filters.cuckoo.CuckooFilter;
 import io.bbfindex.ingest.encoding.Hash32;
 
 /**

@@ -7,9 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bbfindex.ingest.NodeIndex;
-import io.bbfindex.ingest.build.BuildOptions;
-import io.bbfindex.ingest.build.FilterBuilder;
-import io.bbfindex.ingest.build.ProgressListener;
+import io.bbfindex.ingest.filterbuild.BuildOptions;
+import io.bbfindex.ingest.filterbuild.FilterBuilder;
+import io.bbfindex.ingest.filterbuild.ProgressListener;
 import io.bbfindex.ingest.testing.Fixtures;
 import io.bbfindex.ingest.testing.Fixtures.Archive;
 import io.bbfindex.ingest.testing.Fixtures.TxRow;

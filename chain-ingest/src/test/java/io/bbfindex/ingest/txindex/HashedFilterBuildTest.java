@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bbfindex.filters.BlockedBloomFilter;
 import io.bbfindex.ingest.NodeIndex;
-import io.bbfindex.ingest.build.BuildOptions;
-import io.bbfindex.ingest.build.BuildReport;
-import io.bbfindex.ingest.build.FilterBuilder;
-import io.bbfindex.ingest.build.ProgressListener;
+import io.bbfindex.ingest.filterbuild.BuildOptions;
+import io.bbfindex.ingest.filterbuild.BuildReport;
+import io.bbfindex.ingest.filterbuild.FilterBuilder;
+import io.bbfindex.ingest.filterbuild.ProgressListener;
 import io.bbfindex.ingest.records.BlockInfo;
 import io.bbfindex.ingest.records.BlockStatus;
 import io.bbfindex.ingest.store.FilterStore;

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bbfindex.ingest.NodeIndex;
+import io.bbfindex.ingest.TxIndexLayout;
 import io.bbfindex.ingest.records.TxLocation;
 import io.bbfindex.ingest.testing.Fixtures;
 import io.bbfindex.ingest.testing.HashedFixtures;

@@ -3,7 +3,7 @@ package io.bbfindex.filters.catalog;
 import io.bbfindex.filters.BbfGeometry;
 import io.bbfindex.filters.BlockedBloomFilter;
 import io.bbfindex.filters.MembershipFilter;
-import io.bbfindex.filters.peers.CuckooFilter;
+import io.bbfindex.filters.cuckoo.CuckooFilter;
 import io.bbfindex.filters.peers.OneMemoryAccessBloomFilter;
 import io.bbfindex.filters.peers.StandardBloomFilter;
 import io.bbfindex.filters.peers.TwoBitBloomFilter;

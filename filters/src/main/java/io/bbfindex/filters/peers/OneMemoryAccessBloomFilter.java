@@ -3,6 +3,8 @@ package io.bbfindex.filters.peers;
 import static io.bbfindex.filters.Arguments.requireArgument;
 
 import io.bbfindex.filters.MembershipFilter;
+import io.bbfindex.filters.hash.Checks;
+import io.bbfindex.filters.hash.Murmur3;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.bbfindex.filters.hash.HashTestKeys;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -21,7 +22,7 @@ class BloomVariantsTest {
   @ValueSource(ints = {1, 4, 7, 8, 14, 15, 21})
   void ombfPutsAllBitsOfAKeyInOneBlock(int k) {
     long seed = 0x0B_0000L + k;
-    byte[] keys = PeerTestKeys.random(seed, 200);
+    byte[] keys = HashTestKeys.random(seed, 200);
     for (int i = 0; i < 200; i++) {
       OneMemoryAccessBloomFilter filter = new OneMemoryAccessBloomFilter(64, k, 9);
       filter.add(keys, i * 32);
@@ -35,7 +36,7 @@ class BloomVariantsTest {
         blocksTouched += inBlock > 0 ? 1 : 0;
         bits += inBlock;
       }
-      assertEquals(1, blocksTouched, "key " + i + PeerTestKeys.seedNote(seed));
+      assertEquals(1, blocksTouched, "key " + i + HashTestKeys.seedNote(seed));
       assertTrue(bits >= 1 && bits <= k, bits + " bits for k=" + k);
       assertTrue(filter.mightContain(keys, i * 32));
     }
@@ -45,7 +46,7 @@ class BloomVariantsTest {
   @Test
   void ombfPositionsCoverTheWholeBlock() {
     OneMemoryAccessBloomFilter filter = new OneMemoryAccessBloomFilter(1, 21, 0);
-    byte[] keys = PeerTestKeys.random(0x0B_1000L, 200);
+    byte[] keys = HashTestKeys.random(0x0B_1000L, 200);
     for (int i = 0; i < 200; i++) {
       filter.add(keys, i * 32);
     }
@@ -57,7 +58,7 @@ class BloomVariantsTest {
   @Test
   void twoBitProbeSetsOneOrTwoBitsOfOneWord() {
     long seed = 0x2B_0000L;
-    byte[] keys = PeerTestKeys.random(seed, 2000);
+    byte[] keys = HashTestKeys.random(seed, 2000);
     int oneBit = 0;
     for (int i = 0; i < 2000; i++) {
       TwoBitBloomFilter filter = new TwoBitBloomFilter(100, 1, 3);
@@ -68,7 +69,7 @@ class BloomVariantsTest {
         words += word != 0 ? 1 : 0;
         bits += Integer.bitCount(word);
       }
-      assertEquals(1, words, PeerTestKeys.seedNote(seed));
+      assertEquals(1, words, HashTestKeys.seedNote(seed));
       assertTrue(bits == 1 || bits == 2);
       oneBit += bits == 1 ? 1 : 0;
     }
@@ -79,7 +80,7 @@ class BloomVariantsTest {
   @Test
   void standardBloomSetsAtMostKBitsAKey() {
     StandardBloomFilter filter = new StandardBloomFilter(1 << 20, 11, 0);
-    byte[] keys = PeerTestKeys.random(0x5B_0000L, 1);
+    byte[] keys = HashTestKeys.random(0x5B_0000L, 1);
     filter.add(keys, 0);
     long set = Math.round(filter.fillRatio() * filter.bitSize());
     assertTrue(set >= 1 && set <= 11, "set bits " + set);
@@ -92,7 +93,7 @@ class BloomVariantsTest {
   void fillRatiosMatchTheirExpectation() {
     int n = 100_000;
     long seed = 0xF111_0000L;
-    byte[] keys = PeerTestKeys.random(seed, n);
+    byte[] keys = HashTestKeys.random(seed, n);
     StandardBloomFilter bloom = new StandardBloomFilter(800_000, 6, 0);
     OneMemoryAccessBloomFilter ombf = new OneMemoryAccessBloomFilter(1563, 6, 0);
     TwoBitBloomFilter twoBit = new TwoBitBloomFilter(25_000, 3, 0);
@@ -146,7 +147,7 @@ class BloomVariantsTest {
   void filtersWithDifferentSeedsDisagreeOnForeignKeys() {
     StandardBloomFilter a = new StandardBloomFilter(10_000, 3, 0);
     StandardBloomFilter b = new StandardBloomFilter(10_000, 3, 1000);
-    byte[] keys = PeerTestKeys.random(0x5EED_5EEDL, 3000);
+    byte[] keys = HashTestKeys.random(0x5EED_5EEDL, 3000);
     for (int i = 0; i < 1000; i++) {
       a.add(keys, i * 32);
       b.add(keys, i * 32);

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.bbfindex.filters.hash.HashTestKeys;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -43,7 +44,7 @@ class FprModelsTest {
     }
     double p = FprModels.occupancyPass(blockBits, k, draws);
     double sd = Math.sqrt(trials * p * (1 - p));
-    assertEquals(trials * p, passes, 4.5 * sd + 1, "model " + p + PeerTestKeys.seedNote(seed));
+    assertEquals(trials * p, passes, 4.5 * sd + 1, "model " + p + HashTestKeys.seedNote(seed));
   }
 
   @Test
@@ -77,20 +78,5 @@ class FprModelsTest {
         1e-4 * FprModels.twoBitBloom(n, words, 1));
     assertEquals(1.0, FprModels.twoBitBloomFromFill(1.0, 3));
     assertThrows(IllegalArgumentException.class, () -> FprModels.twoBitBloomFromFill(1.5, 1));
-  }
-
-  @Test
-  void cuckooModelsAreAboutEightAlphaOverTwoToTheFAndTheSlotFormBoundsTheExactOne() {
-    long buckets = 1 << 16;
-    long n = (long) (0.95 * 4 * buckets);
-    for (int f : new int[] {4, 8, 12, 16}) {
-      double exact = FprModels.cuckoo(n, buckets, f);
-      double bound = FprModels.cuckooSlotBound(0.95, 4, f);
-      assertTrue(exact <= bound, f + ": " + exact + " > " + bound);
-      assertEquals(-Math.expm1(-8 * 0.95 / ((1 << f) - 1)), exact, exact * 1e-4);
-    }
-    assertEquals(8 * 0.95 / 4095, FprModels.cuckoo(n, buckets, 12), 1e-3 * 8 * 0.95 / 4095);
-    // One bucket: the pair is that bucket, so every stored key with the same fingerprint matches.
-    assertEquals(1.0 / 255, FprModels.cuckoo(1, 1, 8), 1e-15);
   }
 }

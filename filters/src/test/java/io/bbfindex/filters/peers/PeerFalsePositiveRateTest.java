@@ -5,6 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bbfindex.filters.MembershipFilter;
 import io.bbfindex.filters.catalog.FilterType;
+import io.bbfindex.filters.cuckoo.CuckooFilter;
+import io.bbfindex.filters.cuckoo.CuckooFprModel;
+import io.bbfindex.filters.hash.HashTestKeys;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
@@ -41,7 +44,7 @@ class PeerFalsePositiveRateTest {
 
   @BeforeAll
   static void foreignKeys() {
-    negatives = PeerTestKeys.random(NEGATIVE_SEED, QUERIES);
+    negatives = HashTestKeys.random(NEGATIVE_SEED, QUERIES);
   }
 
   @AfterAll
@@ -82,10 +85,10 @@ class PeerFalsePositiveRateTest {
   void measuredRateIsWithinTheModelsBinomialBound(FilterType type, int bitsPerKey) {
     long seed = 0xF9F0_0000L + type.ordinal() * 100L + bitsPerKey;
     MembershipFilter filter = type.create(KEYS, bitsPerKey);
-    byte[] keys = PeerTestKeys.random(seed, KEYS);
+    byte[] keys = HashTestKeys.random(seed, KEYS);
     for (int i = 0; i < KEYS; i++) {
       assertTrue(
-          filter.add(keys, i * 32), () -> type + " refused a key" + PeerTestKeys.seedNote(seed));
+          filter.add(keys, i * 32), () -> type + " refused a key" + HashTestKeys.seedNote(seed));
     }
     String fillModel = "";
     double fillFpr = Double.NaN;
@@ -106,11 +109,11 @@ class PeerFalsePositiveRateTest {
     int buckets = 1 << 15;
     int keys = (int) (load * buckets * CuckooFilter.SLOTS_PER_BUCKET);
     CuckooFilter filter = new CuckooFilter(buckets, fingerprintBits);
-    byte[] members = PeerTestKeys.random(seed, keys);
+    byte[] members = HashTestKeys.random(seed, keys);
     for (int i = 0; i < keys; i++) {
       assertTrue(
           filter.add(members, i * 32),
-          () -> "refused below 90 % load" + PeerTestKeys.seedNote(seed));
+          () -> "refused below 90 % load" + HashTestKeys.seedNote(seed));
     }
     checkRow(
         "CuckooFilter load " + load,
@@ -125,7 +128,7 @@ class PeerFalsePositiveRateTest {
   /** The textbook per-slot form is an upper bound: the measured rate must not exceed it. */
   private static String slotBoundColumn(CuckooFilter filter) {
     double bound =
-        FprModels.cuckooSlotBound(
+        CuckooFprModel.slotBound(
             filter.load(), CuckooFilter.SLOTS_PER_BUCKET, filter.fingerprintBits());
     assertTrue(filter.modelledFpr() <= bound, "exact model above the slot bound");
     return String.format("%10.6f (slot bound)", bound);
@@ -151,7 +154,7 @@ class PeerFalsePositiveRateTest {
     int keys = 1 << 18;
     TwoBitBloomFilter twoBit = new TwoBitBloomFilter(1 << 16, 1, 0);
     StandardBloomFilter oneBit = new StandardBloomFilter(1L << 21, 1, 0);
-    byte[] members = PeerTestKeys.random(seed, keys);
+    byte[] members = HashTestKeys.random(seed, keys);
     for (int i = 0; i < keys; i++) {
       twoBit.add(members, i * 32);
       oneBit.add(members, i * 32);
@@ -217,9 +220,9 @@ class PeerFalsePositiveRateTest {
         () ->
             "outside the bound: "
                 + row
-                + PeerTestKeys.seedNote(seed)
+                + HashTestKeys.seedNote(seed)
                 + " negatives"
-                + PeerTestKeys.seedNote(NEGATIVE_SEED));
+                + HashTestKeys.seedNote(NEGATIVE_SEED));
     if (!Double.isNaN(fillFpr)) {
       double fillSd = Math.sqrt(QUERIES * fillFpr * (1 - fillFpr));
       double fillZ = (falsePositives - QUERIES * fillFpr) / fillSd;
@@ -230,7 +233,7 @@ class PeerFalsePositiveRateTest {
                   + fillZ
                   + "): "
                   + row
-                  + PeerTestKeys.seedNote(seed));
+                  + HashTestKeys.seedNote(seed));
     }
   }
 }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bbfindex.filters.MembershipFilter;
 import io.bbfindex.filters.catalog.FilterType;
+import io.bbfindex.filters.hash.HashTestKeys;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -11,7 +12,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Random failures found while building the peers, pinned by seed so they stay fixed. Add a row for
- * every seed {@link PeerFuzzTest} or {@link PeerFalsePositiveRateTest} ever reports.
+ * every seed {@code cuckoo.CuckooFuzzTest} or {@link PeerFalsePositiveRateTest} ever reports.
  */
 class RegressionTest {
 
@@ -45,11 +46,11 @@ class RegressionTest {
   private static void fprWithinBound(
       FilterType type, double bitsPerKey, long seed, int keys, int queries) {
     MembershipFilter filter = type.create(keys, bitsPerKey);
-    byte[] members = PeerTestKeys.random(seed, keys);
+    byte[] members = HashTestKeys.random(seed, keys);
     for (int i = 0; i < keys; i++) {
       assertTrue(filter.add(members, i * 32));
     }
-    byte[] foreign = PeerTestKeys.random(0xF00D_0000L, queries);
+    byte[] foreign = HashTestKeys.random(0xF00D_0000L, queries);
     long hits = 0;
     for (int i = 0; i < queries; i++) {
       hits += filter.mightContain(foreign, i * 32) ? 1 : 0;
@@ -65,6 +66,6 @@ class RegressionTest {
             + p
             + " z "
             + z
-            + PeerTestKeys.seedNote(seed));
+            + HashTestKeys.seedNote(seed));
   }
 }

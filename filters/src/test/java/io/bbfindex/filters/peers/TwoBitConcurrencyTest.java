@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.bbfindex.filters.hash.HashTestKeys;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CyclicBarrier;
@@ -37,7 +38,7 @@ class TwoBitConcurrencyTest {
     TwoBitBloomFilter sequential = new TwoBitBloomFilter(words, k, 7);
     byte[][] keys = new byte[THREADS][];
     for (int t = 0; t < THREADS; t++) {
-      keys[t] = PeerTestKeys.random(seed * 31 + t, keysPerThread);
+      keys[t] = HashTestKeys.random(seed * 31 + t, keysPerThread);
       for (int i = 0; i < keysPerThread; i++) {
         sequential.add(keys[t], i * 32);
       }
@@ -69,19 +70,19 @@ class TwoBitConcurrencyTest {
       thread.join();
     }
     if (failure[0] != null) {
-      throw new AssertionError("writer failed" + PeerTestKeys.seedNote(seed), failure[0]);
+      throw new AssertionError("writer failed" + HashTestKeys.seedNote(seed), failure[0]);
     }
-    assertEquals((long) THREADS * keysPerThread, shared.count(), PeerTestKeys.seedNote(seed));
+    assertEquals((long) THREADS * keysPerThread, shared.count(), HashTestKeys.seedNote(seed));
     for (int t = 0; t < THREADS; t++) {
       for (int i = 0; i < keysPerThread; i++) {
         if (!shared.mightContain(keys[t], i * 32)) {
-          fail("thread " + t + " key " + i + " lost" + PeerTestKeys.seedNote(seed));
+          fail("thread " + t + " key " + i + " lost" + HashTestKeys.seedNote(seed));
         }
       }
     }
     assertArrayEquals(
         sequential.copyOfWords(),
         shared.copyOfWords(),
-        "concurrent table differs from the sequential one" + PeerTestKeys.seedNote(seed));
+        "concurrent table differs from the sequential one" + HashTestKeys.seedNote(seed));
   }
 }

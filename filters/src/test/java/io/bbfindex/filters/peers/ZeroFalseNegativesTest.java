@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.bbfindex.filters.MembershipFilter;
 import io.bbfindex.filters.catalog.FilterType;
+import io.bbfindex.filters.hash.HashTestKeys;
 import org.junit.jupiter.api.condition.DisabledIfSystemProperty;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -30,32 +31,32 @@ class ZeroFalseNegativesTest {
   void everyAcceptedKeyIsFound(FilterType type) {
     long seed = 0x2E40_0000L + type.ordinal();
     MembershipFilter filter = type.create(KEYS, 8);
-    byte[] keys = PeerTestKeys.random(seed, KEYS);
+    byte[] keys = HashTestKeys.random(seed, KEYS);
     boolean[] accepted = new boolean[KEYS];
     int acceptedCount = 0;
     for (int i = 0; i < KEYS; i++) {
       accepted[i] = filter.add(keys, i * 32);
       acceptedCount += accepted[i] ? 1 : 0;
     }
-    assertEquals(acceptedCount, filter.count(), type + PeerTestKeys.seedNote(seed));
+    assertEquals(acceptedCount, filter.count(), type + HashTestKeys.seedNote(seed));
     assertEquals(
         KEYS,
         acceptedCount,
-        type + " refused keys below its capacity" + PeerTestKeys.seedNote(seed));
+        type + " refused keys below its capacity" + HashTestKeys.seedNote(seed));
     for (int i = 0; i < KEYS; i++) {
       if (accepted[i] && !filter.mightContain(keys, i * 32)) {
-        fail(type + " lost key " + i + " of " + KEYS + PeerTestKeys.seedNote(seed));
+        fail(type + " lost key " + i + " of " + KEYS + HashTestKeys.seedNote(seed));
       }
     }
     boolean[] batch = new boolean[KEYS];
     filter.mightContainBatch(keys, KEYS, batch);
     for (int i = 0; i < KEYS; i++) {
       if (!batch[i]) {
-        fail(type + " batch probe lost key " + i + PeerTestKeys.seedNote(seed));
+        fail(type + " batch probe lost key " + i + HashTestKeys.seedNote(seed));
       }
     }
     int foreign = 1 << 16;
-    byte[] others = PeerTestKeys.random(~seed, foreign);
+    byte[] others = HashTestKeys.random(~seed, foreign);
     boolean[] single = new boolean[foreign];
     for (int i = 0; i < foreign; i++) {
       single[i] = filter.mightContain(others, i * 32);
@@ -63,6 +64,6 @@ class ZeroFalseNegativesTest {
     boolean[] batched = new boolean[foreign];
     filter.mightContainBatch(others, foreign, batched);
     assertArrayEquals(
-        single, batched, type + " batch and single probes disagree" + PeerTestKeys.seedNote(seed));
+        single, batched, type + " batch and single probes disagree" + HashTestKeys.seedNote(seed));
   }
 }
