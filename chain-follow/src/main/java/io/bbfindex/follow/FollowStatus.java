@@ -14,6 +14,8 @@ import java.time.Instant;
  * @param snapshotTipHash the history snapshot's tip, the base of the tip layer
  * @param since when the follower entered {@code state}
  * @param notifications {@code zmq <endpoint>} or {@code polling}
+ * @param lastError why the follower cannot follow now (the node refused the credentials, the
+ *     connection was refused, a timeout, ...), or {@code null} while it follows
  */
 public record FollowStatus(
     String network,
@@ -26,4 +28,5 @@ public record FollowStatus(
     FollowState state,
     Instant since,
     int mempoolSize,
-    String notifications) {}
+    String notifications,
+    String lastError) {}

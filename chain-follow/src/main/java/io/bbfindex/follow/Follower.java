@@ -80,6 +80,12 @@ public final class Follower implements AutoCloseable {
   private volatile Instant stateSince = Instant.now();
   private volatile String notifications = "none yet";
 
+  /** Set once the follower first reached the node's tip: before that, nothing absent is known. */
+  private volatile boolean followedOnce;
+
+  /** Why the follower cannot follow now (refused, timeout, 401, ...); null while it follows. */
+  private volatile String lastError;
+
   private Follower(FollowConfig config, Optional<BlockFileLocator> locator, FollowStats stats) {
     this.config = config;
     this.stats = stats;
@@ -163,11 +169,24 @@ public final class Follower implements AutoCloseable {
         state,
         stateSince,
         mempool.size(),
-        notifications);
+        notifications,
+        lastError);
   }
 
   public FollowStats stats() {
     return stats;
+  }
+
+  /**
+   * Whether "absent" can be answered: the follower is at the node's tip, or connecting the one
+   * block the node just announced. Not before its first catch-up (a restart behind the node), not
+   * while the node cannot be reached (it may hold blocks and transactions the layers lack), not
+   * while the mempool is taken again, not while catching up more than a block.
+   */
+  public boolean settled() {
+    FollowState s = state;
+    return s == FollowState.FOLLOWING
+        || (s == FollowState.CATCHING_UP && followedOnce && lagBlocks() <= 1);
   }
 
   /** Blocks the served tip trails the node's last known tip by (0 when unknown). */
@@ -222,14 +241,26 @@ public final class Follower implements AutoCloseable {
         }
         step();
       } catch (NodeUnreachableException e) {
+        String reason = e.getMessage();
+        if (state != FollowState.NODE_UNREACHABLE || !reason.equals(lastError)) {
+          // once per outage and reason, not every second
+          LOG.log(
+              Level.WARNING,
+              "cannot reach the node at "
+                  + rpc.endpoint()
+                  + ": "
+                  + reason
+                  + "; trying again every second");
+        }
+        lastError = reason;
         enter(FollowState.NODE_UNREACHABLE);
-        LOG.log(Level.DEBUG, "node unreachable: " + e.getMessage());
         needContact = true;
         pause(Duration.ofSeconds(1));
       } catch (InterruptedException e) {
         return;
       } catch (IOException | RuntimeException e) {
         LOG.log(Level.WARNING, "following failed, starting again in 1 s: " + e, e);
+        lastError = e.getMessage() != null ? e.getMessage() : e.toString();
         needContact = true;
         pause(Duration.ofSeconds(1));
       }
@@ -541,6 +572,13 @@ public final class Follower implements AutoCloseable {
 
   private void enter(FollowState s) {
     if (state != s) {
+      if (s == FollowState.FOLLOWING) {
+        if (lastError != null) {
+          LOG.log(Level.INFO, "following the node at " + rpc.endpoint() + " again");
+        }
+        lastError = null;
+        followedOnce = true;
+      }
       state = s;
       stateSince = Instant.now();
       signalProgress();

@@ -1,5 +1,6 @@
 package io.bbfindex.app.follow;
 
+import io.bbfindex.app.lookup.BackendUnavailableException;
 import io.bbfindex.app.lookup.BlockAnswer;
 import io.bbfindex.app.lookup.BlockData;
 import io.bbfindex.app.lookup.ChainBackend;
@@ -96,16 +97,28 @@ public final class FollowingBackend implements ChainBackend, MeterBinder {
     return refresh;
   }
 
+  /**
+   * A filter "no" is an answer only while the follower is settled ({@link Follower#settled}); else
+   * every txid goes on to {@link #lookupTx}, which refuses to call one absent.
+   */
   @Override
   public boolean txMaybe(byte[] keys, int offset) {
     Layers l = layers;
-    return l.history().txMaybe(keys, offset) || l.follower().mightContain(keys, offset);
+    return l.history().txMaybe(keys, offset)
+        || l.follower().mightContain(keys, offset)
+        || !l.follower().settled();
   }
 
   @Override
   public int txMaybeBatch(byte[] keys, int count, long[] maybe) {
     Layers l = layers;
     Follower follower = l.follower();
+    if (!follower.settled()) {
+      for (int i = 0; i < count; i++) {
+        maybe[i >>> 6] |= 1L << (i & 63);
+      }
+      return count;
+    }
     int hits = l.history().txMaybeBatch(keys, count, maybe);
     for (int i = 0; i < count; i++) {
       long bit = 1L << (i & 63);
@@ -141,7 +154,36 @@ public final class FollowingBackend implements ChainBackend, MeterBinder {
         && Arrays.equals(s.blockHash().internal(), old.get().blockHash())) {
       return recent.map(FollowingBackend::answer); // a snapshot block a reorg disconnected since
     }
-    return old.isPresent() ? old : recent.map(FollowingBackend::answer);
+    Optional<TxAnswer> found = old.isPresent() ? old : recent.map(FollowingBackend::answer);
+    if (found.isEmpty()) {
+      requireSettled(l.follower());
+    }
+    return found;
+  }
+
+  /**
+   * Refuses to answer "absent" while the follower is not settled: the node may hold the txid or
+   * block in what the layers lack (blocks it mined while bbf-index was stopped, its mempool while
+   * it cannot be reached), so the client is told to retry (503 with the state), never "absent".
+   */
+  private static void requireSettled(Follower follower) {
+    if (follower.settled()) {
+      return;
+    }
+    FollowStatus s = follower.status();
+    String code =
+        s.state() == FollowState.NODE_UNREACHABLE ? "node_unreachable" : "catching_up";
+    throw new BackendUnavailableException(code, unsettledReason(follower, s), null);
+  }
+
+  private static String unsettledReason(Follower follower, FollowStatus s) {
+    return "the follower is "
+        + s.state().text()
+        + (s.lastError() == null ? "" : " (" + s.lastError() + ")")
+        + ": served tip "
+        + s.servedTipHeight()
+        + (s.nodeTipHeight() < 0 ? "" : ", the node's " + s.nodeTipHeight())
+        + "; an unknown id is not known to be absent until it follows the node";
   }
 
   /** A history answer with its confirmations counted from the served tip, not the snapshot's. */
@@ -195,7 +237,9 @@ public final class FollowingBackend implements ChainBackend, MeterBinder {
   @Override
   public boolean blockMaybe(byte[] hash) {
     Layers l = layers;
-    return l.history().blockMaybe(hash) || l.follower().block(Hash32.ofInternal(hash)).isPresent();
+    return l.history().blockMaybe(hash)
+        || l.follower().block(Hash32.ofInternal(hash)).isPresent()
+        || !l.follower().settled();
   }
 
   /**
@@ -210,7 +254,12 @@ public final class FollowingBackend implements ChainBackend, MeterBinder {
     if (recent.isPresent() && recent.get().block().header() != null) {
       return recent.map(TipBlocks::answer);
     }
-    return l.history().lookupBlock(hash).map(b -> TipBlocks.onServedTip(b, l.follower()));
+    Optional<BlockAnswer> found =
+        l.history().lookupBlock(hash).map(b -> TipBlocks.onServedTip(b, l.follower()));
+    if (found.isEmpty()) {
+      requireSettled(l.follower());
+    }
+    return found;
   }
 
   /**
@@ -243,8 +292,18 @@ public final class FollowingBackend implements ChainBackend, MeterBinder {
   }
 
   @Override
+  public String notReadyReason() {
+    Layers l = layers;
+    return l.history().ready()
+        ? unsettledReason(l.follower(), l.follower().status())
+        : l.history().notReadyReason();
+  }
+
+  /** The history is loaded and the follower settled: answers reflect the node. */
+  @Override
   public boolean ready() {
-    return layers.history().ready();
+    Layers l = layers;
+    return l.history().ready() && l.follower().settled();
   }
 
   @Override
@@ -260,6 +319,7 @@ public final class FollowingBackend implements ChainBackend, MeterBinder {
     follow.put("state", s.state().text());
     follow.put("since", s.since().toString());
     follow.put("notifications", s.notifications());
+    follow.put("lastError", s.lastError());
     follow.put("lagBlocks", follower.lagBlocks());
     HistoryRefresh r = refresh;
     follow.put("refreshes", r == null ? 0 : r.refreshes());

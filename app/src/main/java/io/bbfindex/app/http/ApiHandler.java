@@ -179,12 +179,16 @@ public final class ApiHandler extends ChannelInboundHandlerAdapter {
       } catch (ApiError.Exception refused) {
         response = error(refused.error());
       } catch (BackendUnavailableException unavailable) {
+        boolean store = unavailable.code().equals(BackendUnavailableException.STORE_UNAVAILABLE);
         response =
             error(
                 new ApiError(
                     HttpResponseStatus.SERVICE_UNAVAILABLE,
-                    "store_unavailable",
-                    "the filter store is being verified again; retry shortly"));
+                    unavailable.code(),
+                    store
+                        ? "the filter store is being verified again; retry shortly"
+                        : unavailable.getMessage()));
+        response.headers().set(HttpHeaderNames.RETRY_AFTER, 1);
       } catch (RuntimeException bug) {
         LOG.log(
             Level.ERROR, "internal error on " + request.method() + " route " + route.tag(), bug);
