@@ -173,10 +173,10 @@ public final class FollowingBackend implements ChainBackend, MeterBinder {
     FollowStatus s = follower.status();
     String code =
         s.state() == FollowState.NODE_UNREACHABLE ? "node_unreachable" : "catching_up";
-    throw new BackendUnavailableException(code, unsettledReason(follower, s), null);
+    throw new BackendUnavailableException(code, unsettledReason(s), null);
   }
 
-  private static String unsettledReason(Follower follower, FollowStatus s) {
+  private static String unsettledReason(FollowStatus s) {
     return "the follower is "
         + s.state().text()
         + (s.lastError() == null ? "" : " (" + s.lastError() + ")")
@@ -295,7 +295,7 @@ public final class FollowingBackend implements ChainBackend, MeterBinder {
   public String notReadyReason() {
     Layers l = layers;
     return l.history().ready()
-        ? unsettledReason(l.follower(), l.follower().status())
+        ? unsettledReason(l.follower().status())
         : l.history().notReadyReason();
   }
 
