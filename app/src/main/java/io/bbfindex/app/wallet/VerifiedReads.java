@@ -18,7 +18,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.cache.CaffeineCacheMetrics;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
@@ -28,7 +27,6 @@ import org.bitcoinj.core.Block;
 import org.bitcoinj.core.Transaction;
 import org.bitcoinj.core.TransactionOutPoint;
 import org.bitcoinj.core.TransactionOutput;
-import org.bitcoinj.core.TransactionWitness;
 
 /**
  * Transactions and blocks read at the index's locations and checked, every byte, against what
@@ -41,13 +39,17 @@ import org.bitcoinj.core.TransactionWitness;
  * the witness commitment of its coinbase (BIP 141), or, without one, none may carry a witness. Any
  * mismatch is a {@code store_inconsistent} refusal (see {@link StoreChecks}), never wrong bytes.
  *
- * <p>Merkle proofs come from a bounded cache of verified txid lists ({@link VerifiedTxids}, keyed
- * by block hash, weighed by txids held): the first proof in a block reads and parses the whole
- * block (a block of 150,000 transactions takes a noticeable fraction of a second), later ones in
- * the same block only read a branch off the kept tree.
+ * <p>Merkle proofs and witness checks come from a bounded cache of verified txid and wtxid lists
+ * ({@link VerifiedTxids}, keyed by block hash, weighed by txids held): the first proof (or the
+ * first segwit transaction served) in a block reads and parses the whole block (a block of 150,000
+ * transactions takes a noticeable fraction of a second), later ones in the same block only read a
+ * branch off the kept tree, or compare one kept wtxid.
  */
 public final class VerifiedReads {
-  /** Txids held by the proof cache by default: about 64 bytes each, so some 32 MB. */
+  /**
+   * Txids held by the proof cache by default: about 64 bytes each (the tree's levels), 96 in a
+   * block with a witness commitment (its wtxids are kept too), so some 32 to 48 MB.
+   */
   public static final long DEFAULT_CACHED_TXIDS = 500_000;
 
   public static final String BLOCK_READS = "bbf.wallet.block.reads";
@@ -337,55 +339,8 @@ public final class VerifiedReads {
               + ", the header says "
               + block.getMerkleRoot());
     }
-    return new StoredBlock(answer, bytes, block, txids, tree, committedWtxids(block, where));
-  }
-
-  /**
-   * The wtxids of the block's transactions (internal order, back to back; the coinbase's its own),
-   * checked against the block's witness commitment (BIP 141): the last coinbase output whose script
-   * is {@code OP_RETURN 0xaa21a9ed} and 32 bytes holds SHA-256d(witness merkle root || witness
-   * reserved value), the root over the wtxids with the coinbase's taken as zero, the reserved value
-   * the coinbase input's one 32-byte witness item. Null when the block has no commitment, which
-   * only a block whose transactions carry no witness may lack.
-   */
-  private byte[] committedWtxids(Block block, String where) {
-    List<Transaction> txs = block.getTransactions();
-    Transaction coinbase = txs.get(0);
-    Sha256Hash commitment = coinbase.isCoinBase() ? coinbase.findWitnessCommitment() : null;
-    if (commitment == null) {
-      for (int i = 0; i < txs.size(); i++) {
-        if (txs.get(i).hasWitnesses()) {
-          throw checks.inconsistent(
-              where + ": transaction " + i + " carries a witness, but the block commits to none");
-        }
-      }
-      return null;
-    }
-    TransactionWitness reserved = coinbase.getInput(0).getWitness();
-    if (reserved.getPushCount() != 1 || reserved.getPush(0).length != 32) {
-      throw checks.inconsistent(
-          where + ": the coinbase's witness is not the one 32-byte witness reserved value");
-    }
-    List<Sha256Hash> leaves = new ArrayList<>(txs.size());
-    leaves.add(Sha256Hash.ZERO_HASH);
-    byte[] wtxids = new byte[txs.size() * 32];
-    System.arraycopy(coinbase.getWTxId().getReversedBytes(), 0, wtxids, 0, 32);
-    for (int i = 1; i < txs.size(); i++) {
-      Sha256Hash wtxid = txs.get(i).getWTxId();
-      leaves.add(wtxid);
-      System.arraycopy(wtxid.getReversedBytes(), 0, wtxids, i * 32, 32);
-    }
-    Sha256Hash root = MerkleTree.of(leaves).root();
-    Sha256Hash folded = Sha256Hash.twiceOf(root.getReversedBytes(), reserved.getPush(0));
-    if (!folded.equals(commitment)) {
-      throw checks.inconsistent(
-          where
-              + ": its transactions' witnesses fold to the witness commitment "
-              + folded
-              + ", the coinbase commits to "
-              + commitment);
-    }
-    return wtxids;
+    return new StoredBlock(
+        answer, bytes, block, txids, tree, WitnessCommitment.wtxids(block, where, checks));
   }
 
   /**

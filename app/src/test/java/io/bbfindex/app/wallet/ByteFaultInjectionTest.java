@@ -10,6 +10,7 @@ import io.bbfindex.app.testing.TxBytes;
 import io.bbfindex.ingest.testing.Fixtures;
 import io.bbfindex.ingest.testing.GroundTruth;
 import io.bbfindex.ingest.testing.HashedFixtures;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.net.http.HttpResponse;
@@ -36,6 +37,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * place, its size kept), and every answer of a fresh server over the damaged directory must be
  * either the answer the undamaged directory gave or a 500 {@code store_inconsistent}, counted in
  * {@code bbf_store_inconsistent_total}: never other bytes, never a 404 for an indexed transaction.
+ * The location routes ({@code GET /v1/tx/{txid}}, both forms of {@code POST /v1/tx/lookup}) are
+ * held to the same rule: on a hashed txindex the lookup itself reads the damaged bytes.
  *
  * <p>The fixtures carry segwit transactions (regtest wallets spending bech32 and p2sh-segwit
  * outputs): {@code core-0.21.1-regtest-txindex-B} (legacy {@code t} rows), {@code
@@ -115,6 +118,9 @@ class ByteFaultInjectionTest {
   /** One damaged transaction (its block damaged instead for {@link Damage#HEADER}). */
   record Target(Damage damage, Indexed tx, long flippedAt) {}
 
+  private static final String BATCH_JSON = "/v1/tx/lookup";
+  private static final String BATCH_BINARY = "/v1/tx/lookup?binary";
+
   @TempDir Path tmp;
 
   @ParameterizedTest
@@ -146,7 +152,7 @@ class ByteFaultInjectionTest {
       Map<String, Answer> damaged = answers(api, paths);
       List<String> wrong = new ArrayList<>();
       int refused = 0;
-      for (String path : paths) {
+      for (String path : damaged.keySet()) {
         Answer before = pristine.get(path);
         Answer after = damaged.get(path);
         if (after.equals(before)) {
@@ -215,12 +221,30 @@ class ByteFaultInjectionTest {
     return body.contains("blk0");
   }
 
+  /**
+   * The answers to every path, and to both forms of {@code POST /v1/tx/lookup} over every txid the
+   * paths name (keys {@link #BATCH_JSON} and {@link #BATCH_BINARY}).
+   */
   private static Map<String, Answer> answers(ApiClient api, List<String> paths) {
     Map<String, Answer> out = new LinkedHashMap<>();
+    Set<String> txids = new LinkedHashSet<>();
     for (String p : paths) {
       HttpResponse<byte[]> r = api.getBytes(p);
       out.put(p, new Answer(r.statusCode(), r.body()));
+      if (p.startsWith("/v1/tx/") && p.length() == "/v1/tx/".length() + 64) {
+        txids.add(p.substring("/v1/tx/".length()));
+      }
     }
+    String json = "[\"" + String.join("\",\"", txids) + "\"]";
+    HttpResponse<byte[]> r =
+        api.postBytes(BATCH_JSON, "application/json", json.getBytes(StandardCharsets.US_ASCII));
+    out.put(BATCH_JSON, new Answer(r.statusCode(), r.body()));
+    ByteArrayOutputStream keys = new ByteArrayOutputStream();
+    for (String id : txids) {
+      keys.writeBytes(TxBytes.internal(id));
+    }
+    r = api.postBytes(BATCH_BINARY, "application/octet-stream", keys.toByteArray());
+    out.put(BATCH_BINARY, new Answer(r.statusCode(), r.body()));
     return out;
   }
 
