@@ -225,7 +225,9 @@ public final class NodeIndex implements AutoCloseable {
    *
    * @param txidInternal 32 bytes, internal (reversed display) order
    * @return empty when the txindex has no row (unknown, unconfirmed, or not indexed yet)
-   * @throws IndexReadException if the row is corrupt or points at no known block
+   * @throws IndexReadException if the row is corrupt or points at no known block; its cause is a
+   *     {@link io.bbfindex.ingest.blockfile.DamagedBlockException} when a hashed row's block bytes
+   *     are not what the block's header commits to (the txid may be there: no "absent")
    */
   public Optional<TxLocation> findTx(byte[] txidInternal) {
     requireHash(txidInternal, "txid");

@@ -5,9 +5,12 @@ import io.bbfindex.app.lookup.BlockAnswer;
 import io.bbfindex.app.lookup.BlockData;
 import io.bbfindex.app.lookup.ChainBackend;
 import io.bbfindex.app.lookup.FilterSummary;
+import io.bbfindex.app.lookup.StoreInconsistentException;
 import io.bbfindex.app.lookup.TxAnswer;
 import io.bbfindex.ingest.NodeIndex;
+import io.bbfindex.ingest.blockfile.DamagedBlockException;
 import io.bbfindex.ingest.records.BlockInfo;
+import io.bbfindex.ingest.records.IndexReadException;
 import io.bbfindex.ingest.records.TxLocation;
 import io.bbfindex.ingest.store.FilterStore;
 import io.bbfindex.ingest.store.FilterStoreChangedException;
@@ -161,7 +164,15 @@ public final class CoreChainBackend implements ChainBackend {
 
   @Override
   public Optional<TxAnswer> lookupTx(byte[] txid) {
-    return index.findTx(txid).map(CoreChainBackend::answer);
+    try {
+      return index.findTx(txid).map(CoreChainBackend::answer);
+    } catch (IndexReadException e) {
+      if (e.getCause() instanceof DamagedBlockException) {
+        // a hashed row's block bytes are damaged: the txid may well be there, so no "absent"
+        throw new StoreInconsistentException(e.getMessage(), e);
+      }
+      throw e;
+    }
   }
 
   private static TxAnswer answer(TxLocation loc) {

@@ -6,13 +6,13 @@ import io.bbfindex.app.lookup.BlockAnswer;
 import io.bbfindex.app.lookup.ChainStatus;
 import io.bbfindex.app.lookup.TxAnswer;
 import io.bbfindex.app.wallet.MerkleProof;
-import io.bbfindex.app.wallet.MerkleTree;
 import io.bbfindex.app.wallet.Reply;
 import io.bbfindex.app.wallet.StoredTx;
 import io.bbfindex.app.wallet.VerifiedReads;
 import io.bbfindex.app.wallet.VerifiedTxids;
 import io.bbfindex.app.wallet.WalletApi;
 import io.bbfindex.app.wallet.WalletException;
+import io.bbfindex.ingest.blockfile.MerkleTree;
 import io.bbfindex.ingest.encoding.HashKeys;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -152,36 +152,9 @@ public final class EsploraApi {
     StoredTx stored = reads.tx(txid, at);
     List<TransactionOutput> prevouts = new ArrayList<>();
     for (TransactionInput input : stored.tx().getInputs()) {
-      prevouts.add(input.isCoinBase() ? null : prevout(input));
+      prevouts.add(input.isCoinBase() ? null : reads.spentOutput(input.getOutpoint()));
     }
     return json(EsploraJson.tx(stored, prevouts, status(at), network()));
-  }
-
-  /** The output an input spends, read (and re-hashed) through the index; null if unknown. */
-  private TransactionOutput prevout(TransactionInput input) {
-    byte[] prevTxid = input.getOutpoint().hash().getReversedBytes();
-    StoredTx prev;
-    try {
-      prev = reads.tx(prevTxid);
-    } catch (WalletException e) {
-      if (e.status() == 404) {
-        return null;
-      }
-      throw e;
-    }
-    long index = input.getOutpoint().index();
-    if (index >= prev.tx().getOutputs().size()) {
-      throw new WalletException(
-          500,
-          "store_inconsistent",
-          "an input spends output "
-              + index
-              + " of "
-              + input.getOutpoint().hash()
-              + ", which has "
-              + prev.tx().getOutputs().size());
-    }
-    return prev.tx().getOutputs().get((int) index);
   }
 
   private Reply txStatus(String txidText) {

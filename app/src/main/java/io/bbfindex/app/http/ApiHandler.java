@@ -8,6 +8,7 @@ import io.bbfindex.app.lookup.BackendUnavailableException;
 import io.bbfindex.app.lookup.BlockAnswer;
 import io.bbfindex.app.lookup.ChainBackend;
 import io.bbfindex.app.lookup.LookupService;
+import io.bbfindex.app.lookup.StoreInconsistentException;
 import io.bbfindex.app.lookup.TxAnswer;
 import io.bbfindex.app.metrics.Metrics;
 import io.bbfindex.app.wallet.Reply;
@@ -189,6 +190,14 @@ public final class ApiHandler extends ChannelInboundHandlerAdapter {
                         ? "the filter store is being verified again; retry shortly"
                         : unavailable.getMessage()));
         response.headers().set(HttpHeaderNames.RETRY_AFTER, 1);
+      } catch (StoreInconsistentException inconsistent) {
+        // counted by the lookup that found it; neither "present" nor "absent" can be answered
+        response =
+            error(
+                new ApiError(
+                    HttpResponseStatus.INTERNAL_SERVER_ERROR,
+                    "store_inconsistent",
+                    inconsistent.getMessage()));
       } catch (RuntimeException bug) {
         LOG.log(
             Level.ERROR, "internal error on " + request.method() + " route " + route.tag(), bug);

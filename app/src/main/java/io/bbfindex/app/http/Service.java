@@ -118,7 +118,7 @@ public final class Service implements AutoCloseable {
       }
       LookupService lookups = new LookupService(backend, metrics);
       WalletApi wallet =
-          new WalletApi(new VerifiedReads(lookups, new StoreChecks(registry), registry));
+          new WalletApi(new VerifiedReads(lookups, new StoreChecks(metrics), registry));
       ApiHandler handler =
           new ApiHandler(
               lookups,

@@ -14,4 +14,10 @@ public interface LookupCounter {
    * Counts {@code n} lookups of {@code kind} that ended as {@code outcome}; nothing when n <= 0.
    */
   void countLookups(LookupKind kind, LookupOutcome outcome, long n);
+
+  /**
+   * Counts one read whose stored bytes did not hash to what commits to them ({@link
+   * StoreInconsistentException}, or a wallet route's re-hash): answered 500, never served.
+   */
+  void countStoreInconsistent();
 }

@@ -97,7 +97,13 @@ public final class LookupService {
   }
 
   private Optional<TxAnswer> confirmTx(byte[] txid) {
-    Optional<TxAnswer> found = backend.lookupTx(txid);
+    Optional<TxAnswer> found;
+    try {
+      found = backend.lookupTx(txid);
+    } catch (StoreInconsistentException e) {
+      metrics.countStoreInconsistent();
+      throw e;
+    }
     boolean mempool = found.isPresent() && found.get().status() == ChainStatus.MEMPOOL;
     metrics.countLookup(
         LookupKind.TX,

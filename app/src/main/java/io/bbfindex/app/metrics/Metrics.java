@@ -42,6 +42,12 @@ public final class Metrics implements LookupCounter {
   /** Counter {@code bbf_lookups_total{kind, outcome}}. */
   public static final String LOOKUPS = "bbf.lookups";
 
+  /**
+   * Counter {@code bbf_store_inconsistent_total}: reads whose stored bytes did not hash to what
+   * commits to them, each answered 500 {@code store_inconsistent}.
+   */
+  public static final String STORE_INCONSISTENT = "bbf.store.inconsistent";
+
   /** Function counter {@code bbf_leveldb_reads_total}: LevelDB gets done by the backend. */
   public static final String LEVELDB_READS = "bbf.leveldb.reads";
 
@@ -99,6 +105,7 @@ public final class Metrics implements LookupCounter {
   private final MeterRegistry registry;
   private final Map<LookupKind, Counter[]> lookups = new EnumMap<>(LookupKind.class);
   private final Map<String, Timer> routeTimers = new ConcurrentHashMap<>();
+  private final Counter storeInconsistent;
 
   /**
    * Registers the process-level meters (lookups, build info, JVM and Netty allocator).
@@ -127,6 +134,11 @@ public final class Metrics implements LookupCounter {
           .strongReference(true)
           .register(registry);
     }
+    storeInconsistent =
+        Counter.builder(STORE_INCONSISTENT)
+            .description(
+                "Reads whose stored bytes did not hash to what commits to them (served as 500)")
+            .register(registry);
     registerBuildInfo(registry, Objects.requireNonNull(version, "version"));
     new JvmMemoryMetrics().bindTo(registry);
     new JvmThreadMetrics().bindTo(registry);
@@ -208,6 +220,11 @@ public final class Metrics implements LookupCounter {
     if (n > 0) {
       lookups.get(kind)[outcome.ordinal()].increment(n);
     }
+  }
+
+  @Override
+  public void countStoreInconsistent() {
+    storeInconsistent.increment();
   }
 
   /** Lookups counted so far with this kind and outcome (for tests and the CLI summary). */

@@ -1,17 +1,25 @@
 package io.bbfindex.app.wallet;
 
 import io.bbfindex.app.lookup.BlockAnswer;
+import io.bbfindex.ingest.blockfile.MerkleTree;
 import java.util.List;
 import org.bitcoinj.base.Sha256Hash;
 import org.bitcoinj.core.Block;
 
 /**
- * A block read from its block file whose header hashed to the block asked for and whose txids
- * recompute the header's merkle root.
+ * A block read from its block file whose header hashed to the block asked for, whose bytes are its
+ * transactions serialized, whose txids recompute the header's merkle root and whose wtxids its
+ * witness commitment.
  *
  * @param bytes the stored record (header, tx count, transactions)
  * @param txids in block order, as bitcoinj holds them (display order inside {@link Sha256Hash})
  * @param tree the merkle tree over {@code txids} whose root matched the header's
+ * @param wtxids the committed wtxids ({@link VerifiedTxids#wtxids}), or null without a commitment
  */
 public record StoredBlock(
-    BlockAnswer answer, byte[] bytes, Block block, List<Sha256Hash> txids, MerkleTree tree) {}
+    BlockAnswer answer,
+    byte[] bytes,
+    Block block,
+    List<Sha256Hash> txids,
+    MerkleTree tree,
+    byte[] wtxids) {}

@@ -6,9 +6,11 @@ import io.bbfindex.app.lookup.BlockAnswer;
 import io.bbfindex.app.lookup.BlockData;
 import io.bbfindex.app.lookup.ChainStatus;
 import io.bbfindex.app.lookup.LookupService;
+import io.bbfindex.app.lookup.StoreInconsistentException;
 import io.bbfindex.app.lookup.TxAnswer;
 import io.bbfindex.ingest.blockfile.BlockFileReader;
 import io.bbfindex.ingest.blockfile.BlockFileReader.RawTransaction;
+import io.bbfindex.ingest.blockfile.MerkleTree;
 import io.bbfindex.ingest.encoding.CorruptRecordException;
 import io.bbfindex.ingest.encoding.HashKeys;
 import io.micrometer.core.instrument.Counter;
@@ -23,21 +25,31 @@ import java.util.Optional;
 import org.bitcoinj.base.Sha256Hash;
 import org.bitcoinj.core.Block;
 import org.bitcoinj.core.Transaction;
+import org.bitcoinj.core.TransactionOutPoint;
+import org.bitcoinj.core.TransactionOutput;
 
 /**
- * Transactions and blocks read at the index's locations and checked before anyone sees them: a
- * transaction's bytes are parsed again and their txid (SHA-256d of the non-witness serialization,
- * bitcoinj) compared with the one asked for; a block's header must hash to the block's hash and its
- * txids must recompute the header's merkle root. Any mismatch is a {@code store_inconsistent}
- * refusal (see {@link StoreChecks}), never wrong bytes.
+ * Transactions and blocks read at the index's locations and checked, every byte, against what
+ * commits to it before anyone sees them. A transaction's bytes must parse (bitcoinj) and serialize
+ * back to exactly themselves, so that the hashes below are hashes of the bytes served; their txid
+ * (SHA-256d of the serialization without witness) must be the one asked for; and when they carry a
+ * witness, their wtxid (SHA-256d of all of them) must be the one their block's witness commitment
+ * holds at their position. A block's header must hash to the block's hash, its bytes must be its
+ * transactions and nothing else, its txids must fold to the header's merkle root, and its wtxids to
+ * the witness commitment of its coinbase (BIP 141), or, without one, none may carry a witness. Any
+ * mismatch is a {@code store_inconsistent} refusal (see {@link StoreChecks}), never wrong bytes.
  *
- * <p>Merkle proofs come from a bounded cache of verified txid lists ({@link VerifiedTxids}, keyed
- * by block hash, weighed by txids held): the first proof in a block reads and parses the whole
- * block (a block of 150,000 transactions takes a noticeable fraction of a second), later ones in
- * the same block only read a branch off the kept tree.
+ * <p>Merkle proofs and witness checks come from a bounded cache of verified txid and wtxid lists
+ * ({@link VerifiedTxids}, keyed by block hash, weighed by txids held): the first proof (or the
+ * first segwit transaction served) in a block reads and parses the whole block (a block of 150,000
+ * transactions takes a noticeable fraction of a second), later ones in the same block only read a
+ * branch off the kept tree, or compare one kept wtxid.
  */
 public final class VerifiedReads {
-  /** Txids held by the proof cache by default: about 64 bytes each, so some 32 MB. */
+  /**
+   * Txids held by the proof cache by default: about 64 bytes each (the tree's levels), 96 in a
+   * block with a witness commitment (its wtxids are kept too), so some 32 to 48 MB.
+   */
   public static final long DEFAULT_CACHED_TXIDS = 500_000;
 
   public static final String BLOCK_READS = "bbf.wallet.block.reads";
@@ -95,28 +107,87 @@ public final class VerifiedReads {
     return key;
   }
 
-  /** Where the index puts the txid (internal order), or a 404 refusal. */
+  /**
+   * Where the index puts the txid (internal order), or a 404 refusal; a 500 {@code
+   * store_inconsistent} when the lookup itself met damaged data (a hashed txindex row whose block
+   * bytes are not what the header commits to).
+   */
   public TxAnswer locate(byte[] txid) {
-    return lookups
-        .tx(txid)
-        .orElseThrow(
-            () ->
-                WalletException.notFound(
-                    "tx_not_found", "no transaction " + HashKeys.toDisplayHex(txid)));
+    Optional<TxAnswer> found;
+    try {
+      found = lookups.tx(txid);
+    } catch (StoreInconsistentException e) {
+      throw StoreChecks.refusal(e);
+    }
+    return found.orElseThrow(
+        () ->
+            WalletException.notFound(
+                "tx_not_found", "no transaction " + HashKeys.toDisplayHex(txid)));
   }
 
   /**
    * The stored, re-hashed transaction {@code txid} (internal order).
    *
    * @throws WalletException 404 when unknown or in the mempool (no block holds its bytes), 500
-   *     {@code store_inconsistent} when the stored bytes do not hash to it
+   *     {@code store_inconsistent} when the stored bytes do not hash to it or, carrying a witness,
+   *     to the wtxid their block commits to
    */
   public StoredTx tx(byte[] txid) {
     return tx(txid, locate(txid));
   }
 
-  /** As {@link #tx(byte[])} for a transaction already located at {@code at}. */
+  /**
+   * As {@link #tx(byte[])} for a transaction already located at {@code at}. A transaction with a
+   * witness costs a read of its whole block the first time (its wtxid is checked against the
+   * block's witness commitment, which covers every wtxid of the block); the block's checked wtxids
+   * are then kept with its txids ({@link #txids}).
+   */
   public StoredTx tx(byte[] txid, TxAnswer at) {
+    StoredTx stored = txidChecked(txid, at);
+    if (stored.tx().hasWitnesses()) {
+      requireCommittedWitness(txid, stored);
+    }
+    return stored;
+  }
+
+  /**
+   * The output that {@code outpoint} spends, read through the index: its transaction's stored bytes
+   * checked against its txid, which covers every output. Its witness, which is not served, is not
+   * checked (so no block is read for it).
+   *
+   * @return null when the index does not know the spent transaction
+   */
+  public TransactionOutput spentOutput(TransactionOutPoint outpoint) {
+    byte[] txid = outpoint.hash().getReversedBytes();
+    StoredTx spent;
+    try {
+      spent = txidChecked(txid, locate(txid));
+    } catch (WalletException e) {
+      if (e.status() == 404) {
+        return null;
+      }
+      throw e;
+    }
+    List<TransactionOutput> outputs = spent.tx().getOutputs();
+    if (outpoint.index() >= outputs.size()) {
+      throw checks.inconsistent(
+          "an input spends output "
+              + outpoint.index()
+              + " of "
+              + outpoint.hash()
+              + " ("
+              + where(spent.at())
+              + "), which has "
+              + outputs.size());
+    }
+    return outputs.get((int) outpoint.index());
+  }
+
+  /**
+   * The stored transaction at {@code at}, its bytes parsed, serialized back to themselves and
+   * hashed to {@code txid}; its witness not checked yet.
+   */
+  private StoredTx txidChecked(byte[] txid, TxAnswer at) {
     if (at.status() == ChainStatus.MEMPOOL || !at.hasLocation()) {
       throw WalletException.notFound(
           "not_in_a_block",
@@ -132,25 +203,69 @@ public final class VerifiedReads {
     } catch (IOException e) {
       throw unreadable(e);
     }
+    String where = raw.where() + " tx offset " + at.txOffset();
     Transaction reparsed;
     try {
       reparsed = Transaction.read(ByteBuffer.wrap(raw.bytes()));
     } catch (RuntimeException e) {
+      throw checks.inconsistent(where + ": unparseable: " + e);
+    }
+    if (!Arrays.equals(reparsed.serialize(), raw.bytes())) {
       throw checks.inconsistent(
-          raw.where() + " tx offset " + at.txOffset() + ": unparseable: " + e);
+          where
+              + ": the bytes there do not serialize back to themselves (a non-canonical encoding)");
     }
     byte[] hashed = reparsed.getTxId().getReversedBytes();
     if (!Arrays.equals(hashed, txid)) {
       throw checks.inconsistent(
-          raw.where()
-              + " tx offset "
-              + at.txOffset()
+          where
               + ": the bytes there hash to "
               + HashKeys.toDisplayHex(hashed)
               + ", not to the txid asked for "
               + HashKeys.toDisplayHex(txid));
     }
     return new StoredTx(at, raw.bytes(), reparsed);
+  }
+
+  /**
+   * Checks the witness of {@code stored}: its wtxid must be the one its block's witness commitment
+   * holds at the transaction's position.
+   */
+  private void requireCommittedWitness(byte[] txid, StoredTx stored) {
+    TxAnswer at = stored.at();
+    BlockAnswer b =
+        lookups
+            .backend()
+            .lookupBlock(at.blockHash()) // not a lookup of the client's: not counted as one
+            .orElseThrow(
+                () ->
+                    checks.inconsistent(
+                        where(at)
+                            + ": the index puts the transaction in block "
+                            + HashKeys.toDisplayHex(at.blockHash())
+                            + ", which the block index lacks"));
+    VerifiedTxids block = txids(b);
+    int pos = position(block, txid);
+    byte[] committed = block.wtxid(pos);
+    byte[] wtxid = stored.tx().getWTxId().getReversedBytes();
+    if (committed == null) {
+      throw checks.inconsistent(
+          where(at) + ": the transaction carries a witness, but its block commits to none");
+    }
+    if (!Arrays.equals(wtxid, committed)) {
+      throw checks.inconsistent(
+          where(at)
+              + ": the bytes there (witness included) hash to wtxid "
+              + HashKeys.toDisplayHex(wtxid)
+              + ", the block's witness commitment holds "
+              + HashKeys.toDisplayHex(committed)
+              + " at position "
+              + pos);
+    }
+  }
+
+  private static String where(TxAnswer at) {
+    return blkName(at.file()) + " block at " + at.dataPos() + " tx offset " + at.txOffset();
   }
 
   /** The block with this hash (internal order), or a 404 refusal. */
@@ -176,7 +291,8 @@ public final class VerifiedReads {
   }
 
   /**
-   * The stored block, with its header hashed and its merkle root recomputed from its transactions.
+   * The stored block, with its header hashed, its bytes serialized back from its parse, its merkle
+   * root recomputed from its transactions and its witness commitment from their wtxids.
    */
   public StoredBlock block(BlockAnswer answer) {
     blockReads.increment();
@@ -206,6 +322,12 @@ public final class VerifiedReads {
     } catch (RuntimeException e) {
       throw checks.inconsistent(where + ": unparseable block: " + e);
     }
+    if (!Arrays.equals(block.serialize(), bytes)) {
+      throw checks.inconsistent(
+          where
+              + ": the stored record is not its transactions serialized (bytes left over, or a"
+              + " non-canonical encoding)");
+    }
     List<Sha256Hash> txids = block.getTransactions().stream().map(Transaction::getTxId).toList();
     MerkleTree tree = txids.isEmpty() ? null : MerkleTree.of(txids);
     Sha256Hash root = tree == null ? Sha256Hash.ZERO_HASH : tree.root();
@@ -217,7 +339,8 @@ public final class VerifiedReads {
               + ", the header says "
               + block.getMerkleRoot());
     }
-    return new StoredBlock(answer, bytes, block, txids, tree);
+    return new StoredBlock(
+        answer, bytes, block, txids, tree, WitnessCommitment.wtxids(block, where, checks));
   }
 
   /**
@@ -234,7 +357,7 @@ public final class VerifiedReads {
                 "block " + HashKeys.toDisplayHex(answer.hash()) + " holds no transactions");
           }
           return new VerifiedTxids(
-              answer, Arrays.copyOf(b.bytes(), BlockFileReader.HEADER_BYTES), b.tree());
+              answer, Arrays.copyOf(b.bytes(), BlockFileReader.HEADER_BYTES), b.tree(), b.wtxids());
         });
   }
 

@@ -22,6 +22,12 @@ public final class TxBytes {
   public final List<Long> outputValues = new ArrayList<>();
   public final String txidHex;
 
+  /**
+   * Where the data of the first non-empty witness item starts in the serialization, or -1 when the
+   * transaction carries no witness: a byte a test can change without changing any length.
+   */
+  public final int firstWitnessData;
+
   public TxBytes(byte[] raw) {
     ByteBuffer in = ByteBuffer.wrap(raw).order(ByteOrder.LITTLE_ENDIAN);
     ByteArrayOutputStream stripped = new ByteArrayOutputStream();
@@ -48,15 +54,20 @@ public final class TxBytes {
       in.position(in.position() + (int) script);
     }
     stripped.write(raw, startIns, in.position() - startIns);
+    int witnessData = -1;
     if (segwit) {
       for (long i = 0; i < nIn; i++) {
         long items = compact(in);
         for (long w = 0; w < items; w++) {
           long len = compact(in);
+          if (len > 0 && witnessData < 0) {
+            witnessData = in.position();
+          }
           in.position(in.position() + (int) len);
         }
       }
     }
+    firstWitnessData = witnessData;
     stripped.write(raw, in.position(), 4); // locktime
     if (in.position() + 4 != raw.length) {
       throw new IllegalArgumentException(

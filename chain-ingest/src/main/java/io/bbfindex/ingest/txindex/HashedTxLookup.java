@@ -3,6 +3,7 @@ package io.bbfindex.ingest.txindex;
 import static io.bbfindex.ingest.encoding.HashKeys.toDisplayHex;
 
 import io.bbfindex.ingest.blockfile.BlockFileReader;
+import io.bbfindex.ingest.blockfile.DamagedBlockException;
 import io.bbfindex.ingest.encoding.CorruptRecordException;
 import io.bbfindex.ingest.leveldb.LevelDbSnapshot;
 import io.bbfindex.ingest.records.BlockInfo;
@@ -23,11 +24,14 @@ import java.util.function.Function;
  * prefix}, and for every row with that prefix resolve its block seq to a block ({@code 's'} record
  * → block hash → {@code 'b'} record), read the transaction at {@code nDataPos + offset} of the blk
  * file and compare its txid: prefixes collide (about a million two-way collisions on mainnet). A
- * matching candidate on the active chain wins over one in a stale block.
+ * matching candidate on the active chain wins over one in a stale block. A candidate that does not
+ * match is a collision only if its block, checked against its header, really holds another
+ * transaction there; damaged bytes are a {@link DamagedBlockException}, never an "absent".
  *
  * <p>The {@code 's'} records (one per connected block, a few MB on mainnet) are read once at {@link
- * #open}, so a lookup costs exactly one LevelDB seek plus one blk read per candidate. Thread-safe
- * after open.
+ * #open}, so a lookup costs one LevelDB seek plus one blk read per candidate (and, for a candidate
+ * that turns out to be a collision when no active-chain candidate matched, a read of its whole
+ * block). Thread-safe after open.
  */
 public final class HashedTxLookup {
 
@@ -189,18 +193,30 @@ public final class HashedTxLookup {
    * Where the txid is, as Core answers: the candidates whose transaction hashes to the txid, the
    * first on the active chain if any, else the first in a stale block.
    *
+   * <p>A candidate whose transaction hashes to another txid is a prefix collision only if that
+   * other transaction really is in the block at the row's position. Damage to the stored bytes
+   * looks the same from the candidate alone (any changed byte changes the hash), and would turn an
+   * indexed transaction into a false "absent". So unless an active-chain candidate matched, every
+   * other candidate's block is read whole and checked against its header ({@link CommittedTxids}):
+   * its transactions must fold to the header's merkle root and one of them must start at the row's
+   * position. Collisions are rare (a 40-bit prefix), so the block reads are too.
+   *
    * @return empty when no row with the txid's prefix holds it
-   * @throws CorruptRecordException if a row or the block bytes it points at are malformed
+   * @throws DamagedBlockException if a candidate's block bytes are not what its header commits to
+   *     (or the row points where no transaction of its block starts): the txid may be there
+   * @throws CorruptRecordException if a row is malformed
    * @throws IOException if LevelDB or a blk file cannot be read
    */
   public Optional<TxLocation> find(byte[] txidInternal, BlockFileReader blocks) throws IOException {
     Objects.requireNonNull(blocks, "blocks");
     TxLocation stale = null;
+    List<TxLocation> others = new ArrayList<>(1);
     byte[] txid = new byte[32];
     for (TxLocation c : candidates(txidInternal)) {
       hashCandidate(blocks, c, txid);
       if (!Arrays.equals(txid, txidInternal)) {
-        continue; // a prefix collision: another transaction
+        others.add(c); // a prefix collision, or damage: told apart below if it matters
+        continue;
       }
       if (c.block().onActiveChain()) {
         return Optional.of(c);
@@ -209,20 +225,49 @@ public final class HashedTxLookup {
         stale = c;
       }
     }
+    for (TxLocation c : others) {
+      requireCollision(blocks, c);
+    }
     return Optional.ofNullable(stale);
+  }
+
+  /**
+   * Checks that the candidate row {@code c} points at another transaction that its block really
+   * holds there: a genuine prefix collision.
+   */
+  private static void requireCollision(BlockFileReader blocks, TxLocation c) throws IOException {
+    CommittedTxids committed = CommittedTxids.read(blocks, c.block());
+    if (committed.txidAt(HEADER_BYTES + c.txOffset()) == null) {
+      throw new DamagedBlockException(
+          blocks.blockFile(c.file())
+              + " block at "
+              + c.dataPos()
+              + ": a txindex row points at tx offset "
+              + c.txOffset()
+              + ", where no transaction of block "
+              + c.block().hashHex()
+              + " starts");
+    }
   }
 
   /**
    * The txid of the transaction a candidate row points at, into {@code txid}: its stored bytes
    * hashed as they are ({@link TxidHasher}, no transaction object), read again to the block's end
    * when the transaction is longer than the first read.
+   *
+   * @throws DamagedBlockException if the block's header does not hash to the block, or no
+   *     transaction can be read there
    */
   private static void hashCandidate(BlockFileReader blocks, TxLocation c, byte[] txid)
       throws IOException {
     TxidHasher hasher = TXID_HASHERS.get();
     for (int max = BlockFileReader.TX_FIRST_READ; ; max = Integer.MAX_VALUE) {
-      BlockFileReader.TxRegion region =
-          blocks.readTxRegion(c.file(), c.dataPos(), c.txOffset(), max, c.block().hash());
+      BlockFileReader.TxRegion region;
+      try {
+        region = blocks.readTxRegion(c.file(), c.dataPos(), c.txOffset(), max, c.block().hash());
+      } catch (CorruptRecordException e) {
+        throw new DamagedBlockException(e.getMessage(), e);
+      }
       try {
         hasher.hash(region.bytes(), 0, region.bytes().length, txid, 0);
         return;
@@ -235,9 +280,9 @@ public final class HashedTxLookup {
     }
   }
 
-  private static CorruptRecordException atCandidate(
+  private static DamagedBlockException atCandidate(
       BlockFileReader.TxRegion region, TxLocation c, CorruptRecordException e) {
-    return new CorruptRecordException(
+    return new DamagedBlockException(
         region.where() + " tx offset " + c.txOffset() + ": " + e.getMessage(), e);
   }
 }

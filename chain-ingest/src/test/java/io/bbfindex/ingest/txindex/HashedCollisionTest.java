@@ -1,11 +1,15 @@
 package io.bbfindex.ingest.txindex;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bbfindex.ingest.NodeIndex;
+import io.bbfindex.ingest.blockfile.DamagedBlockException;
 import io.bbfindex.ingest.records.BlockInfo;
+import io.bbfindex.ingest.records.IndexReadException;
 import io.bbfindex.ingest.records.TxLocation;
 import io.bbfindex.ingest.testing.Fixtures;
 import io.bbfindex.ingest.testing.HashedFixtures;
@@ -144,6 +148,54 @@ class HashedCollisionTest {
       assertEquals(2, idx.hashedLookup().orElseThrow().candidates(b.txidInternal()).size());
       assertAnsweredExactly(idx, a.txidHex());
       assertAnsweredExactly(idx, b.txidHex());
+    }
+  }
+
+  /**
+   * A bit flipped in the stored bytes of an indexed transaction makes its only candidate hash to
+   * another txid, as a collision would; but its block's transactions no longer fold to the header's
+   * merkle root, so the lookup fails as damage instead of answering "absent". Its neighbours in
+   * other blocks are still answered, and a transaction of the damaged block whose candidate matches
+   * is answered from its row without reading the rest of the block.
+   */
+  @Test
+  void aDamagedCandidateIsDamageNotACollision() throws IOException {
+    TruthRow damaged =
+        expected.values().stream()
+            .filter(r -> r.active() && r.height() == 250 && r.txOffset() > 1)
+            .findFirst()
+            .orElseThrow();
+    TruthRow sameBlock =
+        expected.values().stream()
+            .filter(
+                r ->
+                    r.blockHashHex().equals(damaged.blockHashHex())
+                        && !r.txidHex().equals(damaged.txidHex()))
+            .findFirst()
+            .orElseThrow();
+    Path blk =
+        datadir.resolve(String.format(java.util.Locale.ROOT, "blocks/blk%05d.dat", damaged.file()));
+    try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(blk.toFile(), "rw")) {
+      f.seek(damaged.absOffset()); // the version's low byte: still a parseable transaction
+      int b = f.read();
+      f.seek(damaged.absOffset());
+      f.write(b ^ 0x02);
+    }
+    try (NodeIndex idx = NodeIndex.open(datadir, tmp.resolve("work5"))) {
+      IndexReadException e =
+          assertThrows(IndexReadException.class, () -> idx.findTx(damaged.txidInternal()));
+      assertInstanceOf(DamagedBlockException.class, e.getCause(), e.getMessage());
+      assertTrue(e.getMessage().contains("merkle root"), e.getMessage());
+      assertTrue(
+          e.getMessage()
+              .contains(String.format(java.util.Locale.ROOT, "blk%05d.dat", damaged.file())),
+          e.getMessage());
+      assertAnsweredExactly(idx, sameBlock.txidHex());
+      for (TruthRow r : expected.values()) {
+        if (!r.blockHashHex().equals(damaged.blockHashHex()) && r.inTxindex() && r.active()) {
+          assertAnsweredExactly(idx, r.txidHex());
+        }
+      }
     }
   }
 

@@ -1,4 +1,4 @@
-package io.bbfindex.app.wallet;
+package io.bbfindex.ingest.blockfile;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -23,13 +23,23 @@ public final class MerkleTree {
 
   /** Hashes the whole tree over {@code leaves} (at least one), in block order. */
   public static MerkleTree of(List<Sha256Hash> leaves) {
-    if (leaves.isEmpty()) {
-      throw new IllegalArgumentException("a merkle tree needs at least one leaf");
-    }
     byte[] level = new byte[leaves.size() * HASH];
     for (int i = 0; i < leaves.size(); i++) {
       System.arraycopy(leaves.get(i).getReversedBytes(), 0, level, i * HASH, HASH);
     }
+    return ofInternal(level);
+  }
+
+  /**
+   * Hashes the whole tree over {@code leaves}: at least one 32-byte hash in internal order, back to
+   * back, in block order (the array is kept, not copied).
+   */
+  public static MerkleTree ofInternal(byte[] leaves) {
+    if (leaves.length == 0 || leaves.length % HASH != 0) {
+      throw new IllegalArgumentException(
+          "a merkle tree needs at least one leaf of 32 bytes: got " + leaves.length + " bytes");
+    }
+    byte[] level = leaves;
     List<byte[]> all = new ArrayList<>();
     all.add(level);
     while (level.length > HASH) {
