@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.bbfindex.app.lookup.ChainBackend;
-import io.bbfindex.app.lookup.LookupService;
 import io.bbfindex.app.metrics.Metrics;
 import io.bbfindex.app.testing.ApiClient;
 import io.bbfindex.app.testing.CoreBackends;
@@ -31,6 +30,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -68,7 +68,14 @@ class ApiHandlerTest {
     registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     Metrics metrics = new Metrics(registry, "test");
     metrics.bindBackend(backend);
-    handler = new ApiHandler(new LookupService(backend, metrics), metrics, registry::scrape);
+    handler =
+        new ApiHandler(
+            ServedFeatures.routes(
+                new ServedFeatures.Sources(
+                    Optional.of(backend), Optional.empty(), "/api", Optional.empty()),
+                registry,
+                metrics),
+            metrics);
   }
 
   @AfterEach

@@ -1,7 +1,6 @@
 package io.bbfindex.app.http;
 
 import io.bbfindex.app.lookup.ChainBackend;
-import io.bbfindex.app.lookup.LookupService;
 import io.bbfindex.app.metrics.Metrics;
 import io.bbfindex.app.testing.CoreBackends;
 import io.bbfindex.ingest.testing.FileTrees;
@@ -12,6 +11,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Optional;
 
 /**
  * The API handler of the fuzz targets, over the real production backend of the mainnet 0-599
@@ -50,7 +50,13 @@ final class FixtureApi {
                       System.err.println("could not remove " + tmp + ": " + e);
                     }
                   }));
-      return new ApiHandler(new LookupService(backend, metrics), metrics, registry::scrape);
+      return new ApiHandler(
+          ServedFeatures.routes(
+              new ServedFeatures.Sources(
+                  Optional.of(backend), Optional.empty(), "/api", Optional.empty()),
+              registry,
+              metrics),
+          metrics);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

@@ -9,6 +9,7 @@ import com.code_intelligence.jazzer.junit.DictionaryEntries;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.bbfindex.app.ops.OpsRoutes;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
@@ -156,7 +157,7 @@ class HttpRequestFuzzTest {
             "an error body without error and detail: " + body(r));
       }
     } else {
-      assertEquals(ApiHandler.PROMETHEUS_TEXT.toString(), type, "unexpected Content-Type");
+      assertEquals(OpsRoutes.PROMETHEUS_TEXT.toString(), type, "unexpected Content-Type");
     }
     return headers.containsValue(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE, true);
   }

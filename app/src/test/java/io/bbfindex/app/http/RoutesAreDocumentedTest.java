@@ -1,0 +1,142 @@
+package io.bbfindex.app.http;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.bbfindex.app.demo.EmbeddedDemo;
+import io.bbfindex.app.route.Route;
+import io.bbfindex.app.testing.ApiClient;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The route table and {@code GET /v1/openapi.json} agree, on a server with every Bitcoin feature:
+ * every route it serves is documented, every documented operation is served (a route added without
+ * its OpenAPI fragment, or a fragment left behind by a removed route, fails here), and each
+ * documented operation reaches its route rather than the table's 404 or 405.
+ */
+class RoutesAreDocumentedTest {
+  @TempDir static Path tmp;
+  static FixtureServer server;
+
+  @BeforeAll
+  static void start() throws IOException {
+    server = FixtureServer.start(tmp);
+  }
+
+  @AfterAll
+  static void stop() {
+    server.close();
+  }
+
+  /** Every route as {@code METHOD path}, the path as OpenAPI writes it. */
+  static Set<String> served(Service service) {
+    Set<String> served = new TreeSet<>();
+    for (Route r : service.routes().routes()) {
+      served.add(r.method().name() + " " + r.documentedPath());
+    }
+    return served;
+  }
+
+  /** Every operation of the document as {@code METHOD path}. */
+  static Set<String> documented(ApiClient api) {
+    JsonNode doc = api.get("/v1/openapi.json").json();
+    Set<String> documented = new TreeSet<>();
+    doc.get("paths")
+        .properties()
+        .forEach(
+            path ->
+                path.getValue()
+                    .fieldNames()
+                    .forEachRemaining(
+                        m -> documented.add(m.toUpperCase(Locale.ROOT) + " " + path.getKey())));
+    return documented;
+  }
+
+  /** Asserts that the served routes and the documented operations are the same set. */
+  static void assertRoutesDocumented(Service service, ApiClient api) {
+    Set<String> served = served(service);
+    Set<String> documented = documented(api);
+    Set<String> undocumented = new TreeSet<>(served);
+    undocumented.removeAll(documented);
+    Set<String> unserved = new TreeSet<>(documented);
+    unserved.removeAll(served);
+    assertTrue(
+        undocumented.isEmpty(),
+        "served but not in /v1/openapi.json (add the operation to the feature's OpenAPI fragment): "
+            + undocumented);
+    assertTrue(unserved.isEmpty(), "in /v1/openapi.json but served by no route: " + unserved);
+  }
+
+  @Test
+  void everyServedRouteIsDocumentedAndEveryDocumentedOneServed() {
+    assertRoutesDocumented(server.service(), server.api());
+    assertTrue(served(server.service()).contains("GET /api/blocks/tip/height"));
+    assertTrue(served(server.service()).contains("GET /v1/tx/{txid}"));
+  }
+
+  @Test
+  void everyDocumentedOperationReachesItsRoute() {
+    ApiClient api = server.api();
+    List<String> reached = new ArrayList<>();
+    for (String operation : documented(api)) {
+      String method = operation.substring(0, operation.indexOf(' '));
+      String path =
+          operation
+              .substring(operation.indexOf(' ') + 1)
+              .replace("{txid}", EmbeddedDemo.PAYMENT_170)
+              .replace("{hash}", EmbeddedDemo.BLOCK_170)
+              .replace("{height}", "170")
+              .replace("{index}", "0");
+      if (path.startsWith("/v1/eth/")) {
+        continue; // this server has no Ethereum source (EthServeAcceptanceTest covers one)
+      }
+      ApiClient.Answer a = method.equals("POST") ? api.post(path, "[]") : api.get(path);
+      assertNotEquals(405, a.status(), operation);
+      assertTrue(
+          a.status() != 404
+              || !(a.body().contains("\"not_found\"") || a.body().equals("Not found")),
+          operation + " answered by the table's 404: " + a.body());
+      reached.add(operation);
+    }
+    assertTrue(reached.size() >= 29, "operations reached: " + reached);
+  }
+
+  @Test
+  void esploraWrongMethodIs405WithAllowInEsplorasWords() {
+    ApiClient api = server.api();
+    ApiClient.Answer post = api.post("/api/blocks/tip/height", "");
+    assertEquals(405, post.status());
+    assertEquals("GET, HEAD", post.header("allow"));
+    assertEquals("Method not allowed", post.body());
+    assertTrue(post.header("content-type").startsWith("text/plain"), post.header("content-type"));
+    ApiClient.Answer get = api.get("/api/tx");
+    assertEquals(405, get.status());
+    assertEquals("POST", get.header("allow"));
+    ApiClient.Answer unknown = api.get("/api/no/such/route");
+    assertEquals(404, unknown.status());
+    assertEquals("Not found", unknown.body());
+  }
+
+  @Test
+  void aPathNoRouteServesIs404ListingTheRoutes() {
+    ApiClient.Answer a = server.api().get("/v2/tx");
+    assertEquals(404, a.status());
+    assertEquals("not_found", a.json().get("error").asText());
+    String detail = a.json().get("detail").asText();
+    assertTrue(detail.contains("GET /v1/tx/{txid}"), detail);
+    assertTrue(detail.contains("POST /v1/tx/lookup"), detail);
+    assertTrue(detail.contains("/api/..."), detail);
+  }
+}
