@@ -30,7 +30,6 @@ import io.netty.handler.codec.http.HttpVersion;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -68,14 +67,7 @@ class ApiHandlerTest {
     registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     Metrics metrics = new Metrics(registry, "test");
     metrics.bindBackend(backend);
-    handler =
-        new ApiHandler(
-            ServedFeatures.routes(
-                new ServedFeatures.Sources(
-                    Optional.of(backend), Optional.empty(), "/api", Optional.empty()),
-                registry,
-                metrics),
-            metrics);
+    handler = BitcoinHandler.over(backend, registry, metrics);
   }
 
   @AfterEach

@@ -11,7 +11,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Optional;
 
 /**
  * The API handler of the fuzz targets, over the real production backend of the mainnet 0-599
@@ -50,13 +49,7 @@ final class FixtureApi {
                       System.err.println("could not remove " + tmp + ": " + e);
                     }
                   }));
-      return new ApiHandler(
-          ServedFeatures.routes(
-              new ServedFeatures.Sources(
-                  Optional.of(backend), Optional.empty(), "/api", Optional.empty()),
-              registry,
-              metrics),
-          metrics);
+      return BitcoinHandler.over(backend, registry, metrics);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

@@ -4,17 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.bbfindex.app.demo.EmbeddedDemo;
-import io.bbfindex.app.route.Route;
 import io.bbfindex.app.testing.ApiClient;
+import io.bbfindex.app.testing.RoutesDocumented;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
-import java.util.Set;
-import java.util.TreeSet;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -40,57 +36,18 @@ class RoutesAreDocumentedTest {
     server.close();
   }
 
-  /** Every route as {@code METHOD path}, the path as OpenAPI writes it. */
-  static Set<String> served(Service service) {
-    Set<String> served = new TreeSet<>();
-    for (Route r : service.routes().routes()) {
-      served.add(r.method().name() + " " + r.documentedPath());
-    }
-    return served;
-  }
-
-  /** Every operation of the document as {@code METHOD path}. */
-  static Set<String> documented(ApiClient api) {
-    JsonNode doc = api.get("/v1/openapi.json").json();
-    Set<String> documented = new TreeSet<>();
-    doc.get("paths")
-        .properties()
-        .forEach(
-            path ->
-                path.getValue()
-                    .fieldNames()
-                    .forEachRemaining(
-                        m -> documented.add(m.toUpperCase(Locale.ROOT) + " " + path.getKey())));
-    return documented;
-  }
-
-  /** Asserts that the served routes and the documented operations are the same set. */
-  static void assertRoutesDocumented(Service service, ApiClient api) {
-    Set<String> served = served(service);
-    Set<String> documented = documented(api);
-    Set<String> undocumented = new TreeSet<>(served);
-    undocumented.removeAll(documented);
-    Set<String> unserved = new TreeSet<>(documented);
-    unserved.removeAll(served);
-    assertTrue(
-        undocumented.isEmpty(),
-        "served but not in /v1/openapi.json (add the operation to the feature's OpenAPI fragment): "
-            + undocumented);
-    assertTrue(unserved.isEmpty(), "in /v1/openapi.json but served by no route: " + unserved);
-  }
-
   @Test
   void everyServedRouteIsDocumentedAndEveryDocumentedOneServed() {
-    assertRoutesDocumented(server.service(), server.api());
-    assertTrue(served(server.service()).contains("GET /api/blocks/tip/height"));
-    assertTrue(served(server.service()).contains("GET /v1/tx/{txid}"));
+    RoutesDocumented.assertSame(server.service(), server.api());
+    assertTrue(RoutesDocumented.served(server.service()).contains("GET /api/blocks/tip/height"));
+    assertTrue(RoutesDocumented.served(server.service()).contains("GET /v1/tx/{txid}"));
   }
 
   @Test
   void everyDocumentedOperationReachesItsRoute() {
     ApiClient api = server.api();
     List<String> reached = new ArrayList<>();
-    for (String operation : documented(api)) {
+    for (String operation : RoutesDocumented.documented(api)) {
       String method = operation.substring(0, operation.indexOf(' '));
       String path =
           operation
