@@ -1,7 +1,6 @@
 package io.bbfindex.app.cli;
 
 import io.bbfindex.app.bitcoincore.ChainAccess;
-import io.bbfindex.app.eth.NoBitcoinBackend;
 import io.bbfindex.app.http.HttpInitializer;
 import io.bbfindex.app.http.Service;
 import io.bbfindex.app.lookup.ChainBackend;
@@ -153,7 +152,7 @@ final class EthCommands {
               .resolve("data")
               .resolve("eth-filters");
     }
-    return start(config(o, store), new NoBitcoinBackend(), bind, port, out);
+    return start(config(o, store), null, bind, port, out); // Ethereum only: no Bitcoin route
   }
 
   private static ServeCommand.Started start(
@@ -163,7 +162,9 @@ final class EthCommands {
     try {
       index = open(config);
     } catch (IOException | RuntimeException e) {
-      backend.close();
+      if (backend != null) {
+        backend.close();
+      }
       throw e;
     }
     Service service =

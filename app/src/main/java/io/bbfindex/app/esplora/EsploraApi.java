@@ -76,77 +76,28 @@ public final class EsploraApi {
     return prefix;
   }
 
-  /** Whether {@code path} is one of this API's (query string already cut off). */
-  public boolean owns(String path) {
-    return path.startsWith(prefix)
-        && path.length() > prefix.length() + 1
-        && path.charAt(prefix.length()) == '/';
+  WalletApi wallet() {
+    return wallet;
   }
 
-  /** Answers one request; every refusal is plain text with esplora's status. */
-  public Reply handle(String method, String path, byte[] body) {
-    String[] p = path.substring(prefix.length() + 1).split("/", -1);
-    try {
-      if ("POST".equals(method)) {
-        if (p.length == 1 && p[0].equals("tx")) {
-          return postTx(body);
-        }
-        return Reply.text(405, "Method not allowed");
-      }
-      if (!"GET".equals(method)) {
-        return Reply.text(405, "Method not allowed");
-      }
-      return get(p);
-    } catch (WalletException e) {
-      return Reply.text(e.status(), esploraText(e));
-    }
+  /** {@code block-height/:height}: the active chain's block at that height. */
+  Reply blockAtHeight(String height) {
+    BlockAnswer b = reads.blockAt(integer(height, "height")).orElseThrow(EsploraApi::blockNotFound);
+    return text(HashKeys.toDisplayHex(b.hash()));
   }
 
-  private Reply get(String[] p) {
-    switch (p[0]) {
-      case "tx":
-        if (p.length == 2) {
-          return tx(p[1]);
-        }
-        if (p.length == 3) {
-          return switch (p[2]) {
-            case "status" -> txStatus(p[1]);
-            case "hex" -> wallet.hex(p[1]);
-            case "raw" -> wallet.raw(p[1]);
-            case "merkle-proof" -> wallet.merkleProof(p[1]);
-            case "merkleblock-proof" -> merkleblockProof(p[1]);
-            default -> notFound();
-          };
-        }
-        return notFound();
-      case "block":
-        return block(p);
-      case "block-height":
-        if (p.length == 2) {
-          BlockAnswer b =
-              reads.blockAt(integer(p[1], "height")).orElseThrow(EsploraApi::blockNotFound);
-          return text(HashKeys.toDisplayHex(b.hash()));
-        }
-        return notFound();
-      case "blocks":
-        if (p.length == 3 && p[1].equals("tip") && p[2].equals("height")) {
-          return text(Integer.toString(reads.lookups().backend().tipHeight()));
-        }
-        if (p.length == 3 && p[1].equals("tip") && p[2].equals("hash")) {
-          return text(HashKeys.toDisplayHex(reads.tip().hash()));
-        }
-        return notFound();
-      case "mempool":
-        if (p.length == 2 && p[1].equals("txids")) {
-          return mempoolTxids();
-        }
-        return notFound();
-      default:
-        return notFound();
-    }
+  /** {@code blocks/tip/height}. */
+  Reply tipHeight() {
+    return text(Integer.toString(reads.lookups().backend().tipHeight()));
   }
 
-  private Reply tx(String txidText) {
+  /** {@code blocks/tip/hash}. */
+  Reply tipHash() {
+    return text(HashKeys.toDisplayHex(reads.tip().hash()));
+  }
+
+  /** {@code tx/:txid}: the transaction, decoded as esplora shows it. */
+  Reply tx(String txidText) {
     byte[] txid = VerifiedReads.parseTxid(txidText);
     TxAnswer at = reads.locate(txid);
     StoredTx stored = reads.tx(txid, at);
@@ -157,7 +108,8 @@ public final class EsploraApi {
     return json(EsploraJson.tx(stored, prevouts, status(at), network()));
   }
 
-  private Reply txStatus(String txidText) {
+  /** {@code tx/:txid/status}. */
+  Reply txStatus(String txidText) {
     TxAnswer at = reads.locate(VerifiedReads.parseTxid(txidText));
     return json(status(at));
   }
@@ -171,7 +123,7 @@ public final class EsploraApi {
   }
 
   /** BIP 37 merkleblock (header + partial merkle tree) with the one transaction matched, hex. */
-  private Reply merkleblockProof(String txidText) {
+  Reply merkleblockProof(String txidText) {
     byte[] txid = VerifiedReads.parseTxid(txidText);
     MerkleProof proof = wallet.proof(txid);
     TxAnswer at = reads.locate(txid);
@@ -185,37 +137,48 @@ public final class EsploraApi {
     return text(HEX.formatHex(header) + HEX.formatHex(tree.serialize()));
   }
 
-  private Reply block(String[] p) {
-    if (p.length < 2) {
-      return notFound();
+  /** {@code block/:hash}. */
+  Reply block(String hash) {
+    BlockAnswer b = blockByHash(hash);
+    return json(EsploraJson.block(reads.block(b), medianTime(b)));
+  }
+
+  /** {@code block/:hash/header}: the 80-byte header, hex. */
+  Reply blockHeader(String hash) {
+    return text(HEX.formatHex(reads.block(blockByHash(hash)).bytes(), 0, 80));
+  }
+
+  /** {@code block/:hash/status}. */
+  Reply blockStatus(String hash) {
+    BlockAnswer b = blockByHash(hash);
+    return json(
+        EsploraJson.blockStatus(
+            b, b.onActiveChain() ? reads.blockAt(b.height() + 1).orElse(null) : null));
+  }
+
+  /** {@code block/:hash/txids}. */
+  Reply blockTxids(String hash) {
+    return json(
+        reads.txids(blockByHash(hash)).tree().leaves().stream().map(Sha256Hash::toString).toList());
+  }
+
+  /** {@code block/:hash/txid/:index}. */
+  Reply blockTxid(String hash, String indexText) {
+    List<Sha256Hash> txids = reads.txids(blockByHash(hash)).tree().leaves();
+    int index = integer(indexText, "index");
+    if (index >= txids.size()) {
+      throw new WalletException(404, "tx_index_out_of_range", "tx index out of range");
     }
-    BlockAnswer b = reads.blockByHash(VerifiedReads.parseBlockHash(p[1]));
-    if (p.length == 2) {
-      return json(EsploraJson.block(reads.block(b), medianTime(b)));
-    }
-    String what = p[2];
-    if (p.length == 3) {
-      return switch (what) {
-        case "header" -> text(HEX.formatHex(reads.block(b).bytes(), 0, 80));
-        case "status" ->
-            json(
-                EsploraJson.blockStatus(
-                    b, b.onActiveChain() ? reads.blockAt(b.height() + 1).orElse(null) : null));
-        case "txids" ->
-            json(reads.txids(b).tree().leaves().stream().map(Sha256Hash::toString).toList());
-        case "raw" -> Reply.ok(Reply.OCTETS, reads.block(b).bytes());
-        default -> notFound();
-      };
-    }
-    if (p.length == 4 && what.equals("txid")) {
-      List<Sha256Hash> txids = reads.txids(b).tree().leaves();
-      int index = integer(p[3], "index");
-      if (index >= txids.size()) {
-        throw new WalletException(404, "tx_index_out_of_range", "tx index out of range");
-      }
-      return text(txids.get(index).toString());
-    }
-    return notFound();
+    return text(txids.get(index).toString());
+  }
+
+  /** {@code block/:hash/raw}. */
+  Reply blockRaw(String hash) {
+    return Reply.ok(Reply.OCTETS, reads.block(blockByHash(hash)).bytes());
+  }
+
+  private BlockAnswer blockByHash(String hash) {
+    return reads.blockByHash(VerifiedReads.parseBlockHash(hash));
   }
 
   /** The median of the block's and its ten ancestors' times (BIP 113), as esplora reports. */
@@ -230,7 +193,8 @@ public final class EsploraApi {
     return times.get(times.size() / 2);
   }
 
-  private Reply mempoolTxids() {
+  /** {@code mempool/txids}, from the followed node. */
+  Reply mempoolTxids() {
     if (node == null) {
       throw new WalletException(
           404, "not_following", "mempool/txids needs a followed node (serve --follow)");
@@ -242,7 +206,8 @@ public final class EsploraApi {
     }
   }
 
-  private Reply postTx(byte[] body) {
+  /** {@code POST tx}: relays the hex body to the followed node. */
+  Reply postTx(byte[] body) {
     if (node == null || !node.relayEnabled()) {
       throw new WalletException(
           404,
@@ -271,7 +236,7 @@ public final class EsploraApi {
   }
 
   /** esplora's error texts for the common refusals; the detail for the rest. */
-  private static String esploraText(WalletException e) {
+  static String esploraText(WalletException e) {
     return switch (e.code()) {
       case "tx_not_found" -> "Transaction not found";
       case "block_not_found" -> "Block not found";
@@ -293,10 +258,6 @@ public final class EsploraApi {
 
   private static WalletException blockNotFound() {
     return new WalletException(404, "block_not_found", "Block not found");
-  }
-
-  private static Reply notFound() {
-    return Reply.text(404, "Not found");
   }
 
   private static Reply text(String s) {

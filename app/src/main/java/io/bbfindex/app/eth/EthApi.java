@@ -31,15 +31,6 @@ import java.util.Optional;
  * {@code catching_up} for a hash the index does not hold while it is still being built.
  */
 public final class EthApi {
-  /** Path prefix of the single lookup. */
-  public static final String TX_PREFIX = "/v1/eth/tx/";
-
-  /** Path of the batch lookup. */
-  public static final String TX_BATCH_PATH = "/v1/eth/tx/lookup";
-
-  /** Path of the status document. */
-  public static final String STATUS_PATH = "/v1/eth/status";
-
   /** Largest batch, as for Bitcoin's {@code POST /v1/tx/lookup}. */
   public static final int MAX_BATCH = 10_000;
 
@@ -73,9 +64,8 @@ public final class EthApi {
     return index;
   }
 
-  /** {@code GET /v1/eth/tx/{hash}} for {@code path}. */
-  public Reply tx(String path) {
-    String text = path.substring(TX_PREFIX.length());
+  /** {@code GET /v1/eth/tx/{hash}} for the hash {@code text}. */
+  public Reply tx(String text) {
     String problem = TxHash.problem(text);
     if (problem != null) {
       return error(

@@ -2,21 +2,18 @@ package io.bbfindex.app.http;
 
 import io.bbfindex.app.esplora.EsploraApi;
 import io.bbfindex.app.esplora.NodeRelay;
-import io.bbfindex.app.eth.EthApi;
 import io.bbfindex.app.eth.EthMetrics;
 import io.bbfindex.app.lookup.ChainBackend;
-import io.bbfindex.app.lookup.LookupService;
 import io.bbfindex.app.metrics.ConnectionMetrics;
 import io.bbfindex.app.metrics.Metrics;
-import io.bbfindex.app.wallet.StoreChecks;
-import io.bbfindex.app.wallet.VerifiedReads;
-import io.bbfindex.app.wallet.WalletApi;
+import io.bbfindex.app.route.RouteTable;
 import io.bbfindex.eth.EthIndex;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.util.Optional;
 
 /**
  * The running service: one backend, its own Prometheus registry, the lookup logic and the HTTP
@@ -28,6 +25,7 @@ public final class Service implements AutoCloseable {
   private final PrometheusMeterRegistry registry;
   private final Metrics metrics;
   private final HttpServer server;
+  private final RouteTable routes;
 
   /** The Ethereum source, or null. */
   private final EthIndex eth;
@@ -37,8 +35,10 @@ public final class Service implements AutoCloseable {
       PrometheusMeterRegistry registry,
       Metrics metrics,
       HttpServer server,
+      RouteTable routes,
       EthIndex eth) {
     this.eth = eth;
+    this.routes = routes;
     this.backend = backend;
     this.registry = registry;
     this.metrics = metrics;
@@ -57,7 +57,7 @@ public final class Service implements AutoCloseable {
   /**
    * As {@link #start(ChainBackend, InetSocketAddress, int)}, plus the Ethereum source {@code eth}
    * (or null): its routes and meters are added, and it follows the node's head until the service
-   * closes it.
+   * closes it. With {@code backend} null (an Ethereum-only server) no Bitcoin route is served.
    */
   public static Service start(
       ChainBackend backend, EthIndex eth, InetSocketAddress address, int maxBodyBytes)
@@ -104,29 +104,32 @@ public final class Service implements AutoCloseable {
       String esploraPrefix,
       NodeRelay node)
       throws IOException {
+    if (backend == null && eth == null) {
+      throw new IllegalArgumentException("a server needs Bitcoin data, an Ethereum source or both");
+    }
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     try {
       Metrics metrics = new Metrics(registry, version());
-      metrics.bindBackend(backend);
+      if (backend != null) {
+        metrics.bindBackend(backend);
+      }
       if (backend instanceof MeterBinder own) { // e.g. the follower's gauges (serve --follow)
         own.bindTo(registry);
       }
-      EthApi ethApi = null;
       if (eth != null) {
         EthMetrics.bind(registry, eth);
-        ethApi = new EthApi(eth, registry);
       }
-      LookupService lookups = new LookupService(backend, metrics);
-      WalletApi wallet =
-          new WalletApi(new VerifiedReads(lookups, new StoreChecks(metrics), registry));
       ApiHandler handler =
           new ApiHandler(
-              lookups,
-              metrics,
-              registry::scrape,
-              ethApi,
-              wallet,
-              new EsploraApi(esploraPrefix, wallet, node));
+              ServedFeatures.routes(
+                  new ServedFeatures.Sources(
+                      Optional.ofNullable(backend),
+                      Optional.ofNullable(eth),
+                      esploraPrefix,
+                      Optional.ofNullable(node)),
+                  registry,
+                  metrics),
+              metrics);
       HttpServer server =
           HttpServer.start(
               address,
@@ -137,11 +140,13 @@ public final class Service implements AutoCloseable {
       if (eth != null) {
         eth.startFollowing();
       }
-      return new Service(backend, registry, metrics, server, eth);
+      return new Service(backend, registry, metrics, server, handler.routes(), eth);
     } catch (IOException | RuntimeException e) {
       registry.close();
       try {
-        backend.close();
+        if (backend != null) {
+          backend.close();
+        }
       } finally {
         if (eth != null) {
           eth.close();
@@ -165,8 +170,14 @@ public final class Service implements AutoCloseable {
     return metrics;
   }
 
+  /** The Bitcoin data served, or null for an Ethereum-only server. */
   public ChainBackend backend() {
     return backend;
+  }
+
+  /** Every route the server serves (and documents in {@code GET /v1/openapi.json}). */
+  public RouteTable routes() {
+    return routes;
   }
 
   /** The Ethereum source, or null. */
@@ -185,7 +196,9 @@ public final class Service implements AutoCloseable {
       server.close();
     } finally {
       try {
-        backend.close();
+        if (backend != null) {
+          backend.close();
+        }
       } finally {
         try {
           if (eth != null) {

@@ -1,7 +1,7 @@
 package io.bbfindex.app.metrics;
 
-import io.bbfindex.app.lookup.ChainBackend;
 import io.bbfindex.app.lookup.FilterSummary;
+import io.bbfindex.app.lookup.IndexStatus;
 import io.bbfindex.app.lookup.LookupCounter;
 import io.bbfindex.app.lookup.LookupKind;
 import io.bbfindex.app.lookup.LookupOutcome;
@@ -155,8 +155,8 @@ public final class Metrics implements LookupCounter {
    * Registers the meters that read the backend: LevelDB reads, tip height and fill-ratio,
    * modelled-FPR and key-count gauges of the filters that answer lookups. Call once per backend.
    */
-  public void bindBackend(ChainBackend backend) {
-    FunctionCounter.builder(LEVELDB_READS, backend, ChainBackend::leveldbReads)
+  public void bindBackend(IndexStatus backend) {
+    FunctionCounter.builder(LEVELDB_READS, backend, IndexStatus::leveldbReads)
         .description("LevelDB reads performed by lookups (a filter 'no' performs none)")
         .register(registry);
     if (backend instanceof OpeningBackend opening) {
@@ -170,11 +170,11 @@ public final class Metrics implements LookupCounter {
   /**
    * The meters that describe what the backend serves: its tip, its txindex and its lookup filters.
    */
-  private void bindDescription(ChainBackend backend) {
-    Gauge.builder(INDEX_TIP_HEIGHT, backend, ChainBackend::tipHeight)
+  private void bindDescription(IndexStatus backend) {
+    Gauge.builder(INDEX_TIP_HEIGHT, backend, IndexStatus::tipHeight)
         .description("Height of the active chain tip that the index serves")
         .register(registry);
-    Gauge.builder(TXINDEX_LAG, backend, ChainBackend::txindexLagBlocks)
+    Gauge.builder(TXINDEX_LAG, backend, IndexStatus::txindexLagBlocks)
         .description("Blocks the txindex trails the active chain tip by (NaN: unknown)")
         .register(registry);
     Gauge.builder(TXINDEX_LAYOUT, () -> 1)

@@ -9,14 +9,11 @@ import java.util.HexFormat;
 import java.util.Objects;
 
 /**
- * The {@code /v1/tx/{txid}/hex}, {@code /raw} and {@code /merkle-proof} routes: a transaction's
- * stored bytes, re-hashed before they leave, and its merkle branch from its block's txids.
+ * The answers of the {@code /v1/tx/{txid}/hex}, {@code /raw} and {@code /merkle-proof} routes
+ * ({@link WalletRoutes}): a transaction's stored bytes, re-hashed before they leave, and its merkle
+ * branch from its block's txids.
  */
 public final class WalletApi {
-  public static final String HEX = "/hex";
-  public static final String RAW = "/raw";
-  public static final String MERKLE_PROOF = "/merkle-proof";
-
   private static final ObjectMapper MAPPER = new ObjectMapper();
 
   private final VerifiedReads reads;

@@ -8,6 +8,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.bbfindex.app.http.HttpInitializer;
 import io.bbfindex.app.http.Service;
+import io.bbfindex.app.testing.ApiClient;
+import io.bbfindex.app.testing.RoutesDocumented;
 import io.bbfindex.eth.EthConfig;
 import io.bbfindex.eth.EthIndex;
 import io.bbfindex.eth.testing.AnvilNode;
@@ -84,17 +86,7 @@ class EthServeAcceptanceTest {
   @Test
   @Order(1)
   void everyHashExactAndAbsentHashesCostNoRpcCall() throws Exception {
-    EthConfig config =
-        EthConfig.of(node.url(), dir.resolve("eth"))
-            .withRangeBits(RANGE_BITS)
-            .withFinalityDepth(DEPTH)
-            .withPoll(Duration.ofMillis(100));
-    try (Service service =
-        Service.start(
-            new NoBitcoinBackend(),
-            EthIndex.open(config),
-            new InetSocketAddress("127.0.0.1", 0),
-            HttpInitializer.DEFAULT_MAX_BODY_BYTES)) {
+    try (Service service = serveEthereumOnly()) {
       String base = service.server().baseUrl();
       awaitCaughtUp(base, node.blockNumber());
       JsonNode status = get(base + "/v1/eth/status").body;
@@ -145,6 +137,42 @@ class EthServeAcceptanceTest {
                       .replace("]", ",\"" + hashes.getFirst() + "\"]"))
               .statusCode());
       assertEquals(405, get(base + "/v1/eth/tx/lookup").status);
+    }
+  }
+
+  /**
+   * A server with an Ethereum source and no Bitcoin data registers no Bitcoin route: {@code
+   * /v1/tx/...} is the table's 404, and the document lists exactly what it serves.
+   */
+  @Test
+  @Order(4)
+  void anEthereumOnlyServerServesNoBitcoinRoute() throws Exception {
+    try (Service service = serveEthereumOnly()) {
+      String base = service.server().baseUrl();
+      awaitCaughtUp(base, node.blockNumber());
+      assertEquals(200, get(base + "/v1/eth/tx/" + hashes.getFirst()).status);
+      for (String path :
+          List.of(
+              "/v1/tx/" + "ab".repeat(32),
+              "/v1/tx/" + "ab".repeat(32) + "/hex",
+              "/v1/block/" + "ab".repeat(32),
+              "/v1/status",
+              "/v1/filters",
+              "/api/blocks/tip/height")) {
+        Reply r = get(base + path);
+        assertEquals(404, r.status, path);
+        assertEquals("not_found", r.body.get("error").asText(), path);
+      }
+      assertEquals(404, postRaw(base + "/v1/tx/lookup", "[]").statusCode());
+      Reply ready = get(base + "/readyz");
+      assertEquals(200, ready.status);
+      assertFalse(ready.body.has("tipHeight"), "no Bitcoin tip: " + ready.text);
+      ApiClient api = new ApiClient(base);
+      RoutesDocumented.assertSame(service, api);
+      assertTrue(
+          RoutesDocumented.documented(api).stream().noneMatch(op -> op.contains("/v1/tx/")),
+          RoutesDocumented.documented(api).toString());
+      assertTrue(RoutesDocumented.served(service).contains("GET /v1/eth/tx/{hash}"));
     }
   }
 
@@ -207,7 +235,7 @@ class EthServeAcceptanceTest {
             .withPoll(Duration.ofMillis(100));
     try (Service service =
         Service.start(
-            new NoBitcoinBackend(),
+            null, // Ethereum only
             EthIndex.open(config),
             new InetSocketAddress("127.0.0.1", 0),
             HttpInitializer.DEFAULT_MAX_BODY_BYTES)) {
@@ -312,6 +340,20 @@ class EthServeAcceptanceTest {
       }
     }
     throw new AssertionError("no series " + series);
+  }
+
+  /** A server over the node with no Bitcoin data (the store of test 1, reopened by test 4). */
+  private Service serveEthereumOnly() throws IOException {
+    EthConfig config =
+        EthConfig.of(node.url(), dir.resolve("eth"))
+            .withRangeBits(RANGE_BITS)
+            .withFinalityDepth(DEPTH)
+            .withPoll(Duration.ofMillis(100));
+    return Service.start(
+        null, // Ethereum only
+        EthIndex.open(config),
+        new InetSocketAddress("127.0.0.1", 0),
+        HttpInitializer.DEFAULT_MAX_BODY_BYTES);
   }
 
   private record Reply(int status, String text, JsonNode body) {}

@@ -6,16 +6,25 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.bbfindex.app.http.HttpInitializer;
 import io.bbfindex.app.http.Service;
 import io.bbfindex.app.testing.ApiClient;
+import io.bbfindex.app.testing.InMemoryChainBackend;
+import io.bbfindex.ingest.testing.Fixtures;
+import io.bbfindex.ingest.testing.Fixtures.Archive;
+import io.bbfindex.ingest.testing.GroundTruth;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** A server without an Ethereum source says so on the {@code /v1/eth/} routes. */
 class NoEthSourceTest {
   @Test
-  void ethRoutesAnswer404NamingTheMissingSource() throws Exception {
+  void ethRoutesAnswer404NamingTheMissingSource(@TempDir Path tmp) throws Exception {
+    GroundTruth truth =
+        GroundTruth.load(Archive.MAINNET_LDB, Fixtures.extract(Archive.MAINNET_LDB, tmp));
     try (Service service =
         Service.start(
-            new NoBitcoinBackend(),
+            new InMemoryChainBackend(truth, Set.of(), 599),
             new InetSocketAddress("127.0.0.1", 0),
             HttpInitializer.DEFAULT_MAX_BODY_BYTES)) {
       ApiClient api = new ApiClient(service.server().baseUrl());

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.bbfindex.app.lookup.ChainBackend;
-import io.bbfindex.app.lookup.LookupService;
 import io.bbfindex.app.metrics.Metrics;
 import io.bbfindex.app.testing.ApiClient;
 import io.bbfindex.app.testing.CoreBackends;
@@ -68,7 +67,7 @@ class ApiHandlerTest {
     registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     Metrics metrics = new Metrics(registry, "test");
     metrics.bindBackend(backend);
-    handler = new ApiHandler(new LookupService(backend, metrics), metrics, registry::scrape);
+    handler = BitcoinHandler.over(backend, registry, metrics);
   }
 
   @AfterEach

@@ -8,6 +8,7 @@ import com.code_intelligence.jazzer.junit.FuzzTest;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.bbfindex.app.bitcoin.TxBatchRoute;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
@@ -24,8 +25,8 @@ import java.util.Locale;
  * reader, checked against a reference reading of the same bytes (Jackson's tree model) and against
  * the single lookup {@code GET /v1/tx/{txid}}, over the real backend of the mainnet 0-599 fixture.
  *
- * <p>Invariants: a body that is a JSON array of at most {@value ApiHandler#MAX_BATCH} strings of 64
- * hex digits is answered 200 with one answer per txid, in order, each the same as the single
+ * <p>Invariants: a body that is a JSON array of at most {@value TxBatchRoute#MAX_BATCH} strings of
+ * 64 hex digits is answered 200 with one answer per txid, in order, each the same as the single
  * lookup's answer for it; any other body is answered 400 (413 when it holds more than the limit
  * before its first bad element), with a JSON error; never another status. The server logs nothing
  * at WARNING or above.
@@ -90,7 +91,7 @@ class BatchLookupFuzzTest {
       if (!t.isTextual()) {
         return new Expected(400, null);
       }
-      if (i == ApiHandler.MAX_BATCH) {
+      if (i == TxBatchRoute.MAX_BATCH) {
         return new Expected(413, null);
       }
       if (!t.asText().matches("[0-9a-fA-F]{64}")) {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.bbfindex.app.bitcoin.TxBatchRoute;
 import io.bbfindex.app.testing.ApiClient;
 import io.bbfindex.app.testing.OpenApiContract;
 import io.bbfindex.ingest.encoding.HashKeys;
@@ -129,13 +130,13 @@ class BinaryBatchTest {
 
   @Test
   void tenThousandIdsAreServedAndOneMoreIs413() {
-    List<String> ids = new ArrayList<>(Collections.nCopies(ApiHandler.MAX_BATCH, absent.get(0)));
-    ids.set(ApiHandler.MAX_BATCH - 1, truth.txs().get(0).txidHex());
+    List<String> ids = new ArrayList<>(Collections.nCopies(TxBatchRoute.MAX_BATCH, absent.get(0)));
+    ids.set(TxBatchRoute.MAX_BATCH - 1, truth.txs().get(0).txidHex());
     HttpResponse<byte[]> full = api.postBytes("/v1/tx/lookup", OCTET, body(ids));
     assertEquals(200, full.statusCode());
-    assertEquals(ApiHandler.MAX_BATCH, full.body().length);
+    assertEquals(TxBatchRoute.MAX_BATCH, full.body().length);
     assertEquals(TxBatchRoute.STATUS_ABSENT, full.body()[0]);
-    assertEquals(TxBatchRoute.STATUS_CONFIRMED, full.body()[ApiHandler.MAX_BATCH - 1]);
+    assertEquals(TxBatchRoute.STATUS_CONFIRMED, full.body()[TxBatchRoute.MAX_BATCH - 1]);
     ids.add(absent.get(1));
     HttpResponse<byte[]> over = api.postBytes("/v1/tx/lookup", OCTET, body(ids));
     assertEquals(413, over.statusCode());

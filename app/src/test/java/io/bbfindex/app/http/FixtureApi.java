@@ -1,7 +1,6 @@
 package io.bbfindex.app.http;
 
 import io.bbfindex.app.lookup.ChainBackend;
-import io.bbfindex.app.lookup.LookupService;
 import io.bbfindex.app.metrics.Metrics;
 import io.bbfindex.app.testing.CoreBackends;
 import io.bbfindex.ingest.testing.FileTrees;
@@ -50,7 +49,7 @@ final class FixtureApi {
                       System.err.println("could not remove " + tmp + ": " + e);
                     }
                   }));
-      return new ApiHandler(new LookupService(backend, metrics), metrics, registry::scrape);
+      return BitcoinHandler.over(backend, registry, metrics);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import io.bbfindex.app.bitcoin.TxBatchRoute;
 import io.bbfindex.app.lookup.ChainBackend;
 import io.bbfindex.app.testing.ApiClient;
 import io.bbfindex.app.testing.ApiClient.Answer;

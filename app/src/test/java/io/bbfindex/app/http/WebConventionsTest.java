@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.bbfindex.app.bitcoin.Finality;
 import io.bbfindex.app.lookup.ChainStatus;
 import io.bbfindex.app.lookup.TxAnswer;
 import io.bbfindex.app.testing.InMemoryChainBackend;
@@ -199,7 +200,7 @@ class WebConventionsTest {
     TxAnswer mempool = TxAnswer.mempool();
     assertEquals(ChainStatus.MEMPOOL, mempool.status());
     assertEquals(
-        "no-store", CacheControl.forAnswer(mempool.status(), mempool.confirmations()).toString());
+        "no-store", Finality.cacheControl(mempool.status(), mempool.confirmations()).toString());
   }
 
   @Test

@@ -1,6 +1,5 @@
 package io.bbfindex.benchmarks.eth;
 
-import io.bbfindex.app.eth.NoBitcoinBackend;
 import io.bbfindex.app.http.HttpInitializer;
 import io.bbfindex.app.http.Service;
 import io.bbfindex.benchmarks.harness.BenchReport;
@@ -211,7 +210,7 @@ public final class EthBench {
     // the service owns the index from here on and closes it
     try (Service service =
         Service.start(
-            new NoBitcoinBackend(),
+            null, // Ethereum only: no Bitcoin route
             index,
             new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
             HttpInitializer.DEFAULT_MAX_BODY_BYTES)) {

@@ -1,4 +1,4 @@
-package io.bbfindex.app.http;
+package io.bbfindex.app.bitcoin;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
@@ -7,6 +7,9 @@ import com.fasterxml.jackson.core.JsonToken;
 import io.bbfindex.app.lookup.LookupService;
 import io.bbfindex.app.lookup.TxAnswer;
 import io.bbfindex.app.metrics.Metrics;
+import io.bbfindex.app.route.Refusal;
+import io.bbfindex.app.route.Responses;
+import io.bbfindex.app.route.RouteRequest;
 import io.bbfindex.ingest.encoding.HashKeys;
 import io.micrometer.core.instrument.Timer;
 import io.netty.buffer.ByteBuf;
@@ -37,21 +40,24 @@ import java.util.concurrent.TimeUnit;
  * of each phase (parse, filter probe, index reads, write) is recorded in {@code
  * bbf_http_batch_phase_seconds{form, phase}}, so the split is measured where it happens.
  */
-final class TxBatchRoute {
+public final class TxBatchRoute {
+  /** Largest number of txids {@code POST /v1/tx/lookup} accepts in one request. */
+  public static final int MAX_BATCH = 10_000;
+
   /** The binary form's content type, of requests and answers. */
   static final AsciiString OCTET_STREAM = AsciiString.cached("application/octet-stream");
 
   /** Binary answer byte: unknown (the filter or the index says no). */
-  static final byte STATUS_ABSENT = 0;
+  public static final byte STATUS_ABSENT = 0;
 
   /** Binary answer byte: in a block of the active chain. */
-  static final byte STATUS_CONFIRMED = 1;
+  public static final byte STATUS_CONFIRMED = 1;
 
   /** Binary answer byte: only in a block off the active chain. */
-  static final byte STATUS_STALE = 2;
+  public static final byte STATUS_STALE = 2;
 
   /** Binary answer byte: in the followed node's mempool. */
-  static final byte STATUS_MEMPOOL = 3;
+  public static final byte STATUS_MEMPOOL = 3;
 
   private static final JsonFactory JSON_FACTORY = new JsonFactory();
 
@@ -66,7 +72,7 @@ final class TxBatchRoute {
    * look up).
    */
   private static final ThreadLocal<byte[]> KEYS =
-      ThreadLocal.withInitial(() -> new byte[ApiHandler.MAX_BATCH * HashKeys.KEY_BYTES]);
+      ThreadLocal.withInitial(() -> new byte[MAX_BATCH * HashKeys.KEY_BYTES]);
 
   private final LookupService lookups;
   private final Phases json;
@@ -89,8 +95,10 @@ final class TxBatchRoute {
     }
   }
 
-  FullHttpResponse answer(ChannelHandlerContext ctx, FullHttpRequest request) {
-    return isBinary(request) ? binary(ctx, request.content()) : json(ctx, request.content());
+  FullHttpResponse answer(RouteRequest request) {
+    ChannelHandlerContext ctx = request.ctx();
+    ByteBuf content = request.http().content();
+    return isBinary(request.http()) ? binary(ctx, content) : json(ctx, content);
   }
 
   private static boolean isBinary(FullHttpRequest request) {
@@ -102,8 +110,8 @@ final class TxBatchRoute {
     long t0 = System.nanoTime();
     int bytes = content.readableBytes();
     if (bytes % HashKeys.KEY_BYTES != 0) {
-      throw new ApiError.Exception(
-          ApiError.badRequest(
+      throw new Refusal.Exception(
+          Refusal.badRequest(
               "malformed_body",
               "an application/octet-stream body is txids of 32 bytes each; got "
                   + bytes
@@ -122,7 +130,7 @@ final class TxBatchRoute {
     for (TxAnswer a : answers) {
       body.writeByte(status(a));
     }
-    FullHttpResponse response = ApiHandler.response(HttpResponseStatus.OK, OCTET_STREAM, body);
+    FullHttpResponse response = Responses.response(HttpResponseStatus.OK, OCTET_STREAM, body);
     record(binary, t0, t1, t2, t3, System.nanoTime());
     return response;
   }
@@ -159,8 +167,8 @@ final class TxBatchRoute {
           throw notAnArray();
         }
         if (t != JsonToken.VALUE_STRING) {
-          throw new ApiError.Exception(
-              ApiError.badRequest(
+          throw new Refusal.Exception(
+              Refusal.badRequest(
                   "malformed_txid",
                   "txids["
                       + count
@@ -171,24 +179,24 @@ final class TxBatchRoute {
         String problem =
             HashKeys.parseDisplayHex(text, 0, text.length(), keys, count * HashKeys.KEY_BYTES);
         if (problem != null) {
-          throw new ApiError.Exception(
-              ApiError.badRequest(
+          throw new Refusal.Exception(
+              Refusal.badRequest(
                   "malformed_txid", "txids[" + count + "] must be 64 hex characters: " + problem));
         }
         count++;
       }
       if (parser.nextToken() != null) {
-        throw new ApiError.Exception(
-            ApiError.badRequest("malformed_body", "unexpected content after the JSON array"));
+        throw new Refusal.Exception(
+            Refusal.badRequest("malformed_body", "unexpected content after the JSON array"));
       }
     } catch (JsonProcessingException e) {
-      throw new ApiError.Exception(
-          ApiError.badRequest(
+      throw new Refusal.Exception(
+          Refusal.badRequest(
               "malformed_body", "body is not valid JSON: " + e.getOriginalMessage()));
     } catch (IOException e) {
       // Reading a ByteBuf cannot fail with I/O; treat it like malformed input rather than a 500.
-      throw new ApiError.Exception(
-          ApiError.badRequest("malformed_body", "body could not be read: " + e.getMessage()));
+      throw new Refusal.Exception(
+          Refusal.badRequest("malformed_body", "body could not be read: " + e.getMessage()));
     }
     long t1 = System.nanoTime();
     long[] maybe = lookups.probeBatch(keys, count);
@@ -206,18 +214,18 @@ final class TxBatchRoute {
     }
     body.writeByte(']');
     FullHttpResponse response =
-        ApiHandler.response(HttpResponseStatus.OK, ApiHandler.APPLICATION_JSON, body);
+        Responses.response(HttpResponseStatus.OK, Responses.APPLICATION_JSON, body);
     record(json, t0, t1, t2, t3, System.nanoTime());
     return response;
   }
 
   private static void requireWithinLimit(int count) {
-    if (count > ApiHandler.MAX_BATCH) {
-      throw new ApiError.Exception(
-          new ApiError(
+    if (count > MAX_BATCH) {
+      throw new Refusal.Exception(
+          new Refusal(
               HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE,
               "too_many_txids",
-              "at most " + ApiHandler.MAX_BATCH + " txids per request; split the batch"));
+              "at most " + MAX_BATCH + " txids per request; split the batch"));
     }
   }
 
@@ -228,9 +236,9 @@ final class TxBatchRoute {
     p.write().record(t4 - t3, TimeUnit.NANOSECONDS);
   }
 
-  private static ApiError.Exception notAnArray() {
-    return new ApiError.Exception(
-        ApiError.badRequest("malformed_body", "the body must be a JSON array of txid strings"));
+  private static Refusal.Exception notAnArray() {
+    return new Refusal.Exception(
+        Refusal.badRequest("malformed_body", "the body must be a JSON array of txid strings"));
   }
 
   /**

@@ -1,4 +1,4 @@
-package io.bbfindex.app.http;
+package io.bbfindex.app.bitcoin;
 
 import io.bbfindex.app.lookup.BlockAnswer;
 import io.bbfindex.app.lookup.ChainStatus;

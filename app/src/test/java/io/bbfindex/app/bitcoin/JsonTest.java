@@ -1,4 +1,4 @@
-package io.bbfindex.app.http;
+package io.bbfindex.app.bitcoin;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

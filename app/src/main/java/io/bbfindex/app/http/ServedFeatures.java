@@ -1,0 +1,76 @@
+package io.bbfindex.app.http;
+
+import io.bbfindex.app.bitcoin.BlockRoutes;
+import io.bbfindex.app.bitcoin.TxRoutes;
+import io.bbfindex.app.esplora.EsploraApi;
+import io.bbfindex.app.esplora.EsploraRoutes;
+import io.bbfindex.app.esplora.NodeRelay;
+import io.bbfindex.app.eth.EthApi;
+import io.bbfindex.app.eth.EthRoutes;
+import io.bbfindex.app.lookup.ChainBackend;
+import io.bbfindex.app.lookup.IndexStatus;
+import io.bbfindex.app.lookup.LookupService;
+import io.bbfindex.app.lookup.Readiness;
+import io.bbfindex.app.metrics.Metrics;
+import io.bbfindex.app.ops.IndexStatusRoutes;
+import io.bbfindex.app.ops.OpsRoutes;
+import io.bbfindex.app.route.Feature;
+import io.bbfindex.app.route.RouteTable;
+import io.bbfindex.app.wallet.StoreChecks;
+import io.bbfindex.app.wallet.VerifiedReads;
+import io.bbfindex.app.wallet.WalletApi;
+import io.bbfindex.app.wallet.WalletRoutes;
+import io.bbfindex.eth.EthIndex;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Which features a server runs, from the sources it has: with Bitcoin data, the tx, block, wallet,
+ * status and esplora routes; with an Ethereum source, its routes (else a 404 naming the missing
+ * source under {@code /v1/eth/}); always the health and metrics routes.
+ */
+final class ServedFeatures {
+  private ServedFeatures() {}
+
+  /** What a server serves. */
+  record Sources(
+      Optional<ChainBackend> bitcoin,
+      Optional<EthIndex> eth,
+      String esploraPrefix,
+      Optional<NodeRelay> node) {}
+
+  static RouteTable routes(Sources sources, PrometheusMeterRegistry registry, Metrics metrics) {
+    List<Feature> features = new ArrayList<>();
+    List<Readiness> readiness = new ArrayList<>();
+    sources
+        .bitcoin()
+        .ifPresent(
+            backend -> {
+              LookupService lookups = new LookupService(backend, metrics);
+              WalletApi wallet =
+                  new WalletApi(new VerifiedReads(lookups, new StoreChecks(metrics), registry));
+              features.add(new TxRoutes(lookups, metrics));
+              features.add(new WalletRoutes(wallet));
+              features.add(new BlockRoutes(lookups));
+              features.add(new IndexStatusRoutes(backend));
+              features.add(
+                  new EsploraRoutes(
+                      new EsploraApi(
+                          sources.esploraPrefix(), wallet, sources.node().orElse(null))));
+              readiness.add(backend);
+            });
+    if (sources.eth().isPresent()) {
+      EthRoutes eth = new EthRoutes(new EthApi(sources.eth().get(), registry));
+      features.add(eth);
+      readiness.add(eth.readiness());
+    } else {
+      features.add(EthRoutes.absent());
+    }
+    features.add(
+        new OpsRoutes(
+            registry::scrape, readiness, sources.bitcoin().map(backend -> (IndexStatus) backend)));
+    return RouteTable.of(features);
+  }
+}

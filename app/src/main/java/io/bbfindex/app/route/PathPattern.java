@@ -1,0 +1,101 @@
+package io.bbfindex.app.route;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A path pattern as OpenAPI writes it: segments that are literal text or a parameter ({@code
+ * {txid}}), a parameter matching one whole segment, possibly empty (so {@code /v1/tx/} reaches the
+ * route, which says what is wrong with its id, rather than a 404). A last parameter written {@code
+ * {txid+}} takes the rest of the path, slashes included, so that {@code /v1/tx/a/b} is the lookup's
+ * 400 naming what is wrong with the id; it is tried after every other pattern ({@code
+ * /v1/tx/{txid}/hex} first), and documented as {@code {txid}}.
+ */
+final class PathPattern {
+  private final String text;
+
+  /** Each segment's literal text, or null for a parameter. */
+  private final String[] literals;
+
+  private final int parameters;
+
+  /** Whether the last parameter takes the rest of the path. */
+  private final boolean rest;
+
+  private PathPattern(String text, String[] literals, int parameters, boolean rest) {
+    this.text = text;
+    this.literals = literals;
+    this.parameters = parameters;
+    this.rest = rest;
+  }
+
+  static PathPattern of(String text) {
+    if (text == null || !text.startsWith("/")) {
+      throw new IllegalArgumentException("a path pattern starts with '/': " + text);
+    }
+    String[] segments = text.substring(1).split("/", -1);
+    String[] literals = new String[segments.length];
+    int parameters = 0;
+    boolean rest = false;
+    for (int i = 0; i < segments.length; i++) {
+      String s = segments[i];
+      if (s.startsWith("{") && s.endsWith("+}") && s.length() > 3 && i == segments.length - 1) {
+        parameters++;
+        rest = true;
+      } else if (s.startsWith("{") && s.endsWith("}") && s.length() > 2 && !s.contains("+")) {
+        parameters++;
+      } else if (s.contains("{") || s.contains("}")) {
+        throw new IllegalArgumentException("a parameter is a whole segment: " + text);
+      } else {
+        literals[i] = s;
+      }
+    }
+    return new PathPattern(text, literals, parameters, rest);
+  }
+
+  String text() {
+    return text;
+  }
+
+  /** The pattern as the OpenAPI document writes it: {@code {txid+}} as {@code {txid}}. */
+  String documented() {
+    return rest ? text.substring(0, text.length() - 2) + "}" : text;
+  }
+
+  /** Whether the last parameter takes the rest of the path (such patterns are tried last). */
+  boolean takesRest() {
+    return rest;
+  }
+
+  /** How many parameters: the fewer, the more specific ({@code /v1/tx/lookup} over {txid}). */
+  int parameters() {
+    return parameters;
+  }
+
+  /** The parameters' values if {@code path} matches, else null. */
+  List<String> match(String path) {
+    List<String> values = parameters == 0 ? List.of() : new ArrayList<>(parameters);
+    int at = 1; // after the leading '/'
+    if (path.isEmpty() || path.charAt(0) != '/') {
+      return null;
+    }
+    for (int i = 0; i < literals.length; i++) {
+      boolean last = i == literals.length - 1;
+      int end = last && rest ? -1 : path.indexOf('/', at);
+      if (last != (end < 0)) {
+        return null; // more or fewer segments
+      }
+      if (last) {
+        end = path.length();
+      }
+      String literal = literals[i];
+      if (literal == null) {
+        values.add(path.substring(at, end));
+      } else if (literal.length() != end - at || !path.startsWith(literal, at)) {
+        return null;
+      }
+      at = end + 1;
+    }
+    return values;
+  }
+}
