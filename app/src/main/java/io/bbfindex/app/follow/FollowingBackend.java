@@ -171,8 +171,7 @@ public final class FollowingBackend implements ChainBackend, MeterBinder {
       return;
     }
     FollowStatus s = follower.status();
-    String code =
-        s.state() == FollowState.NODE_UNREACHABLE ? "node_unreachable" : "catching_up";
+    String code = s.state() == FollowState.NODE_UNREACHABLE ? "node_unreachable" : "catching_up";
     throw new BackendUnavailableException(code, unsettledReason(s), null);
   }
 
