@@ -33,6 +33,7 @@ import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeadersFactory;
+import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpStatusClass;
 import io.netty.handler.codec.http.HttpUtil;
@@ -234,6 +235,13 @@ public final class ApiHandler extends ChannelInboundHandlerAdapter {
                   + " GET /v1/openapi.json, GET /metrics, GET /livez, GET /readyz"));
     }
     if (route == Route.ESPLORA) { // esplora's own methods (GET, and POST tx) and plain-text errors
+      String crossSite =
+          HttpMethod.POST.equals(request.method())
+              ? CrossSitePosts.refusal(request.headers())
+              : null;
+      if (crossSite != null) {
+        return reply(Reply.text(HttpResponseStatus.FORBIDDEN.code(), crossSite));
+      }
       return reply(esplora.handle(request.method().name(), path, bytes(request.content())));
     }
     // A 405 keeps the connection: the aggregator has already consumed the whole body, so the
@@ -379,10 +387,15 @@ public final class ApiHandler extends ChannelInboundHandlerAdapter {
           case ETH_TX_BATCH -> eth.batch(new ByteBufInputStream(request.content().duplicate()));
           default -> eth.status();
         };
-    return response(
-        HttpResponseStatus.valueOf(reply.status()),
-        APPLICATION_JSON,
-        Unpooled.wrappedBuffer(reply.body()));
+    FullHttpResponse response =
+        response(
+            HttpResponseStatus.valueOf(reply.status()),
+            APPLICATION_JSON,
+            Unpooled.wrappedBuffer(reply.body()));
+    if (reply.retryAfter() > 0) {
+      response.headers().set(HttpHeaderNames.RETRY_AFTER, reply.retryAfter());
+    }
+    return response;
   }
 
   private Object filtersBody() {
@@ -413,6 +426,13 @@ public final class ApiHandler extends ChannelInboundHandlerAdapter {
       return error(
           new ApiError(
               HttpResponseStatus.SERVICE_UNAVAILABLE, "not_ready", backend.notReadyReason()));
+    }
+    if (eth != null && eth.index().chainReplaced() != null) {
+      return error(
+          new ApiError(
+              HttpResponseStatus.SERVICE_UNAVAILABLE,
+              "not_ready",
+              "the Ethereum node is not on the index's chain: " + eth.index().chainReplaced()));
     }
     if (eth != null && !eth.index().caughtUp()) {
       return error(
