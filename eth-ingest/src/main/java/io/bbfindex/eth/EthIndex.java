@@ -45,6 +45,22 @@ public final class EthIndex implements AutoCloseable {
   static final long STALE_AFTER_NANOS = Freshness.STALE_AFTER_NANOS;
 
   private volatile String lastError;
+
+  /**
+   * Why the node's chain is not the one the index holds (another chain id or genesis, or a block
+   * the index holds as final no longer on it), or null. While set, every lookup is refused with
+   * {@link ChainReplacedException}: the index cannot stand behind any answer, "confirmed" least.
+   */
+  private volatile String chainReplaced;
+
+  /** The chain id and genesis the index was opened with: what every poll checks the node for. */
+  private final long chainId;
+
+  private final TxHash genesis;
+
+  /** The follower's last logged failure, so a failure that repeats every poll is logged once. */
+  private String loggedFailure;
+
   private Thread follower;
   private Thread watchdog;
   private volatile boolean closing;
@@ -55,12 +71,14 @@ public final class EthIndex implements AutoCloseable {
    */
   private final Object writer = new Object();
 
-  private EthIndex(EthConfig config, EthRpc rpc, History history) {
+  private EthIndex(EthConfig config, EthRpc rpc, History history, long chainId, TxHash genesis) {
     this.config = config;
     this.rpc = rpc;
     this.history = history;
     this.ranges = new RangeIngest(config, rpc, history, tip);
     this.tipFollower = new TipFollower(rpc, history, tip);
+    this.chainId = chainId;
+    this.genesis = genesis;
   }
 
   /**
@@ -71,9 +89,14 @@ public final class EthIndex implements AutoCloseable {
   public static EthIndex open(EthConfig config) throws IOException {
     EthRpc rpc = EthRpc.connect(config.rpcUrl(), config.rpcTimeout());
     try {
+      long chainId = rpc.chainId();
       TxHash genesis = rpc.block(0).hash();
       return new EthIndex(
-          config, rpc, History.open(config.store(), config.rangeBits(), config.fpr(), genesis));
+          config,
+          rpc,
+          History.open(config.store(), config.rangeBits(), config.fpr(), genesis),
+          chainId,
+          genesis);
     } catch (IOException | RuntimeException e) {
       rpc.close();
       throw e;
@@ -101,9 +124,14 @@ public final class EthIndex implements AutoCloseable {
    * @param key the 32 hash bytes at {@code key[offset .. offset + 32)}
    * @throws CatchingUpException when the index does not hold the hash but is not complete (the
    *     store is still being built, the tip has not reached the head once, or no poll has succeeded
-   *     for 30 s), so "absent" would not be known
+   *     for 30 s), so "absent" would not be known; {@link ChainReplacedException} for every hash
+   *     while the node is on another chain than the index
    */
   public Optional<EthAnswer> lookup(byte[] key, int offset) throws CatchingUpException {
+    String replaced = chainReplaced;
+    if (replaced != null) {
+      throw new ChainReplacedException(replaced);
+    }
     if (tipFollower.isPending(key, offset)) {
       return Optional.of(EthAnswer.pending());
     }
@@ -149,9 +177,20 @@ public final class EthIndex implements AutoCloseable {
    * instead: lookups run on the server's event loops, which must not wait on a remote call; and the
    * node's {@code null} is not "absent" below its lookup window anyway.
    */
-  public static final class CatchingUpException extends Exception {
+  public static class CatchingUpException extends Exception {
     CatchingUpException(String message) {
       super(message);
+    }
+  }
+
+  /**
+   * The node is on another chain than the one the index holds (replaced by a node of another
+   * network, reset, or reorganised below the final blocks): no answer of the index, confirmed,
+   * pending or absent, can be stood behind until the node is back on the index's chain.
+   */
+  public static final class ChainReplacedException extends CatchingUpException {
+    ChainReplacedException(String reason) {
+      super(reason);
     }
   }
 
@@ -181,6 +220,11 @@ public final class EthIndex implements AutoCloseable {
   /** The last follower error, or null after a clean poll. */
   public String lastError() {
     return lastError;
+  }
+
+  /** Why the node's chain is not the index's (lookups are then refused), or null while it is. */
+  public String chainReplaced() {
+    return chainReplaced;
   }
 
   public EthStatus status() {
@@ -240,6 +284,13 @@ public final class EthIndex implements AutoCloseable {
   public void poll() throws IOException {
     synchronized (writer) {
       refreshHead();
+      // Before anything is written: blocks of another chain must never reach the history.
+      String replaced = chainProblem();
+      if (replaced != null) {
+        chainReplaced = replaced;
+        throw new EthRpcException(replaced);
+      }
+      chainReplaced = null;
       ranges.addFinalRanges(finalized, () -> closing, line -> LOG.log(Level.INFO, line));
       tipFollower.pollPending();
       tipFollower.followTip(head, () -> closing);
@@ -247,6 +298,51 @@ public final class EthIndex implements AutoCloseable {
       lastError = null;
       freshness.goodPoll(System.nanoTime());
     }
+  }
+
+  /**
+   * Whether the node is still on the chain the index holds, asked of the node on every poll: its
+   * chain id and genesis block, and the last block the index holds as final (deeper than any reorg
+   * the tip handles), which must still be on the node's chain at its height. The reason when not,
+   * else null.
+   */
+  private String chainProblem() throws EthRpcException {
+    long id = rpc.chainId();
+    if (id != chainId) {
+      return "the node is on chain id " + id + ", not " + chainId + " as the index: chain replaced";
+    }
+    TxHash nodeGenesis = rpc.block(0).hash();
+    if (!nodeGenesis.equals(genesis)) {
+      return "the node's genesis block is "
+          + nodeGenesis.hex()
+          + ", not "
+          + genesis.hex()
+          + " as the index's: chain replaced";
+    }
+    Optional<TxHash> lastFinal = history.lastBlockHash();
+    if (lastFinal.isEmpty()) {
+      return null;
+    }
+    long number = history.nextBlock() - 1;
+    if (head < number) {
+      return "the node's head "
+          + head
+          + " is below block "
+          + number
+          + ", which the index holds as final: the node's chain is not the index's";
+    }
+    TxHash onNode = rpc.block(number).hash();
+    if (!onNode.equals(lastFinal.get())) {
+      return "the node's block "
+          + number
+          + " is "
+          + onNode.hex()
+          + ", not "
+          + lastFinal.get().hex()
+          + " which the index holds as final: a reorg deeper than the finality depth, or another"
+          + " chain";
+    }
+    return null;
   }
 
   /** Starts a daemon thread that polls every {@link EthConfig#poll()} until {@link #close()}. */
@@ -264,12 +360,12 @@ public final class EthIndex implements AutoCloseable {
                   while (!closing) {
                     try {
                       poll();
+                      pollSucceeded();
                     } catch (IOException | RuntimeException e) {
                       if (closing) {
                         return;
                       }
-                      lastError = e.getMessage();
-                      LOG.log(Level.WARNING, "eth follower: " + e.getMessage());
+                      pollFailed(e);
                     }
                     try {
                       Thread.sleep(config.poll());
@@ -295,6 +391,32 @@ public final class EthIndex implements AutoCloseable {
                     }
                   }
                 });
+  }
+
+  /**
+   * Records a failed poll: its reason becomes {@link #lastError()}, and is logged when it is not
+   * the one logged last (a node down fails every poll the same way). An unexpected exception is
+   * logged with its stack trace.
+   */
+  private void pollFailed(Exception e) {
+    String reason = e.getMessage() != null ? e.getMessage() : e.toString();
+    lastError = reason;
+    if (reason.equals(loggedFailure)) {
+      return;
+    }
+    loggedFailure = reason;
+    if (e instanceof IOException) {
+      LOG.log(Level.WARNING, "eth follower: " + reason);
+    } else {
+      LOG.log(Level.ERROR, "eth follower: unexpected failure", e);
+    }
+  }
+
+  private void pollSucceeded() {
+    if (loggedFailure != null) {
+      LOG.log(Level.INFO, "eth follower: polls succeed again after: " + loggedFailure);
+      loggedFailure = null;
+    }
   }
 
   @Override

@@ -37,6 +37,7 @@ public final class EthRpc implements AutoCloseable {
   public static final java.util.List<String> METHODS =
       java.util.List.of(
           "eth_blockNumber",
+          "eth_chainId",
           "eth_getBlockByNumber",
           "eth_getTransactionByHash",
           "eth_newPendingTransactionFilter",
@@ -128,6 +129,11 @@ public final class EthRpc implements AutoCloseable {
   /** {@code eth_blockNumber}. */
   public long headNumber() throws EthRpcException {
     return send(web3j.ethBlockNumber()).getBlockNumber().longValueExact();
+  }
+
+  /** {@code eth_chainId}: the chain the node is on (EIP-155). */
+  public long chainId() throws EthRpcException {
+    return send(web3j.ethChainId()).getChainId().longValueExact();
   }
 
   /**

@@ -142,6 +142,10 @@ final class TipFollower {
       long lastNumber = last.map(BlockTxs::number).orElse(base - 1);
       TxHash lastHash = last.map(BlockTxs::hash).orElse(history.lastBlockHash().orElse(null));
       if (head < lastNumber) {
+        if (last.isEmpty()) {
+          throw new EthRpcException(
+              "the node's head " + head + " is below the index's final block " + lastNumber);
+        }
         // The node's chain is shorter than ours (a rollback): its blocks above the head are gone.
         tip.removeLast();
         reorgs.incrementAndGet();

@@ -243,6 +243,117 @@ class EthIndexAnvilTest {
     }
   }
 
+  /**
+   * Issue 28 point 5: the node is killed and another one, of another chain id, starts on its port.
+   * From the first poll against it, no hash the index holds is answered (confirmed, pending or
+   * absent): every lookup is refused with the reason, which status and {@code lastError} show; the
+   * history is not extended with the other chain's blocks, and when the first chain's node is back
+   * the index answers again. Before the fix the old chain's hashes stayed "confirmed", and the
+   * follower failed with a null message.
+   */
+  @Test
+  void aNodeReplacedByAnotherChainIsNoticedAndNothingOfTheOldChainIsConfirmed() throws Exception {
+    AnvilNode first = AnvilNode.start("--no-mining");
+    int port = first.port();
+    List<String> old = fill(first, 40, 2);
+    first.mine(90);
+    try (EthIndex index = EthIndex.open(config(first, dir.resolve("eth"), 8))) {
+      index.ingestFinalRanges(line -> {});
+      index.poll();
+      assertTrue(index.caughtUp());
+      assertTrue(index.status().ranges() > 0, "some blocks are final history");
+      for (String h : old) {
+        assertEquals(EthAnswer.Status.CONFIRMED, index.lookup(key(h), 0).orElseThrow().status());
+      }
+      int ranges = index.status().ranges();
+      first.close();
+      try (AnvilNode second = AnvilNode.startOnPort(port, "--no-mining", "--chain-id", "4242")) {
+        List<String> fresh = fill(second, 40, 1);
+        // The first poll may fail on a connection pooled to the old node; none may succeed.
+        EthRpcException failed = assertThrows(EthRpcException.class, index::poll);
+        for (int i = 0; i < 5 && index.chainReplaced() == null; i++) {
+          failed = assertThrows(EthRpcException.class, index::poll);
+        }
+        assertTrue(failed.getMessage().contains("chain id 4242"), failed.getMessage());
+        assertEquals(failed.getMessage(), index.chainReplaced());
+        for (String h : old) {
+          EthIndex.CatchingUpException e =
+              assertThrows(
+                  EthIndex.ChainReplacedException.class,
+                  () -> index.lookup(key(h), 0),
+                  "an old-chain hash must not be answered");
+          assertTrue(e.getMessage().contains("chain replaced"), e.getMessage());
+        }
+        for (String h : fresh) {
+          assertThrows(EthIndex.ChainReplacedException.class, () -> index.lookup(key(h), 0));
+        }
+        byte[] absent = new byte[32];
+        new SplittableRandom(7).nextBytes(absent);
+        assertThrows(EthIndex.ChainReplacedException.class, () -> index.lookup(absent, 0));
+        assertThrows(EthRpcException.class, index::poll); // and again: it stays refused
+        assertEquals(ranges, index.status().ranges(), "no block of the other chain is stored");
+      }
+    } finally {
+      first.close();
+    }
+  }
+
+  /**
+   * The same with the follower thread: the failure is logged once (with its reason, never "null"),
+   * whatever the number of polls, and shown as {@code lastError}.
+   */
+  @Test
+  void theFollowerLogsAReplacedChainOnceWithItsReason() throws Exception {
+    java.util.logging.Logger jul = java.util.logging.Logger.getLogger(EthIndex.class.getName());
+    List<java.util.logging.LogRecord> records =
+        java.util.Collections.synchronizedList(new ArrayList<>());
+    java.util.logging.Handler capture =
+        new java.util.logging.Handler() {
+          @Override
+          public void publish(java.util.logging.LogRecord r) {
+            records.add(r);
+          }
+
+          @Override
+          public void flush() {}
+
+          @Override
+          public void close() {}
+        };
+    jul.addHandler(capture);
+    AnvilNode first = AnvilNode.start("--no-mining");
+    int port = first.port();
+    String hash = fill(first, 30, 1).getFirst();
+    try (EthIndex index = EthIndex.open(config(first, dir.resolve("eth"), 4))) {
+      index.poll();
+      index.startFollowing();
+      first.close();
+      try (AnvilNode second = AnvilNode.startOnPort(port, "--no-mining", "--chain-id", "4243")) {
+        fill(second, 5, 1);
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (index.chainReplaced() == null && System.nanoTime() < deadline) {
+          Thread.sleep(20);
+        }
+        assertTrue(index.chainReplaced() != null, "the follower noticed: " + index.lastError());
+        Thread.sleep(1_500); // 15 more polls
+        assertThrows(EthIndex.ChainReplacedException.class, () -> index.lookup(key(hash), 0));
+        assertEquals(index.chainReplaced(), index.lastError());
+        List<String> messages;
+        synchronized (records) {
+          messages = records.stream().map(java.util.logging.LogRecord::getMessage).toList();
+        }
+        assertEquals(
+            1,
+            messages.stream().filter(m -> m.contains("chain id 4243")).count(),
+            messages.toString());
+        assertTrue(messages.stream().noneMatch(m -> m.contains("null")), messages.toString());
+      }
+    } finally {
+      jul.removeHandler(capture);
+      first.close();
+    }
+  }
+
   private static Optional<EthAnswer> await(
       EthIndex index, String hash, EthAnswer.Status status, Duration limit) throws Exception {
     long deadline = System.nanoTime() + limit.toNanos();

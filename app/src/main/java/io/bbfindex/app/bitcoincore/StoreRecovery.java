@@ -79,14 +79,13 @@ final class StoreRecovery {
         FilterStore s = served.store();
         Optional<String> change = s.changedOnDisk();
         if (change.isPresent() && served.wanted()) {
+          // /readyz shows the reason: it names the file, never the store's local path
           String reason =
-              "the filter store "
-                  + s.dir()
-                  + " changed on disk since it was verified ("
+              "the filter store changed on disk since it was verified ("
                   + change.get()
                   + "): verifying it again; lookups answer from the verified copy meanwhile (503"
                   + " while the store had no copy yet)";
-          LOG.log(Level.WARNING, reason);
+          LOG.log(Level.WARNING, s.dir() + ": " + reason);
           served.notReady(reason);
           recover(s.dir(), reason, served, reopen);
         }
@@ -110,7 +109,7 @@ final class StoreRecovery {
         LOG.log(
             Level.WARNING,
             "filter store " + dir + " still unusable (retry in " + pause + "): " + e);
-        served.notReady(reason + "; the last attempt failed: " + e.getMessage());
+        served.notReady(reason + "; the last attempt failed (the reason is in the log)");
       }
       Thread.sleep(pause);
       pause = pause.multipliedBy(2).compareTo(MAX_PAUSE) > 0 ? MAX_PAUSE : pause.multipliedBy(2);

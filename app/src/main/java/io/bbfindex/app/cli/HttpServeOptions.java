@@ -20,7 +20,8 @@ final class HttpServeOptions {
           "idle-timeout",
           "request-timeout",
           "transport",
-          "io-threads");
+          "io-threads",
+          "allowed-hosts");
 
   static final String HELP =
       """
@@ -39,6 +40,10 @@ final class HttpServeOptions {
         --transport T        socket I/O: io_uring, epoll, nio or auto (default auto: the
                              first of them that loads here; the 'listening' line names it)
         --io-threads N       event loops serving connections (default 0: one per core)
+        --allowed-hosts LIST comma-separated host names requests may name in Host besides IP
+                             literals and localhost names (e.g. bbf.example.com, the name
+                             a proxy or clients use); * for any. Others get 421: a web page
+                             cannot reach this server by DNS rebinding (default: none)
       """;
 
   private HttpServeOptions() {}
@@ -65,6 +70,15 @@ final class HttpServeOptions {
     } catch (IllegalArgumentException e) {
       throw new UsageException("option --transport: " + e.getMessage(), e);
     }
+    List<String> hosts;
+    try {
+      hosts =
+          o.has("allowed-hosts")
+              ? HttpOptions.parseAllowedHosts(o.string("allowed-hosts", ""))
+              : List.of();
+    } catch (IllegalArgumentException e) {
+      throw new UsageException("option --allowed-hosts: " + e.getMessage(), e);
+    }
     return new HttpOptions(
         origins,
         rate,
@@ -74,6 +88,7 @@ final class HttpServeOptions {
         Duration.ofSeconds(
             o.integer("request-timeout", (int) d.requestTimeout().toSeconds(), 1, 3_600)),
         transport,
-        o.integer("io-threads", d.ioThreads(), 0, 1_024));
+        o.integer("io-threads", d.ioThreads(), 0, 1_024),
+        hosts);
   }
 }

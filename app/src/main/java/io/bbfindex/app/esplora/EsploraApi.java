@@ -202,7 +202,7 @@ public final class EsploraApi {
     try {
       return json(node.mempoolTxids());
     } catch (IOException e) {
-      throw new WalletException(503, "node_unreachable", "the node did not answer: " + e);
+      throw WalletException.causedBy(503, "node_unreachable", "the node did not answer", e);
     }
   }
 
@@ -215,6 +215,9 @@ public final class EsploraApi {
           "POST tx relays to the followed node only with serve --follow --esplora-relay");
     }
     String hex = new String(body, StandardCharsets.US_ASCII).strip();
+    if (hex.length() >= 2 && hex.startsWith("\"") && hex.endsWith("\"")) {
+      hex = hex.substring(1, hex.length() - 1); // a JSON string: a browser page's JSON post
+    }
     if (hex.isEmpty() || hex.length() % 2 != 0 || !hex.matches("[0-9a-fA-F]+")) {
       throw new WalletException(400, "malformed_tx", "the body must be the transaction in hex");
     }
@@ -223,7 +226,7 @@ public final class EsploraApi {
     } catch (IllegalArgumentException e) {
       throw new WalletException(400, "rejected", e.getMessage());
     } catch (IOException e) {
-      throw new WalletException(503, "node_unreachable", "the node did not answer: " + e);
+      throw WalletException.causedBy(503, "node_unreachable", "the node did not answer", e);
     }
   }
 
@@ -231,7 +234,7 @@ public final class EsploraApi {
     try {
       return ScriptTypes.network(reads.lookups().backend().blockData().orElseThrow().network());
     } catch (IOException e) {
-      throw new WalletException(500, "block_data_unreadable", "reading block data failed: " + e);
+      throw WalletException.causedBy(500, "block_data_unreadable", "reading block data failed", e);
     }
   }
 

@@ -56,7 +56,15 @@ public final class EsploraRoutes implements Feature {
         get("/blocks/tip/height", r -> api.tipHeight()),
         get("/blocks/tip/hash", r -> api.tipHash()),
         get("/mempool/txids", r -> api.mempoolTxids()),
-        Route.post(prefix + "/tx", TAG, answering(r -> api.postTx(r.body()))));
+        Route.post(prefix + "/tx", TAG, answering(EsploraRoutes.this::postTx)));
+  }
+
+  /** {@code POST tx}, unless a browser says a page of another site sent it (403). */
+  private Reply postTx(RouteRequest request) {
+    String crossSite = CrossSitePosts.refusal(request.http().headers());
+    return crossSite != null
+        ? Reply.text(HttpResponseStatus.FORBIDDEN.code(), crossSite)
+        : api.postTx(request.body());
   }
 
   @Override

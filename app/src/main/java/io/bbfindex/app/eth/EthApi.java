@@ -28,7 +28,9 @@ import java.util.Optional;
  * <p>Answers: 200 {@code {"hash","present":true,"status":"confirmed","blockNumber","blockHash",
  * "transactionIndex","confirmations"}} or {@code "status":"pending"}; 404 {@code
  * {"hash","present":false}}; 400 with a reason for anything but {@code 0x} + 64 hex digits; 503
- * {@code catching_up} for a hash the index does not hold while it is still being built.
+ * {@code catching_up} for a hash the index does not hold while it is still being built; 503 {@code
+ * chain_replaced} for every hash while the node is on another chain than the index (both with
+ * {@code Retry-After}).
  */
 public final class EthApi {
   /** Largest batch, as for Bitcoin's {@code POST /v1/tx/lookup}. */
@@ -43,8 +45,26 @@ public final class EthApi {
   private final Counter pending;
   private final Counter absent;
 
-  /** An HTTP status and a JSON body. */
-  public record Reply(int status, byte[] body) {}
+  /**
+   * An HTTP status, a JSON body and, for a 503, the seconds after which to ask again ({@code
+   * Retry-After}; 0: none).
+   */
+  public record Reply(int status, byte[] body, long retryAfter) {
+    public Reply(int status, byte[] body) {
+      this(status, body, 0);
+    }
+  }
+
+  /**
+   * {@code Retry-After} of a 503 {@code catching_up}: the follower polls several times a second.
+   */
+  static final long CATCHING_UP_RETRY_SECONDS = 1;
+
+  /**
+   * {@code Retry-After} of a 503 {@code chain_replaced}: an operator has to act (or the old node
+   * come back), so there is no point in asking every second.
+   */
+  static final long CHAIN_REPLACED_RETRY_SECONDS = 30;
 
   public EthApi(EthIndex index, MeterRegistry registry) {
     this.index = index;
@@ -161,6 +181,7 @@ public final class EthApi {
     body.put("reorgs", s.reorgs());
     body.put("caughtUp", s.caughtUp());
     body.put("lastError", index.lastError());
+    body.put("chainReplaced", index.chainReplaced());
     body.put("rpcCalls", s.rpcCalls());
     return json(200, body);
   }
@@ -194,7 +215,16 @@ public final class EthApi {
   }
 
   private static Reply catchingUp(EthIndex.CatchingUpException e) {
-    return error(503, "catching_up", e.getMessage());
+    Reply refusal =
+        e instanceof EthIndex.ChainReplacedException
+            ? error(503, "chain_replaced", e.getMessage())
+            : error(503, "catching_up", e.getMessage());
+    return new Reply(
+        refusal.status(),
+        refusal.body(),
+        e instanceof EthIndex.ChainReplacedException
+            ? CHAIN_REPLACED_RETRY_SECONDS
+            : CATCHING_UP_RETRY_SECONDS);
   }
 
   private static Reply error(int status, String error, String detail) {

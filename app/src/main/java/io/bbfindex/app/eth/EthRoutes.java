@@ -11,6 +11,7 @@ import io.bbfindex.eth.EthIndex;
 import io.netty.buffer.ByteBufInputStream;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.util.List;
 
@@ -77,26 +78,34 @@ public final class EthRoutes implements Feature {
     return OpenApiFragment.load(EthRoutes.class, "openapi.json");
   }
 
-  /** Ready once the index has reached the node's head. */
+  /** Ready once the index has reached the node's head, on the chain it holds. */
   public Readiness readiness() {
     EthIndex index = api.index();
     return new Readiness() {
       @Override
       public boolean ready() {
-        return index.caughtUp();
+        return index.chainReplaced() == null && index.caughtUp();
       }
 
       @Override
       public String notReadyReason() {
-        return "the Ethereum index is catching up with the node";
+        String replaced = index.chainReplaced();
+        return replaced != null
+            ? "the Ethereum node is not on the index's chain: " + replaced
+            : "the Ethereum index is catching up with the node";
       }
     };
   }
 
   private static FullHttpResponse json(EthApi.Reply reply) {
-    return Responses.response(
-        HttpResponseStatus.valueOf(reply.status()),
-        Responses.APPLICATION_JSON,
-        Unpooled.wrappedBuffer(reply.body()));
+    FullHttpResponse response =
+        Responses.response(
+            HttpResponseStatus.valueOf(reply.status()),
+            Responses.APPLICATION_JSON,
+            Unpooled.wrappedBuffer(reply.body()));
+    if (reply.retryAfter() > 0) {
+      response.headers().set(HttpHeaderNames.RETRY_AFTER, reply.retryAfter());
+    }
+    return response;
   }
 }

@@ -19,7 +19,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * A token bucket per client IP (Bucket4j): {@code burst} requests at once, refilled at {@code rate}
  * per second. A request over it gets 429 with {@code Retry-After} (whole seconds until a token is
- * back) and the connection stays open. Counts requests, not connections, and every route alike.
+ * back) and the connection stays open. Counts requests, not connections, and every route alike
+ * except the {@link HealthRoutes}, which are neither counted nor refused.
  *
  * <p>Buckets of clients not seen for the time a bucket takes to refill are dropped (Caffeine): such
  * a bucket is full again, so forgetting it changes no answer, and the map stays bounded.
@@ -50,7 +51,7 @@ final class ClientRateLimit extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
-    if (!(msg instanceof FullHttpRequest request)) {
+    if (!(msg instanceof FullHttpRequest request) || HealthRoutes.is(request.uri())) {
       ctx.fireChannelRead(msg);
       return;
     }

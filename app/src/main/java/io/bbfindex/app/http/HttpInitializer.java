@@ -15,11 +15,12 @@ import java.util.Objects;
 /**
  * The pipeline of one connection, one concern per handler, in order: request timeout (first byte),
  * idle timeout, HTTP/1.1 codec, {@code Cache-Control} default, connection cap, body aggregation
- * bounded by {@code maxBodyBytes} (JSON 413 beyond it), {@code Expect: 100-continue}, request
- * timeout (complete), backpressure (flow control and writability), version check (505), CORS, rate
- * limit (429), {@code HEAD}, then the shared {@link ApiHandler}. Guards that write answers sit
- * after the codec so their answers are encoded, and before CORS or after it as their answers should
- * or should not carry CORS headers.
+ * bounded by {@code maxBodyBytes} (JSON 413 beyond it), {@code Expect: 100-continue}, the
+ * connection cap's health reserve, request timeout (complete), backpressure (flow control and
+ * writability), version check (505), {@code Host} check (421), CORS, rate limit (429), {@code
+ * HEAD}, then the shared {@link ApiHandler}. Guards that write answers sit after the codec so their
+ * answers are encoded, and before CORS or after it as their answers should or should not carry CORS
+ * headers.
  */
 public final class HttpInitializer extends ChannelInitializer<Channel> {
   /**
@@ -38,6 +39,7 @@ public final class HttpInitializer extends ChannelInitializer<Channel> {
   private final CacheControl cacheControl = new CacheControl();
   private final VersionCheck versionCheck = new VersionCheck();
   private final HeadRequests head = new HeadRequests();
+  private final HostCheck hostCheck;
 
   /** With {@link HttpOptions#DEFAULTS} and meters nobody reads (handler tests). */
   public HttpInitializer(ApiHandler handler, int maxBodyBytes) {
@@ -57,6 +59,7 @@ public final class HttpInitializer extends ChannelInitializer<Channel> {
     this.metrics = Objects.requireNonNull(metrics, "metrics");
     this.cap = new ConnectionCap(options.maxConnections(), metrics);
     this.gate = new WritabilityGate(metrics);
+    this.hostCheck = new HostCheck(options.allowedHosts());
     this.rateLimit =
         options.rateLimited()
             ? new ClientRateLimit(options.rateLimit(), options.rateBurst(), metrics)
@@ -80,12 +83,14 @@ public final class HttpInitializer extends ChannelInitializer<Channel> {
     p.addLast("bodiless", new BodilessRequests()); // a GET skips the aggregator's buffers
     p.addLast("aggregator", new JsonObjectAggregator(maxBodyBytes));
     p.addLast("expect-continue", new HttpServerExpectContinueHandler());
+    p.addLast("health-reserve", cap.reserveGuard());
     p.addLast("request-complete", requestTimeout.complete());
     // Holds decoded requests while reads are paused, so a read batch of pipelined requests is not
     // answered all at once into a connection whose peer reads nothing.
     p.addLast("flow-control", new FlowControlHandler());
     p.addLast("writability", gate);
     p.addLast("version", versionCheck);
+    p.addLast("host", hostCheck);
     if (options.cors()) {
       p.addLast("cors", CorsPolicy.of(options.corsOrigins()));
     }

@@ -12,8 +12,9 @@ import java.util.Objects;
 /**
  * How the server treats connections and browsers, independent of the routes: the CORS origins it
  * answers, the per-client rate limit, the cap on open connections and the idle and request timeouts
- * and the socket transport under it ({@code serve --cors-origins --rate-limit --rate-burst
- * --max-connections --idle-timeout --request-timeout --transport --io-threads}).
+ * and the socket transport under it, and the host names it answers to ({@code serve --cors-origins
+ * --rate-limit --rate-burst --max-connections --idle-timeout --request-timeout --transport
+ * --io-threads --allowed-hosts}).
  *
  * @param corsOrigins origins allowed to read answers from a browser ({@code
  *     https://wallet.example}), {@code *} for any; empty: no CORS headers at all
@@ -25,6 +26,8 @@ import java.util.Objects;
  *     first byte, else 408 and the connection is closed (slowloris)
  * @param transport the socket I/O; {@link Transport#AUTO} takes the best that loads here
  * @param ioThreads event loops that serve connections; 0: {@link HttpServer#defaultIoThreads()}
+ * @param allowedHosts host names a request's {@code Host} may name besides IP literals and {@code
+ *     localhost} names ({@link HostCheck}); {@code *} for any name
  */
 public record HttpOptions(
     List<String> corsOrigins,
@@ -34,7 +37,8 @@ public record HttpOptions(
     Duration idleTimeout,
     Duration requestTimeout,
     Transport transport,
-    int ioThreads) {
+    int ioThreads,
+    List<String> allowedHosts) {
 
   /**
    * No CORS, no rate limit, 4,096 connections, 60 s idle, 30 s per request, the best transport and
@@ -49,10 +53,15 @@ public record HttpOptions(
           Duration.ofSeconds(60),
           Duration.ofSeconds(30),
           Transport.AUTO,
-          0);
+          0,
+          List.of());
 
   public HttpOptions {
     corsOrigins = List.copyOf(corsOrigins);
+    allowedHosts = List.copyOf(allowedHosts);
+    for (String host : allowedHosts) {
+      requireArgument(HostCheck.isHostName(host), "not a host name", host);
+    }
     requireArgument(rateLimit >= 0, "rateLimit must be >= 0", rateLimit);
     requireArgument(rateLimit == 0 || rateBurst >= 1, "rateBurst must be >= 1", rateBurst);
     requireArgument(maxConnections >= 1, "maxConnections must be >= 1", maxConnections);
@@ -90,6 +99,25 @@ public record HttpOptions(
     return origins;
   }
 
+  /**
+   * Parses a comma-separated list of host names such as {@code bbf.example.com,bbf.lan}, or {@code
+   * *}.
+   *
+   * @throws IllegalArgumentException naming the first entry that is not a host name
+   */
+  public static List<String> parseAllowedHosts(String commaSeparated) {
+    List<String> hosts = new ArrayList<>();
+    for (String part : commaSeparated.split(",", -1)) {
+      String host = part.strip();
+      if (!HostCheck.isHostName(host)) {
+        throw new IllegalArgumentException(
+            "'" + host + "' is not a host name: write a DNS name such as bbf.example.com, or *");
+      }
+      hosts.add(host);
+    }
+    return hosts;
+  }
+
   /** Whether CORS headers are written at all. */
   public boolean cors() {
     return !corsOrigins.isEmpty();
@@ -103,13 +131,29 @@ public record HttpOptions(
   /** A copy with another connection cap (tests and benchmarks). */
   public HttpOptions withMaxConnections(int cap) {
     return new HttpOptions(
-        corsOrigins, rateLimit, rateBurst, cap, idleTimeout, requestTimeout, transport, ioThreads);
+        corsOrigins,
+        rateLimit,
+        rateBurst,
+        cap,
+        idleTimeout,
+        requestTimeout,
+        transport,
+        ioThreads,
+        allowedHosts);
   }
 
   /** A copy with the given timeouts. */
   public HttpOptions withTimeouts(Duration idle, Duration request) {
     return new HttpOptions(
-        corsOrigins, rateLimit, rateBurst, maxConnections, idle, request, transport, ioThreads);
+        corsOrigins,
+        rateLimit,
+        rateBurst,
+        maxConnections,
+        idle,
+        request,
+        transport,
+        ioThreads,
+        allowedHosts);
   }
 
   /** A copy with the given rate limit. */
@@ -122,7 +166,8 @@ public record HttpOptions(
         idleTimeout,
         requestTimeout,
         transport,
-        ioThreads);
+        ioThreads,
+        allowedHosts);
   }
 
   /** A copy with the given CORS origins. */
@@ -135,7 +180,8 @@ public record HttpOptions(
         idleTimeout,
         requestTimeout,
         transport,
-        ioThreads);
+        ioThreads,
+        allowedHosts);
   }
 
   /** A copy on {@code io} with {@code threads} event loops (0: the default). */
@@ -148,7 +194,22 @@ public record HttpOptions(
         idleTimeout,
         requestTimeout,
         io,
-        threads);
+        threads,
+        allowedHosts);
+  }
+
+  /** A copy that also answers requests naming {@code hosts} ({@code *}: any name). */
+  public HttpOptions withAllowedHosts(List<String> hosts) {
+    return new HttpOptions(
+        corsOrigins,
+        rateLimit,
+        rateBurst,
+        maxConnections,
+        idleTimeout,
+        requestTimeout,
+        transport,
+        ioThreads,
+        hosts);
   }
 
   /** What a browser sends in {@code Origin}: a scheme, a host, maybe a port, nothing else. */

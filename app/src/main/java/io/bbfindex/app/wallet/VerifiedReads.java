@@ -184,16 +184,34 @@ public final class VerifiedReads {
   }
 
   /**
+   * Why a transaction in a block has no bytes to serve: the block was followed after the snapshot
+   * (no position in a blk file is known for it), and is either on the active chain or stale.
+   */
+  private static String unlocated(byte[] txid, TxAnswer at) {
+    return "transaction "
+        + HashKeys.toDisplayHex(txid)
+        + (at.status() == ChainStatus.STALE ? " is only in stale block " : " is in block ")
+        + HashKeys.toDisplayHex(at.blockHash())
+        + " (height "
+        + at.height()
+        + "), which the server followed after its snapshot and holds no file position of;"
+        + " bbf-index serves the bytes of transactions whose block it located";
+  }
+
+  /**
    * The stored transaction at {@code at}, its bytes parsed, serialized back to themselves and
    * hashed to {@code txid}; its witness not checked yet.
    */
   private StoredTx txidChecked(byte[] txid, TxAnswer at) {
-    if (at.status() == ChainStatus.MEMPOOL || !at.hasLocation()) {
+    if (at.status() == ChainStatus.MEMPOOL) {
       throw WalletException.notFound(
           "not_in_a_block",
           "transaction "
               + HashKeys.toDisplayHex(txid)
               + " is in the mempool: bbf-index serves the bytes of transactions in blocks only");
+    }
+    if (!at.hasLocation()) {
+      throw WalletException.notFound("not_located", unlocated(txid, at));
     }
     RawTransaction raw;
     try {
@@ -398,6 +416,6 @@ public final class VerifiedReads {
   }
 
   private static WalletException unreadable(IOException e) {
-    return new WalletException(500, "block_data_unreadable", "reading block data failed: " + e);
+    return WalletException.causedBy(500, "block_data_unreadable", "reading block data failed", e);
   }
 }

@@ -6,6 +6,7 @@ package io.bbfindex.app.wallet;
  */
 public final class WalletException extends RuntimeException {
   private static final long serialVersionUID = 1L;
+  private static final System.Logger LOG = System.getLogger(WalletException.class.getName());
 
   private final int status;
   private final String code;
@@ -26,6 +27,17 @@ public final class WalletException extends RuntimeException {
 
   public String detail() {
     return getMessage();
+  }
+
+  /**
+   * A refusal caused by a failure on the server's side ({@code cause}: the node did not answer, a
+   * file could not be read): the client gets {@code detail}, the log gets {@code detail} with the
+   * cause. WHY: a cause's text names exception classes and local paths (the node's cookie file, the
+   * data directory), which an error body must not hand out.
+   */
+  public static WalletException causedBy(int status, String code, String detail, Exception cause) {
+    LOG.log(System.Logger.Level.WARNING, code + ": " + detail, cause);
+    return new WalletException(status, code, detail + "; the reason is in the server's log");
   }
 
   static WalletException notFound(String code, String detail) {

@@ -147,6 +147,7 @@ class StoreFaultTest {
       assertTrue(
           reason.contains("changed on disk") && reason.contains(SUMMARY),
           "/readyz says what changed: " + reason);
+      assertTrue(!reason.contains(filters.toString()), "/readyz names no local path: " + reason);
       assertEquals(200, api.get("/readyz").status(), "ready again once the store is rebuilt");
       assertEquals(TXIDS, count(api).getOrDefault(200, 0), "every txid present after the recovery");
       try (FilterStore onDisk = FilterStore.open(filters)) {

@@ -17,6 +17,10 @@ import io.bbfindex.follow.testnode.TestNodes;
 import io.bbfindex.ingest.encoding.Hash32;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HexFormat;
@@ -81,7 +85,28 @@ class EsploraFollowTest {
         String signed =
             node.wallet().call("signrawtransactionwithwallet", funded).path("hex").asText();
         String txid = new TxBytes(HexFormat.of().parseHex(signed)).txidHex;
-        Answer relayed = api.post("/esplora/tx", signed);
+        // A cross-site form post (DNS rebinding aside): refused before the node sees it.
+        for (String[] marks :
+            List.of(
+                new String[] {"Origin", "https://evil.example"},
+                new String[] {"Sec-Fetch-Site", "cross-site"})) {
+          HttpResponse<String> refused =
+              post(service, "application/x-www-form-urlencoded", signed, marks);
+          assertEquals(403, refused.statusCode(), refused.body());
+          assertFalse(node.rpc().call("getrawmempool").toString().contains(txid), "not relayed");
+        }
+        // What esplora clients send: text/plain (a browser page of the same origin, fetch with a
+        // string), no marks (BDK, curl): relayed.
+        HttpResponse<String> sameOrigin =
+            post(
+                service,
+                "text/plain;charset=UTF-8",
+                "0200000000010000000000",
+                new String[] {"Origin", service.server().baseUrl()});
+        assertEquals(400, sameOrigin.statusCode(), "reached the node: " + sameOrigin.body());
+        HttpResponse<String> plain = post(service, "text/plain", signed, new String[0]);
+        assertEquals(200, plain.statusCode(), plain.body());
+        Answer relayed = api.post("/esplora/tx", signed); // JSON: needs a CORS preflight in a page
         assertEquals(200, relayed.status(), relayed.body());
         assertEquals(txid, relayed.body());
         assertTrue(node.rpc().call("getrawmempool").toString().contains(txid), "the node has it");
@@ -99,7 +124,33 @@ class EsploraFollowTest {
         assertFalse(again.body().isEmpty());
         assertEquals(400, api.post("/esplora/tx", "not hex").status());
         OpenApiContract.of(api).checkAll(api);
+
+        // The node gone (its cookie file with it): a 503 that names no exception class and no
+        // local path; those go to the log (issue 28 point 6).
+        node.stop();
+        Answer down = new ApiClient(service.server().baseUrl()).get("/esplora/mempool/txids");
+        assertEquals(503, down.status(), down.body());
+        assertFalse(down.body().contains("Exception"), down.body());
+        assertFalse(down.body().contains("java."), down.body());
+        assertFalse(down.body().contains(node.datadir().toString()), down.body());
+        assertFalse(down.body().contains(".cookie"), down.body());
+        assertFalse(down.body().contains(tmp.toString()), down.body());
       }
+    }
+  }
+
+  /** A POST of {@code body} to the relay with {@code contentType} and extra header pairs. */
+  private static HttpResponse<String> post(
+      Service service, String contentType, String body, String[] headers) throws Exception {
+    try (HttpClient http = HttpClient.newHttpClient()) {
+      HttpRequest.Builder b =
+          HttpRequest.newBuilder(URI.create(service.server().baseUrl() + "/esplora/tx"))
+              .header("Content-Type", contentType)
+              .POST(HttpRequest.BodyPublishers.ofString(body));
+      for (int i = 0; i + 1 < headers.length; i += 2) {
+        b.header(headers[i], headers[i + 1]);
+      }
+      return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
     }
   }
 

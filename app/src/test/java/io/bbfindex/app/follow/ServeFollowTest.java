@@ -99,6 +99,13 @@ class ServeFollowTest {
         assertEquals(nodeTx.get("confirmations"), s.get("confirmations"), s.toString());
         assertBlockAsTheNode(node, api, block); // now stale: -1, off the active chain
         assertFalse(api.get("/v1/block/" + block).json().path("onActiveChain").asBoolean());
+        // Its bytes: refused with a reason that says where it is, not "in the mempool".
+        ApiClient.Answer hex = api.get("/v1/tx/" + coinbase + "/hex");
+        assertEquals(404, hex.status(), hex.body());
+        assertEquals("not_located", hex.json().path("error").asText(), hex.body());
+        String why = hex.json().path("detail").asText();
+        assertTrue(why.contains("stale block " + block.displayHex()), why);
+        assertFalse(why.contains("mempool"), why);
 
         JsonNode batch =
             ApiClient.JSON.readTree(

@@ -130,11 +130,11 @@ class ApiHandlerTest {
     ByteBuf wire = Unpooled.buffer();
     String body = "[\"" + "a".repeat(100) + "\"]";
     wire.writeCharSequence(
-        "POST /v1/tx/lookup HTTP/1.1\r\nHost: x\r\nContent-Length: "
+        "POST /v1/tx/lookup HTTP/1.1\r\nHost: localhost\r\nContent-Length: "
             + body.length()
             + "\r\n\r\n"
             + body
-            + "GET /livez HTTP/1.1\r\nHost: x\r\n\r\n",
+            + "GET /livez HTTP/1.1\r\nHost: localhost\r\n\r\n",
         StandardCharsets.US_ASCII);
     ch.writeInbound(wire);
     FullHttpResponse[] responses = decodeResponses(ch, 2);

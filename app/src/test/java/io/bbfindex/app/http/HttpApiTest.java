@@ -338,9 +338,9 @@ class HttpApiTest {
   void keepAliveServesSeveralRequestsOnOneConnectionAndHttp10Closes() throws IOException {
     try (Socket s = connect()) {
       OutputStream out = s.getOutputStream();
-      String req = "GET /v1/tx/" + PAYMENT_170 + " HTTP/1.1\r\nHost: x\r\n\r\n";
+      String req = "GET /v1/tx/" + PAYMENT_170 + " HTTP/1.1\r\nHost: localhost\r\n\r\n";
       out.write(
-          (req + req + "GET /livez HTTP/1.1\r\nHost: x\r\n\r\n")
+          (req + req + "GET /livez HTTP/1.1\r\nHost: localhost\r\n\r\n")
               .getBytes(StandardCharsets.US_ASCII));
       out.flush();
       InputStream in = s.getInputStream();
@@ -362,7 +362,10 @@ class HttpApiTest {
     try (Socket s = connect()) {
       OutputStream out = s.getOutputStream();
       out.write(
-          ("POST /v1/tx/lookup HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: "
+          ("POST /v1/tx/lookup HTTP/1.1\r\n"
+                  + "Host: localhost\r\n"
+                  + "Expect: 100-continue\r\n"
+                  + "Content-Length: "
                   + (2 * HttpInitializer.DEFAULT_MAX_BODY_BYTES)
                   + "\r\n\r\n")
               .getBytes(StandardCharsets.US_ASCII));
@@ -375,7 +378,10 @@ class HttpApiTest {
       OutputStream out = s.getOutputStream();
       String body = "[\"" + PAYMENT_170 + "\"]";
       out.write(
-          ("POST /v1/tx/lookup HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: "
+          ("POST /v1/tx/lookup HTTP/1.1\r\n"
+                  + "Host: localhost\r\n"
+                  + "Expect: 100-continue\r\n"
+                  + "Content-Length: "
                   + body.length()
                   + "\r\n\r\n")
               .getBytes(StandardCharsets.US_ASCII));
@@ -401,7 +407,7 @@ class HttpApiTest {
       assertTrue(all.contains("\"error\""), all);
     }
     try (Socket s = connect()) {
-      String longLine = "GET /" + "a".repeat(10_000) + " HTTP/1.1\r\nHost: x\r\n\r\n";
+      String longLine = "GET /" + "a".repeat(10_000) + " HTTP/1.1\r\nHost: localhost\r\n\r\n";
       s.getOutputStream().write(longLine.getBytes(StandardCharsets.US_ASCII));
       String all = new String(s.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
       assertTrue(all.contains(" 414 "), all);

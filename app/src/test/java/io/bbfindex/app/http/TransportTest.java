@@ -103,8 +103,11 @@ class TransportTest {
     StringBuilder requests = new StringBuilder();
     List<String> expected = new ArrayList<>();
     for (String id : absent) {
-      requests.append("GET /v1/tx/").append(id).append(" HTTP/1.1\r\nHost: x\r\n\r\n");
-      requests.append("GET /v1/tx/").append(PAYMENT_170).append(" HTTP/1.1\r\nHost: x\r\n\r\n");
+      requests.append("GET /v1/tx/").append(id).append(" HTTP/1.1\r\nHost: localhost\r\n\r\n");
+      requests
+          .append("GET /v1/tx/")
+          .append(PAYMENT_170)
+          .append(" HTTP/1.1\r\nHost: localhost\r\n\r\n");
       expected.add("404:" + id);
       expected.add("200:" + PAYMENT_170);
     }

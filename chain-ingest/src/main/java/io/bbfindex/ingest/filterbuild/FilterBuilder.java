@@ -155,6 +155,7 @@ public final class FilterBuilder {
     }
     try {
       Files.createDirectories(outDir);
+      AtomicFileWriter.closeToOthers(outDir); // its files hold the salt
     } catch (FileSystemException e) {
       throw new FilterBuildException(
           outDir, "cannot create the filter store directory: " + reason(e), e);

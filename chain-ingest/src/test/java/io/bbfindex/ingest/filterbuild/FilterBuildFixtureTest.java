@@ -21,8 +21,10 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -192,6 +194,35 @@ class FilterBuildFixtureTest {
     assertEquals(datadirs.get(a).toAbsolutePath().normalize().toString(), s.manifest().datadir());
     assertEquals(s.filters().size(), s.manifest().files().size() + 2);
     assertEquals(0.01, s.manifest().targetFpr());
+  }
+
+  /**
+   * Issue 28 point 6: the store's files hold its secret salt (the manifest, each filter's header),
+   * so only their owner may read and write them, and the store's directory is not open to others.
+   * Before the fix the manifest was readable by everyone.
+   */
+  @Test
+  void theStoresFilesAreTheOwnersOnlyAndItsDirectoryIsClosedToOthers() throws IOException {
+    Path store = tmp.resolve("store").resolve(Archive.values()[0].name());
+    Set<PosixFilePermission> dir = Files.getPosixFilePermissions(store);
+    assertTrue(
+        dir.stream().noneMatch(p -> p.name().startsWith("OTHERS")), "directory " + dir.toString());
+    Set<PosixFilePermission> ownerOnly =
+        EnumSet.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE);
+    List<Path> written;
+    try (var files = Files.list(store)) {
+      written =
+          files
+              .filter(
+                  f ->
+                      f.getFileName().toString().endsWith(".bbf")
+                          || f.getFileName().toString().endsWith(".txt"))
+              .toList();
+    }
+    assertTrue(written.stream().anyMatch(f -> f.endsWith("bbf-manifest.txt")), written.toString());
+    for (Path f : written) {
+      assertEquals(ownerOnly, Files.getPosixFilePermissions(f), f.toString());
+    }
   }
 
   @Test

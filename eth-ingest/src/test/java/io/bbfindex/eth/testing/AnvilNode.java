@@ -77,8 +77,22 @@ public final class AnvilNode implements AutoCloseable {
 
   /** Starts anvil with {@code options} (e.g. {@code --no-mining}) and waits until it listens. */
   public static AnvilNode start(String... options) throws IOException {
+    return startOnPort(0, options);
+  }
+
+  /**
+   * Starts anvil on {@code listenPort} (0: a free one): another node where a stopped one listened,
+   * as a client configured with its URL would meet it.
+   */
+  public static AnvilNode startOnPort(int listenPort, String... options) throws IOException {
     List<String> cmd =
-        new ArrayList<>(List.of(binary().toString(), "--host", "127.0.0.1", "--port", "0"));
+        new ArrayList<>(
+            List.of(
+                binary().toString(),
+                "--host",
+                "127.0.0.1",
+                "--port",
+                Integer.toString(listenPort)));
     cmd.addAll(List.of(options));
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
     StringBuilder output = new StringBuilder();
@@ -118,6 +132,11 @@ public final class AnvilNode implements AutoCloseable {
 
   public String url() {
     return url;
+  }
+
+  /** The port it listens on. */
+  public int port() {
+    return URI.create(url).getPort();
   }
 
   /** One JSON-RPC call; fails the test on an error answer. */

@@ -8,9 +8,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.HexFormat;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
@@ -30,6 +34,11 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * </ol>
  *
  * If a step before the rename fails, the temporary file is deleted and the target is untouched.
+ *
+ * <p>Files are created readable and writable by their owner only ({@code 0600}, where the file
+ * system has POSIX permissions). WHY: a store's files hold its secret salt (the manifest and every
+ * filter's header), which keeps an outsider from crafting txids that all fall into one block of a
+ * filter; nobody but the service needs to read them.
  *
  * <p>A process that is shutting down calls {@link #stopWrites} before it removes temporary files: a
  * write in progress could otherwise create its temporary file just after the removal.
@@ -112,8 +121,7 @@ public final class AtomicFileWriter {
                 + ".tmp");
     boolean moved = false;
     try {
-      try (FileChannel ch =
-          FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+      try (FileChannel ch = createOwnerOnly(tmp)) {
         content.writeTo(ch);
         ch.force(true);
       } catch (IOException e) {
@@ -136,6 +144,39 @@ public final class AtomicFileWriter {
       }
     }
   }
+
+  /** Creates {@code file} (new) for writing, mode {@code 0600} where permissions are POSIX. */
+  private static FileChannel createOwnerOnly(Path file) throws IOException {
+    Set<StandardOpenOption> options =
+        EnumSet.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+    if (!file.getFileSystem().supportedFileAttributeViews().contains("posix")) {
+      return FileChannel.open(file, options);
+    }
+    return FileChannel.open(file, options, PosixFilePermissions.asFileAttribute(OWNER_ONLY));
+  }
+
+  /**
+   * Takes the permissions of others away from {@code dir} (where permissions are POSIX): the
+   * directory of a store is not world-readable, as its files are not.
+   *
+   * @throws IOException if the permissions cannot be read or changed
+   */
+  public static void closeToOthers(Path dir) throws IOException {
+    if (!dir.getFileSystem().supportedFileAttributeViews().contains("posix")) {
+      return;
+    }
+    Set<PosixFilePermission> perms = EnumSet.copyOf(Files.getPosixFilePermissions(dir));
+    if (perms.removeAll(
+        EnumSet.of(
+            PosixFilePermission.OTHERS_READ,
+            PosixFilePermission.OTHERS_WRITE,
+            PosixFilePermission.OTHERS_EXECUTE))) {
+      Files.setPosixFilePermissions(dir, perms);
+    }
+  }
+
+  private static final Set<PosixFilePermission> OWNER_ONLY =
+      EnumSet.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE);
 
   /**
    * Writes all of {@code buffer} (a channel may write less than asked per call).
