@@ -47,7 +47,7 @@ class EthChainReplacedTest {
             .withPoll(Duration.ofMillis(100));
     try (Service service =
         Service.start(
-            new NoBitcoinBackend(),
+            null, // Ethereum only
             EthIndex.open(config),
             new InetSocketAddress("127.0.0.1", 0),
             HttpInitializer.DEFAULT_MAX_BODY_BYTES)) {

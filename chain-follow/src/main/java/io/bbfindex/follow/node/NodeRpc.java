@@ -196,8 +196,24 @@ public final class NodeRpc {
       return credentials.basicHeader();
     } catch (IOException e) {
       // The cookie is missing while the node is down or starting.
-      throw new NodeUnreachableException("cannot read the RPC credentials: " + e, e);
+      // Said without the path or exception class: the message reaches /v1/status and 503 bodies.
+      throw new NodeUnreachableException(
+          e instanceof java.nio.file.NoSuchFileException
+              ? "the node's RPC cookie file does not exist (the node is down or starting, or is"
+                  + " not the node of --datadir)"
+              : "the node's RPC credentials cannot be read",
+          e);
     }
+  }
+
+  /** Why a request failed, in words for status pages (no exception class names). */
+  private static String reason(IOException e) {
+    return switch (e) {
+      case java.net.ConnectException _ -> "connection refused";
+      case java.net.http.HttpTimeoutException _ -> "timed out";
+      default ->
+          "the connection failed" + (e.getMessage() == null ? "" : " (" + e.getMessage() + ")");
+    };
   }
 
   private HttpResponse<byte[]> send(HttpRequest request, String what) throws IOException {
@@ -206,7 +222,7 @@ public final class NodeRpc {
       return http.send(request, HttpResponse.BodyHandlers.ofByteArray());
     } catch (IOException e) {
       // Refused, timed out, or reset mid-answer (the node stopped while we asked).
-      throw new NodeUnreachableException(what + ": " + endpoint + ": " + e, e);
+      throw new NodeUnreachableException(what + ": " + endpoint + ": " + reason(e), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new NodeUnreachableException(what + ": interrupted", e);
