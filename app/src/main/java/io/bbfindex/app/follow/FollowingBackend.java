@@ -285,6 +285,17 @@ public final class FollowingBackend implements ChainBackend, MeterBinder {
     return layers.follower().servedTipHeight();
   }
 
+  /** The snapshot's: the node's txindex as the history reads it. */
+  @Override
+  public String txindexLayout() {
+    return layers.history().txindexLayout();
+  }
+
+  @Override
+  public String txindexLocation() {
+    return layers.history().txindexLocation();
+  }
+
   @Override
   public long leveldbReads() {
     return retiredReads + layers.history().leveldbReads();

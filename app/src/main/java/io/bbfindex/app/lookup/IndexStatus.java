@@ -34,19 +34,16 @@ public interface IndexStatus {
 
   /**
    * Which rows the node's txindex holds: {@code legacy} ({@code 't'} rows), {@code hashed} ({@code
-   * 'x'} rows of Core >= 32, no txids stored) or {@code mixed} (both).
+   * 'x'} rows of Core >= 32, no txids stored) or {@code mixed} (both). No default: a backend that
+   * forgot to say (the follower's once did) said {@code legacy} of a hashed node.
    */
-  default String txindexLayout() {
-    return "legacy";
-  }
+  String txindexLayout();
 
   /**
    * Where the txindex lives: {@code indexes/txindex} (Core >= 0.17) or {@code blocks/index} (<=
    * 0.16).
    */
-  default String txindexLocation() {
-    return "indexes/txindex";
-  }
+  String txindexLocation();
 
   /** LevelDB reads performed so far (monotonic); the metric that proves negatives stay off disk. */
   long leveldbReads();

@@ -124,6 +124,8 @@ class ServeFollowTest {
 
         JsonNode status = api.get("/v1/status").json();
         assertEquals("regtest", status.path("network").asText());
+        // the node is Core 31.99 with the hashed txindex (BITCOIND): the follower says so too
+        assertEquals("hashed", status.path("txindexLayout").asText(), status.toString());
         assertEquals(111, status.path("snapshotTip").path("height").asInt());
         assertEquals(111, status.path("servedTip").path("height").asInt());
         assertEquals(node.bestBlock().displayHex(), status.path("nodeTip").path("hash").asText());
@@ -370,6 +372,53 @@ class ServeFollowTest {
     assertTrue(
         err.toString(StandardCharsets.UTF_8).contains("--rpc-user and --rpc-password go together"),
         err.toString(java.nio.charset.StandardCharsets.UTF_8));
+    err.reset();
+    // the password from a file (not visible in ps): one source only, and the file must exist
+    String dd = tmp.resolve("dd").toString();
+    String missing = tmp.resolve("no-such-password").toString();
+    assertEquals(
+        Cli.USAGE,
+        Cli.run(
+            new String[] {
+              "serve",
+              "--follow",
+              "--datadir",
+              dd,
+              "--rpc-user",
+              "u",
+              "--rpc-password",
+              "p",
+              "--rpc-password-file",
+              missing
+            },
+            out,
+            e,
+            new CoreChainAccess(),
+            tmp));
+    assertTrue(
+        err.toString(StandardCharsets.UTF_8).contains("not both"),
+        err.toString(StandardCharsets.UTF_8));
+    err.reset();
+    assertEquals(
+        Cli.USAGE,
+        Cli.run(
+            new String[] {
+              "serve",
+              "--follow",
+              "--datadir",
+              dd,
+              "--rpc-user",
+              "u",
+              "--rpc-password-file",
+              missing
+            },
+            out,
+            e,
+            new CoreChainAccess(),
+            tmp));
+    assertTrue(
+        err.toString(StandardCharsets.UTF_8).contains(missing + " does not exist"),
+        err.toString(StandardCharsets.UTF_8));
     err.reset();
     assertEquals(
         Cli.USAGE,

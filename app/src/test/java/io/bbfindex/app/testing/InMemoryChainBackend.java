@@ -141,4 +141,14 @@ public final class InMemoryChainBackend implements ChainBackend {
   public void close() {
     open = false;
   }
+
+  @Override
+  public String txindexLayout() {
+    return "legacy";
+  }
+
+  @Override
+  public String txindexLocation() {
+    return "indexes/txindex";
+  }
 }

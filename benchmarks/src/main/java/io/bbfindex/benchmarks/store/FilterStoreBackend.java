@@ -110,4 +110,14 @@ public final class FilterStoreBackend implements ChainBackend {
     open = false;
     store.close();
   }
+
+  @Override
+  public String txindexLayout() {
+    return "legacy";
+  }
+
+  @Override
+  public String txindexLocation() {
+    return "indexes/txindex";
+  }
 }
