@@ -340,6 +340,15 @@ class ServeFollowTest {
     }
   }
 
+  /** Runs the command line; asserts it is a usage error and returns what it said. */
+  private String usageError(String... args) {
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8);
+    PrintStream out = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
+    assertEquals(Cli.USAGE, Cli.run(args, out, e, new CoreChainAccess(), tmp));
+    return err.toString(StandardCharsets.UTF_8);
+  }
+
   @Test
   void followOptionsAreCheckedBeforeAnythingIsOpened() throws Exception {
     Files.createDirectories(tmp.resolve("dd/blocks"));
@@ -376,50 +385,30 @@ class ServeFollowTest {
     // the password from a file (not visible in ps): one source only, and the file must exist
     String dd = tmp.resolve("dd").toString();
     String missing = tmp.resolve("no-such-password").toString();
-    assertEquals(
-        Cli.USAGE,
-        Cli.run(
-            new String[] {
-              "serve",
-              "--follow",
-              "--datadir",
-              dd,
-              "--rpc-user",
-              "u",
-              "--rpc-password",
-              "p",
-              "--rpc-password-file",
-              missing
-            },
-            out,
-            e,
-            new CoreChainAccess(),
-            tmp));
-    assertTrue(
-        err.toString(StandardCharsets.UTF_8).contains("not both"),
-        err.toString(StandardCharsets.UTF_8));
-    err.reset();
-    assertEquals(
-        Cli.USAGE,
-        Cli.run(
-            new String[] {
-              "serve",
-              "--follow",
-              "--datadir",
-              dd,
-              "--rpc-user",
-              "u",
-              "--rpc-password-file",
-              missing
-            },
-            out,
-            e,
-            new CoreChainAccess(),
-            tmp));
-    assertTrue(
-        err.toString(StandardCharsets.UTF_8).contains(missing + " does not exist"),
-        err.toString(StandardCharsets.UTF_8));
-    err.reset();
+    String both =
+        usageError(
+            "serve",
+            "--follow",
+            "--datadir",
+            dd,
+            "--rpc-user",
+            "u",
+            "--rpc-password",
+            "p",
+            "--rpc-password-file",
+            missing);
+    assertTrue(both.contains("not both"), both);
+    String absent =
+        usageError(
+            "serve",
+            "--follow",
+            "--datadir",
+            dd,
+            "--rpc-user",
+            "u",
+            "--rpc-password-file",
+            missing);
+    assertTrue(absent.contains(missing + " does not exist"), absent);
     assertEquals(
         Cli.USAGE,
         Cli.run(new String[] {"serve", "--zmq", "tcp://x:1"}, out, e, new CoreChainAccess(), tmp));
