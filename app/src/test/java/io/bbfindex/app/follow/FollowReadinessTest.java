@@ -112,8 +112,15 @@ class FollowReadinessTest {
               new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
               HttpInitializer.DEFAULT_MAX_BODY_BYTES)) {
         ApiClient api = ApiClient.unrecorded(service.server().baseUrl());
-        awaitStatus(api, "/v1/tx/" + UNKNOWN, 503);
+        // 503 from the first request on: catching up before the first contact, then unreachable
         ApiClient.Answer a = api.get("/v1/tx/" + UNKNOWN);
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (!a.body().contains("node_unreachable") && System.nanoTime() < deadline) {
+          assertEquals(503, a.status(), a.body());
+          Thread.sleep(50);
+          a = api.get("/v1/tx/" + UNKNOWN);
+        }
+        assertEquals(503, a.status(), a.body());
         assertEquals("node_unreachable", a.json().path("error").asText(), a.body());
         assertTrue(a.body().contains("401"), a.body());
         ApiClient.Answer ready = api.get("/readyz");
