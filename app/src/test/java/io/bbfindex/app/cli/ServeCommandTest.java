@@ -169,7 +169,7 @@ class ServeCommandTest {
       assertTrue(m.find());
       java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
       java.net.http.HttpRequest get =
-          java.net.http.HttpRequest.newBuilder(java.net.URI.create(m.group(1) + "/livez"))
+          java.net.http.HttpRequest.newBuilder(java.net.URI.create(m.group(1) + "/v1/status"))
               .header("Origin", "http://localhost:3000")
               .build();
       List<Integer> statuses = new java.util.ArrayList<>();

@@ -62,7 +62,8 @@ class FollowReadinessTest {
           }
         } while (status != 200 && System.nanoTime() < deadline);
         assertEquals(200, status, "answers seen: " + seen);
-        assertEquals(200, api.get("/readyz").status());
+        // the tx's block is in; ready once the follower is at the node's tip with its mempool
+        awaitStatus(api, "/readyz", 200);
         assertEquals(404, api.get("/v1/tx/" + UNKNOWN).status());
         System.out.println("restart 300 blocks behind: answers seen " + seen);
       }
