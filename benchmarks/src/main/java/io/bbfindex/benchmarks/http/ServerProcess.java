@@ -4,8 +4,13 @@ import io.bbfindex.benchmarks.harness.ChildJvm;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -161,6 +166,35 @@ public final class ServerProcess implements AutoCloseable {
   /** The transport its listening line names ({@code io_uring}, {@code epoll}, {@code nio}). */
   public String transport() {
     return transport;
+  }
+
+  /**
+   * Waits until {@code GET /readyz} is 200: a {@code serve --follow} listens before its follower
+   * reaches the node's tip, and until then answers an unknown txid 503 {@code catching_up}.
+   *
+   * @throws IOException if it is not ready within {@code timeout} (the process is then closed)
+   */
+  public ServerProcess awaitReady(Duration timeout) throws IOException, InterruptedException {
+    try {
+      pollReady(timeout);
+      return this;
+    } catch (IOException | InterruptedException | RuntimeException e) {
+      close();
+      throw e;
+    }
+  }
+
+  private void pollReady(Duration timeout) throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    HttpRequest readyz = HttpRequest.newBuilder(URI.create(baseUrl + "/readyz")).build();
+    try (HttpClient http = HttpClient.newHttpClient()) {
+      while (http.send(readyz, HttpResponse.BodyHandlers.discarding()).statusCode() != 200) {
+        if (System.nanoTime() > deadline) {
+          throw new IOException("serve not ready within " + timeout + " (" + baseUrl + ")");
+        }
+        Thread.sleep(50);
+      }
+    }
   }
 
   /** Process start to the listening line. */
