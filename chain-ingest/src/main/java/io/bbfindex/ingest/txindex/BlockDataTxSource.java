@@ -234,7 +234,7 @@ public final class BlockDataTxSource {
 
   private int hashBlock(TxidHasher hasher, PlainFile plain, BlockInfo b, FileTxids out, int n)
       throws IOException {
-    String where = reader.blockFile(plain.file()) + " block at " + b.dataPos();
+    String where = BlockFileReader.displayName(plain.file()) + " block at " + b.dataPos();
     int length = plain.length();
     if (b.dataPos() < BlockFileReader.PREFIX_BYTES
         || b.dataPos() > length - BlockFileReader.HEADER_BYTES) {
