@@ -226,7 +226,7 @@ public final class VerifiedReads {
     try {
       reparsed = Transaction.read(ByteBuffer.wrap(raw.bytes()));
     } catch (RuntimeException e) {
-      throw checks.inconsistent(where + ": unparseable: " + e);
+      throw checks.inconsistent(where + ": not a transaction (" + e.getMessage() + ")");
     }
     if (!Arrays.equals(reparsed.serialize(), raw.bytes())) {
       throw checks.inconsistent(
@@ -338,7 +338,7 @@ public final class VerifiedReads {
     try {
       block = Block.read(ByteBuffer.wrap(bytes));
     } catch (RuntimeException e) {
-      throw checks.inconsistent(where + ": unparseable block: " + e);
+      throw checks.inconsistent(where + ": not a block (" + e.getMessage() + ")");
     }
     if (!Arrays.equals(block.serialize(), bytes)) {
       throw checks.inconsistent(

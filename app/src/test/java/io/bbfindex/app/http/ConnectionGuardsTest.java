@@ -423,20 +423,16 @@ class ConnectionGuardsTest {
                         byte[] buffer = new byte[1 << 16];
                         while (!stop.get()) {
                           s.getOutputStream().write(burst);
-                          int[] counts = {0, 0}; // answers, 429s of this burst
-                          String carry = "";
-                          while (counts[0] < BURST) {
+                          AnswerCounter counts = new AnswerCounter();
+                          while (counts.answers < BURST) {
                             int n = in.read(buffer);
                             if (n < 0) {
-                              throw new IOException("closed after " + counts[0] + " answers");
+                              throw new IOException("closed after " + counts.answers + " answers");
                             }
-                            carry =
-                                countAnswers(
-                                    carry + new String(buffer, 0, n, StandardCharsets.ISO_8859_1),
-                                    counts);
+                            counts.feed(buffer, n);
                           }
                           sent.addAndGet(BURST);
-                          limited.addAndGet(counts[1]);
+                          limited.addAndGet(counts.limited);
                         }
                       } catch (IOException e) {
                         throw new java.io.UncheckedIOException(e);
@@ -482,20 +478,34 @@ class ConnectionGuardsTest {
   private static final int BURST = 100;
 
   /**
-   * Counts the answer heads ("HTTP/1.1 " at the start of a line) in {@code text} into {@code
-   * counts[0]}, the 429s among them into {@code counts[1]}; returns the tail that may hold the
-   * start of a head cut by the read.
+   * Counts answer heads ("HTTP/1.1 " and a status) in a byte stream, and the 429s among them, one
+   * byte at a time across reads: no strings, so that one client thread can keep the server busy at
+   * several thousand requests a second.
    */
-  private static String countAnswers(String text, int[] counts) {
-    int from = 0;
-    for (int at; (at = text.indexOf("HTTP/1.1 ", from)) >= 0 && at + 12 <= text.length(); ) {
-      counts[0]++;
-      if (text.startsWith("429", at + 9)) {
-        counts[1]++;
+  private static final class AnswerCounter {
+    private static final byte[] HEAD = "HTTP/1.1 ".getBytes(StandardCharsets.US_ASCII);
+    private final byte[] status = new byte[3];
+    private int matched; // bytes of HEAD, then of the status, seen so far
+    int answers;
+    int limited;
+
+    void feed(byte[] buffer, int n) {
+      for (int i = 0; i < n; i++) {
+        byte b = buffer[i];
+        if (matched < HEAD.length) {
+          matched = b == HEAD[matched] ? matched + 1 : b == HEAD[0] ? 1 : 0;
+        } else {
+          status[matched++ - HEAD.length] = b;
+          if (matched == HEAD.length + status.length) {
+            answers++;
+            if (status[0] == '4' && status[1] == '2' && status[2] == '9') {
+              limited++;
+            }
+            matched = 0;
+          }
+        }
       }
-      from = at + 12;
     }
-    return text.substring(Math.max(from, text.length() - 12));
   }
 
   /**

@@ -1,6 +1,7 @@
 package io.bbfindex.app.wallet;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -60,6 +61,9 @@ class StoreInconsistencyTest {
         assertEquals("store_inconsistent", j.get("error").asText(), route);
         String detail = j.get("detail").asText();
         assertTrue(detail.contains("blk00000.dat"), route + " names the file: " + detail);
+        assertFalse(
+            a.body().contains(tmp.toString()) || a.body().contains("Exception"),
+            route + " shows no local path and no class name: " + a.body());
         assertTrue(
             detail.contains(Long.toString(row.dataPos())),
             route + " names the position: " + detail);

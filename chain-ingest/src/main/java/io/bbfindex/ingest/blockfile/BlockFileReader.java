@@ -391,7 +391,15 @@ public final class BlockFileReader implements AutoCloseable {
   }
 
   private String where(int file, long dataPos) {
-    return blockFile(file) + " block at " + dataPos;
+    return displayName(file) + " block at " + dataPos;
+  }
+
+  /**
+   * How messages name {@code blk{file}.dat}: relative to the data directory ({@code
+   * blocks/blk00042.dat}), since they reach HTTP error bodies, which never show a local path.
+   */
+  public static String displayName(int file) {
+    return String.format(Locale.ROOT, "blocks/blk%05d.dat", file);
   }
 
   private static boolean isZero(byte[] b, int off, int len) {

@@ -3,6 +3,7 @@ package io.bbfindex.ingest.txindex;
 import io.bbfindex.ingest.blockfile.BlockFileReader;
 import io.bbfindex.ingest.blockfile.BlocksXorKey;
 import io.bbfindex.ingest.encoding.CorruptRecordException;
+import io.bbfindex.ingest.encoding.HashKeys;
 import io.bbfindex.ingest.records.BlockInfo;
 import io.bbfindex.ingest.records.BlockStatus;
 import io.bbfindex.ingest.records.IndexReadException;
@@ -233,7 +234,7 @@ public final class BlockDataTxSource {
 
   private int hashBlock(TxidHasher hasher, PlainFile plain, BlockInfo b, FileTxids out, int n)
       throws IOException {
-    String where = reader.blockFile(plain.file()) + " block at " + b.dataPos();
+    String where = BlockFileReader.displayName(plain.file()) + " block at " + b.dataPos();
     int length = plain.length();
     if (b.dataPos() < BlockFileReader.PREFIX_BYTES
         || b.dataPos() > length - BlockFileReader.HEADER_BYTES) {
@@ -292,7 +293,28 @@ public final class BlockDataTxSource {
       positions[n] = b.dataPos();
       n++;
     }
+    checkMerkleRoot(where, data, pos, hasher.merkleRoot(txids, n - (int) count, (int) count));
     return n;
+  }
+
+  /**
+   * A transaction whose stored bytes were damaged still parses, and would hash to a txid no one
+   * asks for: the filters would then answer a false "absent" for the real one. So the txids of a
+   * block must fold to its header's merkle root (header bytes 36-68) before any is handed on; a
+   * block that does not is damage the build refuses, naming it.
+   */
+  private static void checkMerkleRoot(String where, byte[] data, int header, byte[] root)
+      throws CorruptRecordException {
+    if (!Arrays.equals(data, header + 36, header + 68, root, 0, 32)) {
+      throw new CorruptRecordException(
+          where
+              + ": its transactions fold to the merkle root "
+              + HashKeys.toDisplayHex(root)
+              + ", the header says "
+              + HashKeys.toDisplayHex(Arrays.copyOfRange(data, header + 36, header + 68))
+              + ": the stored transactions are damaged (restore the file from the node, or"
+              + " let the node re-download the block)");
+    }
   }
 
   /**

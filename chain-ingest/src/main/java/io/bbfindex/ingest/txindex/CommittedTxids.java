@@ -43,7 +43,7 @@ final class CommittedTxids {
    * @throws IOException if the file cannot be read, or its framing is corrupt
    */
   static CommittedTxids read(BlockFileReader blocks, BlockInfo block) throws IOException {
-    String where = blocks.blockFile(block.file()) + " block at " + block.dataPos();
+    String where = BlockFileReader.displayName(block.file()) + " block at " + block.dataPos();
     byte[] record = blocks.readBlock(block.file(), block.dataPos());
     int headerBytes = BlockFileReader.HEADER_BYTES;
     byte[] headerHash = Sha256Hash.hashTwice(record, 0, headerBytes);
@@ -64,7 +64,7 @@ final class CommittedTxids {
       }
       count = (int) n;
     } catch (BufferUnderflowException | IllegalArgumentException | ArithmeticException e) {
-      throw new DamagedBlockException(where + ": unreadable transaction count: " + e, e);
+      throw new DamagedBlockException(where + ": unreadable transaction count", e);
     }
     long[] offsets = new long[count];
     byte[] txids = new byte[count * 32];

@@ -1,5 +1,6 @@
 package io.bbfindex.ingest.txindex;
 
+import io.bbfindex.ingest.blockfile.MerkleTree;
 import io.bbfindex.ingest.encoding.CorruptRecordException;
 import java.security.DigestException;
 import java.security.MessageDigest;
@@ -234,6 +235,14 @@ public final class TxidHasher {
   private int afterCompactSize(int p) {
     int b = data[p] & 0xFF;
     return p + (b < 253 ? 1 : b == 253 ? 3 : b == 254 ? 5 : 9);
+  }
+
+  /**
+   * The merkle root (internal order) of {@code count} txids of {@code txids} from index {@code
+   * first}, folded with this hasher's own digest (free between two transactions).
+   */
+  public byte[] merkleRoot(byte[] txids, int first, int count) {
+    return MerkleTree.rootOf(txids, first, count, inner);
   }
 
   private static MessageDigest sha256() {

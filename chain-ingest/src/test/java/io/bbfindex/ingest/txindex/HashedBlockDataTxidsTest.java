@@ -2,14 +2,18 @@ package io.bbfindex.ingest.txindex;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bbfindex.ingest.NodeIndex;
 import io.bbfindex.ingest.encoding.CorruptRecordException;
 import io.bbfindex.ingest.encoding.HashKeys;
 import io.bbfindex.ingest.records.BlockInfo;
+import io.bbfindex.ingest.records.IndexReadException;
 import io.bbfindex.ingest.testing.Fixtures;
+import io.bbfindex.ingest.testing.GroundTruth;
 import io.bbfindex.ingest.testing.HashedFixtures;
 import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.Set;
@@ -83,6 +87,34 @@ class HashedBlockDataTxidsTest {
       BlockInfo g = idx.activeBlockAt(0).orElseThrow();
       rows.add(row(java.util.Arrays.copyOfRange(g.header(), 36, 68), g.file(), g.dataPos(), 1));
       assertEquals(rows, fromBlockData(idx));
+    }
+  }
+
+  /**
+   * A damaged byte inside a transaction still parses, so without the merkle check the build would
+   * have put a txid no one asks for into the filters and answered the real one "absent".
+   */
+  @Test
+  void aDamagedTransactionIsRefusedNamingItsBlockNotHashedToAnotherTxid() throws IOException {
+    Path dd = Fixtures.extract(Fixtures.Archive.MAINNET_LDB, tmp.resolve("data"));
+    GroundTruth truth = GroundTruth.load(Fixtures.Archive.MAINNET_LDB, dd);
+    GroundTruth.Tx payment =
+        truth.txs().stream()
+            .filter(t -> t.block().height() == 170 && t.txOffset() > 1)
+            .findFirst()
+            .orElseThrow();
+    try (RandomAccessFile blk =
+        new RandomAccessFile(dd.resolve("blocks/blk00000.dat").toFile(), "rw")) {
+      long version = payment.dataPos() + 80 + payment.txOffset(); // 1 -> 3: still parses
+      blk.seek(version);
+      int b = blk.read();
+      blk.seek(version);
+      blk.write(b ^ 0x02);
+    }
+    try (NodeIndex idx = NodeIndex.open(dd, tmp.resolve("work"))) {
+      IndexReadException e = assertThrows(IndexReadException.class, () -> fromBlockData(idx));
+      assertTrue(e.getMessage().contains("block at " + payment.dataPos()), e.getMessage());
+      assertTrue(e.getMessage().contains("merkle root"), e.getMessage());
     }
   }
 
