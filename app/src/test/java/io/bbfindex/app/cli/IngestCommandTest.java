@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -33,7 +34,7 @@ class IngestCommandTest {
             new PrintStream(out, true, StandardCharsets.UTF_8),
             new PrintStream(err, true, StandardCharsets.UTF_8),
             new CoreChainAccess(),
-            null);
+            Optional.empty());
     return new Run(
         code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }
@@ -77,7 +78,7 @@ class IngestCommandTest {
             new PrintStream(out, true, StandardCharsets.UTF_8),
             new PrintStream(OutputStream.nullOutputStream()),
             new CoreChainAccess(),
-            null);
+            Optional.empty());
     try (var service = started.service()) {
       ApiClient api = new ApiClient(service.server().baseUrl());
       var filtersJson = api.get("/v1/filters").json().get("filters");
