@@ -23,7 +23,10 @@ import picocli.CommandLine.Spec;
       "usage: bbf-index ingest --datadir DIR [--out FILTERS] [options]",
       "       bbf-index ingest --eth-rpc URL --out DIR [options]"
     },
+    descriptionHeading = "%n",
     description = {
+      "Builds the filters of a Bitcoin Core data directory (or, with --eth-rpc, of an Ethereum"
+          + " node).",
       "",
       "Reads Bitcoin Core's block index, txindex and block files (never writing to DIR) and builds"
           + " a blocked Bloom filter over all txids (the summary) and one of block hashes into"

@@ -27,17 +27,21 @@ import picocli.CommandLine.Spec;
       "usage: bbf-index serve [--datadir DIR [--filters DIR] [--follow]] [options]",
       "       bbf-index serve --eth-rpc URL [--datadir DIR --filters DIR] [options]"
     },
+    descriptionHeading = "%n",
     description = {
+      "Serves lookups over HTTP (no --datadir: the embedded mainnet 0-599 demo on"
+          + " 127.0.0.1:8080; --eth-rpc URL: Ethereum transaction lookups, alone or beside"
+          + " --datadir).",
       "",
-      "Serves txid and block lookups over HTTP. With no --datadir, serves the embedded demo:",
-      "the real mainnet blocks 0-599 data directory shipped in fixtures/, extracted and",
-      "ingested on first run under data/demo/. Without --follow, stop bitcoind or point",
-      "--datadir at a copy.",
+      "Bitcoin: txid and block lookups. With no --datadir, the embedded demo: the real mainnet"
+          + " blocks 0-599 data directory shipped in fixtures/, extracted and ingested on first"
+          + " run under data/demo/. Without --follow, stop bitcoind or point --datadir at a copy.",
       "",
-      "With --eth-rpc URL: Ethereum transaction lookups (GET /v1/eth/tx/{0x hash}, POST",
-      "/v1/eth/tx/lookup, GET /v1/eth/status): final blocks from the store (built and",
-      "extended here), newer ones from a tip that follows the node's head by polling, through",
-      "reorgs; alone, or beside --datadir in one server (--filters is then Bitcoin's store).",
+      "With --eth-rpc URL: Ethereum transaction lookups (GET /v1/eth/tx/{0x hash}, POST"
+          + " /v1/eth/tx/lookup, GET /v1/eth/status): final blocks from the store (built and"
+          + " extended here), newer ones from a tip that follows the node's head by polling,"
+          + " through reorgs; alone, or beside --datadir in one server (--filters is then"
+          + " Bitcoin's store).",
       ""
     },
     footer = {

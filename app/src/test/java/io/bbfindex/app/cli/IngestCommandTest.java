@@ -96,6 +96,58 @@ class IngestCommandTest {
     }
   }
 
+  /**
+   * {@code --file-filters} writes one filter per block file, {@code serve --file-filters} keeps and
+   * lists them, and a build without the option removes them.
+   */
+  @Test
+  void fileFiltersAreAUserChoiceOfIngestAndServe() throws Exception {
+    Path datadir = Fixtures.extract(Archive.REGTEST_B, tmp);
+    Path filters = tmp.resolve("filters");
+    String[] ingest = {"ingest", "--datadir", datadir.toString(), "--out", filters.toString()};
+    Run with = run(concat(ingest, "--file-filters"));
+    assertEquals(0, with.code(), with.err());
+    long written = fileFilters(filters);
+    assertTrue(written > 0, "a tx-blkNNNNN.bbf per block file: " + with.out());
+
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ServeCommand.Started started =
+        ServeCommand.start(
+            List.of(
+                "--datadir",
+                datadir.toString(),
+                "--filters",
+                filters.toString(),
+                "--port",
+                "0",
+                "--file-filters"),
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(OutputStream.nullOutputStream()),
+            new CoreChainAccess(),
+            Optional.empty());
+    try (var service = started.service()) {
+      var listed = new ApiClient(service.server().baseUrl()).get("/v1/filters").json();
+      assertEquals(2 + written, listed.get("filters").size(), listed.toString());
+    }
+    assertEquals(written, fileFilters(filters), "serve --file-filters keeps them");
+
+    Run without = run(ingest);
+    assertEquals(0, without.code(), without.err());
+    assertEquals(0, fileFilters(filters), "a build without --file-filters removes them");
+  }
+
+  private static long fileFilters(Path store) throws java.io.IOException {
+    try (var files = Files.list(store)) {
+      return files.filter(f -> f.getFileName().toString().matches("tx-blk\\d+\\.bbf")).count();
+    }
+  }
+
+  private static String[] concat(String[] args, String... more) {
+    return java.util.stream.Stream.concat(
+            java.util.Arrays.stream(args), java.util.Arrays.stream(more))
+        .toArray(String[]::new);
+  }
+
   @Test
   void ingestOfADirectoryThatIsNotADatadirExitsWith1AndSaysWhy() throws Exception {
     Path fake = Files.createDirectories(tmp.resolve("fake/blocks"));
