@@ -119,9 +119,10 @@ public final class ServeCommand implements Callable<Integer> {
     if (esplora.relay && !follow.follow) {
       throw new UsageException("--esplora-relay needs --follow: it relays to the followed node");
     }
-    OptionRules.needs(rules.given(FollowCliOptions.class, "--follow"), "--follow");
     if (follow.follow) {
       OptionRules.notWith(rules.givenOf("--unsalted", "--file-filters"), "--follow");
+    } else {
+      OptionRules.needs(rules.given(FollowCliOptions.class, "--follow"), "--follow");
     }
     if (!eth.given()) {
       OptionRules.needs(rules.given(EthOptions.class), "--eth-rpc");
