@@ -17,7 +17,7 @@ import picocli.CommandLine.Spec;
           + " answering most negatives from SIMD blocked Bloom filters without touching disk.",
       ""
     },
-    commandListHeading = "commands:%n",
+    commandListHeading = "%ncommands:%n",
     footer = {"", "'bbf-index <command> --help' describes each command."})
 final class BbfIndexCommand implements Callable<Integer> {
   @Spec CommandSpec spec = CommandSpec.create();
