@@ -4,8 +4,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bbfindex.benchmarks.harness.CountConverter;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -52,6 +60,26 @@ class BenchMainTest {
     assertTrue(((String) run()[1]).contains("name a suite"));
     assertEquals(2, run()[0]);
     assertEquals(2, run("filters")[0]);
+  }
+
+  /**
+   * The launcher script ({@code ./bbf-index}, at the project root) runs a suite from this jar only
+   * if its BENCH_SUITES names it: the list there and the suites here are the same.
+   */
+  @Test
+  void theLaunchersSuitesAreBenchMainsSuites() throws IOException {
+    Path launcher = Path.of("").toAbsolutePath().getParent().resolve("bbf-index");
+    Set<String> listed = new TreeSet<>();
+    for (String line : Files.readAllLines(launcher)) {
+      Matcher m = Pattern.compile("^BENCH_SUITES=\"([^\"]*)\"").matcher(line);
+      if (m.find()) {
+        listed.addAll(List.of(m.group(1).strip().split("\\s+")));
+      }
+    }
+    assertEquals(
+        new TreeSet<>(BenchMain.commandLine().getSubcommands().keySet()),
+        listed,
+        "BenchMain's suites vs BENCH_SUITES in " + launcher);
   }
 
   @Test

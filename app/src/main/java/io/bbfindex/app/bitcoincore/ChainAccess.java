@@ -46,4 +46,17 @@ public interface ChainAccess {
       throws IOException {
     return open(datadir, filters, work, targetFpr, log);
   }
+
+  /** As {@link #ingest(Path, Path, Path, double, boolean, PrintStream)}, with every choice. */
+  default String ingest(Path datadir, Path filters, Path work, StoreChoices store, PrintStream log)
+      throws IOException {
+    return ingest(datadir, filters, work, store.targetFpr(), store.unsalted(), log);
+  }
+
+  /** As {@link #open(Path, Path, Path, double, boolean, PrintStream)}, with every choice. */
+  default ChainBackend open(
+      Path datadir, Path filters, Path work, StoreChoices store, PrintStream log)
+      throws IOException {
+    return open(datadir, filters, work, store.targetFpr(), store.unsalted(), log);
+  }
 }

@@ -36,12 +36,24 @@ public final class CoreChainAccess implements ChainAccess {
   public String ingest(
       Path datadir, Path filters, Path work, double targetFpr, boolean unsalted, PrintStream log)
       throws IOException {
+    return ingest(datadir, filters, work, new StoreChoices(targetFpr, unsalted, false), log);
+  }
+
+  @Override
+  public ChainBackend open(
+      Path datadir, Path filters, Path work, double targetFpr, boolean unsalted, PrintStream log)
+      throws IOException {
+    return open(datadir, filters, work, new StoreChoices(targetFpr, unsalted, false), log);
+  }
+
+  @Override
+  public String ingest(Path datadir, Path filters, Path work, StoreChoices store, PrintStream log)
+      throws IOException {
     log.println(
         "bbf-index: reading " + datadir + " (private LevelDB snapshots under " + work + ")");
     try (NodeIndex index = NodeIndex.open(datadir, work)) {
       BuildReport report =
-          FilterBuilder.build(
-              index, filters, options(filters, targetFpr, unsalted), new ConsoleProgress());
+          FilterBuilder.build(index, filters, options(filters, store), new ConsoleProgress());
       return "txindex: "
           + index.txindexDescription()
           + (index.txindexLayout().storesEveryTxid() ? "" : " (txids computed from the blk files)")
@@ -62,27 +74,28 @@ public final class CoreChainAccess implements ChainAccess {
    */
   @Override
   public ChainBackend open(
-      Path datadir, Path filters, Path work, double targetFpr, boolean unsalted, PrintStream log)
+      Path datadir, Path filters, Path work, StoreChoices store, PrintStream log)
       throws IOException {
     long start = System.nanoTime();
     log.println(
         "bbf-index: opening " + datadir + " (private LevelDB snapshots under " + work + ")");
     NodeIndex index = NodeIndex.open(datadir, work);
     try {
-      BuildOptions options = options(filters, targetFpr, unsalted);
-      FilterStore store = FilterBuilder.ensureBuilt(index, filters, options, new ConsoleProgress());
+      BuildOptions options = options(filters, store);
+      FilterStore opened =
+          FilterBuilder.ensureBuilt(index, filters, options, new ConsoleProgress());
       // a store faulted under the server is verified again and what fails is rebuilt
       CoreChainBackend backend =
           new CoreChainBackend(
               index,
-              store,
+              opened,
               () -> FilterBuilder.ensureBuilt(index, filters, options, ProgressListener.NONE));
       log.println("bbf-index: txindex " + index.txindexDescription());
       log.printf(
           "bbf-index: index tip %d, %,d txids in %d filter(s) under %s, ready in %d ms%n",
           index.tipHeight(),
-          store.manifest().txKeys(),
-          store.filterCount(),
+          opened.manifest().txKeys(),
+          opened.filterCount(),
           filters,
           (System.nanoTime() - start) / 1_000_000);
       return backend;
@@ -92,10 +105,14 @@ public final class CoreChainAccess implements ChainAccess {
     }
   }
 
-  /** Keyed by the store's secret salt unless {@code unsalted} ({@link StoreSalt}). */
-  private static BuildOptions options(Path filters, double targetFpr, boolean unsalted) {
+  /**
+   * Keyed by the store's secret salt unless unsalted ({@link StoreSalt}), with per-file filters if
+   * chosen.
+   */
+  private static BuildOptions options(Path filters, StoreChoices store) {
     return BuildOptions.defaults()
-        .withTargetFpr(targetFpr)
-        .withSalt(StoreSalt.forStore(filters, unsalted));
+        .withTargetFpr(store.targetFpr())
+        .withSalt(StoreSalt.forStore(filters, store.unsalted()))
+        .withFileFilters(store.fileFilters());
   }
 }

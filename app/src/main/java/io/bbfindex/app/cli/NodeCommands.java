@@ -1,24 +1,12 @@
 package io.bbfindex.app.cli;
 
 import io.bbfindex.app.workdir.NodeDirectories;
-import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 
-/** What {@code serve} and {@code ingest} share about the node's directory and the default store. */
+/** What {@code serve} and {@code ingest} share about the node's default store. */
 final class NodeCommands {
   private NodeCommands() {}
-
-  /**
-   * The node's directories from {@code --datadir} (and {@code --conf}); a bad one is a usage error.
-   */
-  static NodeDirectories directories(Path datadir, Path conf) throws UsageException, IOException {
-    try {
-      return NodeDirectories.resolve(datadir, conf);
-    } catch (IllegalArgumentException e) {
-      throw new UsageException(e.getMessage(), e);
-    }
-  }
 
   /** The default store of the node's data, said on {@code err} so that a user knows where it is. */
   static Path defaultStore(NodeDirectories node, PrintStream err) {

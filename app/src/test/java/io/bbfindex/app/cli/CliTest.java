@@ -98,7 +98,19 @@ class CliTest {
         "ingest --datadir /tmp --out /tmp/x --fpr nope",
         "ingest --out /tmp/x",
         "bench nosuch",
-        "bench filters"
+        "bench filters",
+        "test",
+        "serve --cors-origins a --cors-origins b",
+        "serve --rate-limit 5 --rate-limit=6",
+        "serve --range-bits 4",
+        "serve --follow --datadir /tmp --file-filters",
+        "serve --eth-rpc http://127.0.0.1:1 --unsalted",
+        "serve --eth-rpc http://127.0.0.1:1 --follow",
+        "ingest --datadir /tmp --depth 3",
+        "ingest --eth-rpc http://127.0.0.1:1 --out /tmp/x --datadir /tmp",
+        "ingest --eth-rpc http://127.0.0.1:1 --out /tmp/x --file-filters",
+        "ingest --datadir /tmp --fpr=",
+        "ingest --datadir="
       })
   void aBadCommandLineIsOneLineOnStderrAndExitCode2(String line) {
     Run r = run(line.split(" "));

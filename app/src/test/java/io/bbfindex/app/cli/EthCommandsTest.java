@@ -15,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -33,7 +34,7 @@ class EthCommandsTest {
             new PrintStream(out, true, StandardCharsets.UTF_8),
             new PrintStream(err, true, StandardCharsets.UTF_8),
             new CoreChainAccess(),
-            null);
+            Optional.empty());
     return new Run(
         code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }
@@ -104,7 +105,7 @@ class EthCommandsTest {
       node.mine(40);
       ByteArrayOutputStream out = new ByteArrayOutputStream();
       ServeCommand.Started started =
-          EthCommands.serve(
+          ServeCommand.start(
               List.of(
                   "--datadir",
                   datadir.toString(),
@@ -123,7 +124,7 @@ class EthCommandsTest {
               new PrintStream(out, true, StandardCharsets.UTF_8),
               System.err,
               new CoreChainAccess(),
-              null);
+              Optional.empty());
       try (var service = started.service()) {
         assertTrue(
             Files.isDirectory(dir.resolve("btc-eth")),

@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -33,7 +34,7 @@ class IngestCommandTest {
             new PrintStream(out, true, StandardCharsets.UTF_8),
             new PrintStream(err, true, StandardCharsets.UTF_8),
             new CoreChainAccess(),
-            null);
+            Optional.empty());
     return new Run(
         code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }
@@ -77,7 +78,7 @@ class IngestCommandTest {
             new PrintStream(out, true, StandardCharsets.UTF_8),
             new PrintStream(OutputStream.nullOutputStream()),
             new CoreChainAccess(),
-            null);
+            Optional.empty());
     try (var service = started.service()) {
       ApiClient api = new ApiClient(service.server().baseUrl());
       var filtersJson = api.get("/v1/filters").json().get("filters");
@@ -93,6 +94,58 @@ class IngestCommandTest {
               + " default: "
               + summaryFpr);
     }
+  }
+
+  /**
+   * {@code --file-filters} writes one filter per block file, {@code serve --file-filters} keeps and
+   * lists them, and a build without the option removes them.
+   */
+  @Test
+  void fileFiltersAreAUserChoiceOfIngestAndServe() throws Exception {
+    Path datadir = Fixtures.extract(Archive.REGTEST_B, tmp);
+    Path filters = tmp.resolve("filters");
+    String[] ingest = {"ingest", "--datadir", datadir.toString(), "--out", filters.toString()};
+    Run with = run(concat(ingest, "--file-filters"));
+    assertEquals(0, with.code(), with.err());
+    long written = fileFilters(filters);
+    assertTrue(written > 0, "a tx-blkNNNNN.bbf per block file: " + with.out());
+
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ServeCommand.Started started =
+        ServeCommand.start(
+            List.of(
+                "--datadir",
+                datadir.toString(),
+                "--filters",
+                filters.toString(),
+                "--port",
+                "0",
+                "--file-filters"),
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(OutputStream.nullOutputStream()),
+            new CoreChainAccess(),
+            Optional.empty());
+    try (var service = started.service()) {
+      var listed = new ApiClient(service.server().baseUrl()).get("/v1/filters").json();
+      assertEquals(2 + written, listed.get("filters").size(), listed.toString());
+    }
+    assertEquals(written, fileFilters(filters), "serve --file-filters keeps them");
+
+    Run without = run(ingest);
+    assertEquals(0, without.code(), without.err());
+    assertEquals(0, fileFilters(filters), "a build without --file-filters removes them");
+  }
+
+  private static long fileFilters(Path store) throws java.io.IOException {
+    try (var files = Files.list(store)) {
+      return files.filter(f -> f.getFileName().toString().matches("tx-blk\\d+\\.bbf")).count();
+    }
+  }
+
+  private static String[] concat(String[] args, String... more) {
+    return java.util.stream.Stream.concat(
+            java.util.Arrays.stream(args), java.util.Arrays.stream(more))
+        .toArray(String[]::new);
   }
 
   @Test

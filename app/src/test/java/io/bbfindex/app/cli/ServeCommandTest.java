@@ -18,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -68,7 +69,7 @@ class ServeCommandTest {
             new PrintStream(out, true, StandardCharsets.UTF_8),
             new PrintStream(err, true, StandardCharsets.UTF_8),
             access,
-            home);
+            Optional.of(home));
     try (var service = started.service()) {
       assertEquals(home.resolve("data/demo/datadir"), access.datadir);
       assertEquals(home.resolve("data/demo/filters"), access.filters);
@@ -98,7 +99,7 @@ class ServeCommandTest {
             new PrintStream(new ByteArrayOutputStream()),
             new PrintStream(err2, true, StandardCharsets.UTF_8),
             new RecordingAccess(),
-            home);
+            Optional.of(home));
     again.service().close();
     assertTrue(err.toString(StandardCharsets.UTF_8).contains("extracting"));
     assertTrue(
@@ -124,7 +125,7 @@ class ServeCommandTest {
             new PrintStream(out, true, StandardCharsets.UTF_8),
             System.err,
             access,
-            null);
+            Optional.empty());
     try (var service = started.service()) {
       String printed = out.toString(StandardCharsets.UTF_8);
       assertEquals(
@@ -163,7 +164,7 @@ class ServeCommandTest {
             new PrintStream(out, true, StandardCharsets.UTF_8),
             System.err,
             new RecordingAccess(),
-            null);
+            Optional.empty());
     try (var service = started.service()) {
       Matcher m = LISTENING.matcher(out.toString(StandardCharsets.UTF_8));
       assertTrue(m.find());
@@ -198,7 +199,9 @@ class ServeCommandTest {
       UsageException e =
           org.junit.jupiter.api.Assertions.assertThrows(
               UsageException.class,
-              () -> ServeCommand.start(bad, System.out, System.err, new RecordingAccess(), home),
+              () ->
+                  ServeCommand.start(
+                      bad, System.out, System.err, new RecordingAccess(), Optional.of(home)),
               bad.toString());
       assertTrue(e.getMessage().contains(bad.getFirst()), e.getMessage());
     }

@@ -47,7 +47,7 @@ class StartWhileOpeningTest {
         CompletableFuture.supplyAsync(
             () -> {
               try {
-                return ServeCommand.startWhileOpening(
+                return StartWhileOpening.start(
                     () -> {
                       // stands for reading and verifying the store
                       try {
@@ -103,7 +103,7 @@ class StartWhileOpeningTest {
         assertThrows(
             IOException.class,
             () ->
-                ServeCommand.startWhileOpening(
+                StartWhileOpening.start(
                     () -> {
                       throw failure;
                     },

@@ -29,6 +29,7 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.stream.Stream;
@@ -80,7 +81,7 @@ class HashedTxindexEndToEndTest {
             new PrintStream(out, true, StandardCharsets.UTF_8),
             new PrintStream(err, true, StandardCharsets.UTF_8),
             new CoreChainAccess(),
-            null);
+            Optional.empty());
     String printed = out.toString(StandardCharsets.UTF_8);
     assertEquals(0, code, err.toString(StandardCharsets.UTF_8));
     assertTrue(
@@ -150,7 +151,7 @@ class HashedTxindexEndToEndTest {
             new PrintStream(out, true, StandardCharsets.UTF_8),
             new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
             new CoreChainAccess(),
-            null);
+            Optional.empty());
     assertEquals(0, code);
     String printed = out.toString(StandardCharsets.UTF_8);
     assertTrue(printed.contains("txindex: legacy, " + location + "\n"), printed);

@@ -576,7 +576,7 @@ public final class ScaleBench implements Callable<Integer> {
     Startup fullStart = startup(main.dir(), c.startupRuns(), classDataSharing(tmp));
     r.line("");
     r.line(
-        "start-up (fresh JVM: JVM start, then as serve does it (ServeCommand.startWhileOpening)"
+        "start-up (fresh JVM: JVM start, then as serve does it (StartWhileOpening.start)"
             + " FilterStore.openMappedFirst = manifest + every filter file mapped and"
             + " CRC32C-checked, on one thread while the HTTP server starts on 127.0.0.1 on"
             + " another (lookups answer 503 until the store is in), then the summary and"

@@ -1,6 +1,6 @@
 package io.bbfindex.benchmarks.scale;
 
-import io.bbfindex.app.cli.ServeCommand;
+import io.bbfindex.app.cli.StartWhileOpening;
 import io.bbfindex.app.http.HttpInitializer;
 import io.bbfindex.app.http.Service;
 import io.bbfindex.benchmarks.harness.BenchReport;
@@ -15,7 +15,7 @@ import java.util.Locale;
 /**
  * Started in a fresh JVM by {@link ScaleBench}: does what {@code serve} does with a built filter
  * store before it prints {@code listening on http://HOST:PORT}, through the same {@link
- * ServeCommand#startWhileOpening}: the store is opened mapped first and validated ({@code
+ * StartWhileOpening#start}: the store is opened mapped first and validated ({@code
  * FilterStore.openMappedFirst}, as {@code FilterBuilder.ensureBuilt} opens it for serve; its lookup
  * filters described for the gauges) on one thread while the HTTP server starts on 127.0.0.1, port
  * 0, on this one; when both are done it prints that line, waits until the verified in-memory copies
@@ -73,12 +73,12 @@ public final class StartupProbe {
 
   /**
    * As serve starts: the store opened from its mappings on one thread while the HTTP server starts
-   * on another ({@code ServeCommand.startWhileOpening}).
+   * on another ({@code StartWhileOpening.start}).
    */
   private static Service startWhileOpening(
       Path store, FilterStoreBackend[] opened, long[] openNanos, long[] httpNanos)
       throws Exception {
-    return ServeCommand.startWhileOpening(
+    return StartWhileOpening.start(
         () -> {
           long s = System.nanoTime();
           opened[0] = new FilterStoreBackend(FilterStore.openMappedFirst(store), null);

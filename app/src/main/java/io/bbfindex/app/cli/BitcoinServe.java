@@ -1,0 +1,124 @@
+package io.bbfindex.app.cli;
+
+import io.bbfindex.app.demo.EmbeddedDemo;
+import io.bbfindex.app.esplora.NodeRelay;
+import io.bbfindex.app.follow.FollowOptions;
+import io.bbfindex.app.follow.FollowServe;
+import io.bbfindex.app.http.HttpInitializer;
+import io.bbfindex.app.http.HttpOptions;
+import io.bbfindex.app.http.Service;
+import io.bbfindex.app.lookup.ChainBackend;
+import io.bbfindex.app.workdir.NodeDirectories;
+import io.bbfindex.ingest.filterbuild.StoreFpr;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.Optional;
+
+/**
+ * {@code serve} of Bitcoin lookups: the embedded demo, a data directory's store, or a running node
+ * followed ({@code --follow}).
+ */
+final class BitcoinServe {
+  private BitcoinServe() {}
+
+  static ServeCommand.Started start(ServeCommand c, CliContext context)
+      throws UsageException, IOException {
+    if (c.filters.isPresent() && !c.node.given()) {
+      throw new UsageException(
+          "--filters needs --datadir (give neither to serve the embedded demo)");
+    }
+    HttpOptions http = c.http.options();
+    InetSocketAddress address = c.http.address();
+    String esploraPrefix = c.esplora.prefix();
+    boolean demo = !c.node.given();
+    if (demo && c.follow.follow) {
+      throw new UsageException("--follow needs the --datadir of a running node");
+    }
+    PrintStream err = context.err();
+    Optional<NodeDirectories> node = Optional.empty();
+    Path datadir;
+    Path filters;
+    Path work;
+    if (demo) {
+      Path home =
+          context
+              .home()
+              .orElseThrow(
+                  () ->
+                      new UsageException(
+                          "no --datadir given and the project root is unknown (-Dbbf.home); run"
+                              + " through ./bbf-index"));
+      EmbeddedDemo.Layout layout = EmbeddedDemo.prepare(home, err);
+      datadir = layout.datadir();
+      filters = layout.filters();
+      work = c.store.work.orElse(layout.work());
+    } else {
+      NodeDirectories dirs = c.node.directories();
+      node = Optional.of(dirs);
+      datadir = dirs.netDir();
+      filters = c.filters.isPresent() ? c.filters.get() : NodeCommands.defaultStore(dirs, err);
+      work = c.store.work(filters);
+    }
+    // Without --fpr an existing store is served at the FPR it was built with, not rebuilt.
+    double fpr = c.store.fpr.orElseGet(() -> StoreFpr.forStore(filters, StoreOptions.DEFAULT_FPR));
+    Service service;
+    if (node.isPresent() && c.follow.follow) {
+      FollowOptions f = c.follow.options();
+      ChainBackend backend;
+      NodeRelay relay;
+      try {
+        backend = FollowServe.open(node.get(), filters, work, fpr, f, err);
+        relay = FollowServe.relay(node.get(), f, c.esplora.relay);
+      } catch (IllegalArgumentException e) {
+        throw new UsageException(e.getMessage());
+      }
+      service = service(backend, address, http, esploraPrefix, relay);
+    } else {
+      service =
+          StartWhileOpening.start(
+              () ->
+                  context
+                      .access()
+                      .open(datadir, filters, work, c.store.choices(fpr), context.err()),
+              backend -> service(backend, address, http, esploraPrefix, null));
+    }
+    String base = service.server().baseUrl();
+    context
+        .out()
+        .println("listening on " + base + " (" + service.server().transport().label() + ")");
+    if (demo) {
+      context.out().print(demoExamples(base));
+    }
+    context.out().flush();
+    return new ServeCommand.Started(service, demo);
+  }
+
+  private static Service service(
+      ChainBackend backend,
+      InetSocketAddress address,
+      HttpOptions http,
+      String esploraPrefix,
+      NodeRelay relay)
+      throws IOException {
+    return Service.start(
+        backend, null, address, HttpInitializer.DEFAULT_MAX_BODY_BYTES, http, esploraPrefix, relay);
+  }
+
+  static String demoExamples(String base) {
+    return """
+
+    Embedded demo: real Bitcoin mainnet blocks 0-599. Try:
+      curl -s %1$s/v1/tx/%2$s
+      curl -s %1$s/v1/tx/%3$s
+      curl -s %1$s/v1/block/%4$s
+      curl -s -X POST %1$s/v1/tx/lookup -d '["%2$s","%3$s"]'
+      curl -s %1$s/v1/tx/%2$s/merkle-proof
+      curl -s %1$s/api/tx/%2$s/status
+      curl -s %1$s/v1/filters
+      curl -s %1$s/metrics | grep '^bbf_'
+    """
+        .formatted(base, EmbeddedDemo.PAYMENT_170, EmbeddedDemo.LATER_TXID, EmbeddedDemo.BLOCK_170);
+  }
+}
