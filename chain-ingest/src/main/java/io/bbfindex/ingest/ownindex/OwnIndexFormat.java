@@ -2,7 +2,7 @@ package io.bbfindex.ingest.ownindex;
 
 import java.nio.charset.StandardCharsets;
 
-/** The byte layout of an own index file, version 1 (FORMAT.md beside this package's sources). */
+/** The byte layout of an own index file, version 1 (chain-ingest/OWN-INDEX-FORMAT.md). */
 final class OwnIndexFormat {
 
   static final byte[] MAGIC = "BBFOWNTX".getBytes(StandardCharsets.US_ASCII);

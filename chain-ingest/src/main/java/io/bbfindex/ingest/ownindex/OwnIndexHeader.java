@@ -4,7 +4,7 @@ import java.util.Arrays;
 import java.util.HexFormat;
 
 /**
- * What an own index file says about itself (FORMAT.md beside this package's sources): how its
+ * What an own index file says about itself (chain-ingest/OWN-INDEX-FORMAT.md): how its
  * values are packed, how many shards and keys it has, and which chain it was built from.
  *
  * @param packing how a value splits into block file and offset

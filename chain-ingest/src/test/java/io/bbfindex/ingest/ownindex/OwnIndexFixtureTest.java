@@ -16,6 +16,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
@@ -144,6 +145,45 @@ class OwnIndexFixtureTest {
         DamagedBlockException e =
             assertThrows(DamagedBlockException.class, () -> damaged.find(r.txidInternal()));
         assertTrue(e.getMessage().contains("blk00000.dat"), e.getMessage());
+      }
+    }
+  }
+
+  /**
+   * What the index returns for a txid it was not built with is arbitrary: known txids mapped here
+   * to positions before the first block, inside a block header, in the middle of a transaction,
+   * past the end of the file and in a file without blocks all end as "not here".
+   */
+  @Test
+  void anyPositionThatIsNotTheTxidsEndsNotHereNeverAnException() throws Exception {
+    NodeIndex node = nodes.get(Archive.MAINNET_HASHED);
+    List<TruthRow> rows =
+        List.copyOf(HashedFixtures.expectedAnswers(Archive.MAINNET_HASHED).values());
+    TruthRow payment =
+        HashedFixtures.expectedAnswers(Archive.MAINNET_HASHED)
+            .get("f4184fc596403b9d638783cf57adfe4c75c605f6356fbc91338530e9831e9e16");
+    PositionPacking p = new PositionPacking(3, 27);
+    long[] wrong = {
+      p.pack(0, 0),
+      p.pack(0, 5),
+      p.pack(0, payment.pos() + 40), // inside the header of block 170
+      p.pack(0, payment.absOffset() + 3), // inside the payment transaction
+      p.pack(0, payment.absOffset() - 1), // one byte early
+      p.pack(0, (1L << 27) - 1), // past the end of blk00000.dat
+      p.pack(5, payment.absOffset()), // a file without blocks
+      p.pack(7, (1L << 27) - 1),
+    };
+    List<byte[]> txids = new java.util.ArrayList<>();
+    for (int i = 0; i < wrong.length; i++) {
+      txids.add(rows.get(100 + i).txidInternal());
+    }
+    txids.set(3, payment.txidInternal());
+    Path file = tmp.resolve("wrong.own");
+    OwnIndexFiles.write(file, txids, wrong, p, 0, new byte[32], new byte[32], 0);
+    try (OwnTxLookup l =
+        new OwnTxLookup(OwnIndexFile.open(file), node.blocks(), node.blockFileReader())) {
+      for (int i = 0; i < wrong.length; i++) {
+        assertEquals(Optional.empty(), l.find(txids.get(i)), "position " + i);
       }
     }
   }
