@@ -46,4 +46,20 @@ public interface ChainAccess {
       throws IOException {
     return open(datadir, filters, work, targetFpr, log);
   }
+
+  /**
+   * As {@link #open(Path, Path, Path, double, boolean, PrintStream)}, with lookups answered by the
+   * index {@code txindex} chooses. An access without an own index of its own serves the node's.
+   */
+  default ChainBackend open(
+      Path datadir,
+      Path filters,
+      Path work,
+      double targetFpr,
+      boolean unsalted,
+      TxIndexChoice txindex,
+      PrintStream log)
+      throws IOException {
+    return open(datadir, filters, work, targetFpr, unsalted, log);
+  }
 }

@@ -1,6 +1,7 @@
 package io.bbfindex.app.cli;
 
 import io.bbfindex.app.bitcoincore.ChainAccess;
+import io.bbfindex.app.bitcoincore.TxIndexChoice;
 import io.bbfindex.app.demo.EmbeddedDemo;
 import io.bbfindex.app.esplora.EsploraApi;
 import io.bbfindex.app.esplora.NodeRelay;
@@ -32,7 +33,7 @@ import java.util.stream.Stream;
 public final class ServeCommand {
   static final String HELP =
       """
-      usage: bbf-index serve [--datadir DIR [--filters DIR] [--follow]] [--port N] [--bind ADDR] [--work DIR] [--fpr P] [--unsalted]
+      usage: bbf-index serve [--datadir DIR [--filters DIR] [--txindex S] [--follow]] [--port N] [--bind ADDR] [--work DIR] [--fpr P] [--unsalted]
 
       Serves txid and block lookups over HTTP.
 
@@ -58,13 +59,22 @@ public final class ServeCommand {
       Prints 'listening on http://HOST:PORT (TRANSPORT)' once it accepts connections; stops on
       Ctrl-C/SIGTERM.
       """
+          + TxIndexOption.HELP
           + HttpServeOptions.HELP
           + FollowOptions.HELP;
 
   private static final Set<String> OPTIONS =
       Stream.concat(
               Stream.of(
-                  "datadir", "conf", "filters", "port", "bind", "work", "fpr", "esplora-prefix"),
+                  "datadir",
+                  "conf",
+                  "filters",
+                  "port",
+                  "bind",
+                  "work",
+                  "fpr",
+                  "esplora-prefix",
+                  TxIndexOption.NAME),
               HttpServeOptions.NAMES.stream())
           .collect(Collectors.toUnmodifiableSet());
 
@@ -102,6 +112,7 @@ public final class ServeCommand {
       throw new UsageException(
           "--filters needs --datadir (give neither to serve the embedded demo)");
     }
+    TxIndexChoice txindex = TxIndexOption.parse(o, follow);
     int port = o.integer("port", 8080, 0, 65_535);
     InetAddress bind = o.address("bind", "127.0.0.1");
     Double fprGiven = o.has("fpr") ? o.fpr("fpr", IngestCommand.DEFAULT_FPR) : null;
@@ -170,7 +181,7 @@ public final class ServeCommand {
       Path w = work;
       service =
           startWhileOpening(
-              () -> access.open(d, fl, w, fpr, unsalted, err),
+              () -> access.open(d, fl, w, fpr, unsalted, txindex, err),
               backend -> startService(backend, address, http, esploraPrefix, null));
     }
     String base = service.server().baseUrl();

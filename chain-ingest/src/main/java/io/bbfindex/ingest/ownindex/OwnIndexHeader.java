@@ -4,8 +4,8 @@ import java.util.Arrays;
 import java.util.HexFormat;
 
 /**
- * What an own index file says about itself (chain-ingest/OWN-INDEX-FORMAT.md): how its
- * values are packed, how many shards and keys it has, and which chain it was built from.
+ * What an own index file says about itself (chain-ingest/OWN-INDEX-FORMAT.md): how its values are
+ * packed, how many shards and keys it has, and which chain it was built from.
  *
  * @param packing how a value splits into block file and offset
  * @param shardBits the shard of a key is the top {@code shardBits} of its {@code k0} (0..24)
