@@ -1,5 +1,7 @@
 package io.bbfindex.ingest.ownindex;
 
+import io.bbfindex.filters.hash.Murmur3;
+
 /**
  * Builds one shard's retrieval structure: slot values such that, for every key, the XOR of its
  * three slots ({@link FuseShape#slot}) is its value. Construction is the binary fuse peeling: count
@@ -23,7 +25,7 @@ final class FuseShardBuilder {
 
   /** The seed of the {@code attempt}-th try of shard {@code shard}: deterministic builds. */
   static long seed(int shard, int attempt) {
-    return TxidKeys.mix(((long) shard << 32 | attempt) ^ 0x6f776e696e646578L);
+    return Murmur3.fmix64(((long) shard << 32 | attempt) ^ 0x6f776e696e646578L);
   }
 
   /**

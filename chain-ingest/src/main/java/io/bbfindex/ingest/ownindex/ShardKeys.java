@@ -1,5 +1,6 @@
 package io.bbfindex.ingest.ownindex;
 
+import io.bbfindex.filters.hash.Murmur3;
 import java.util.Arrays;
 
 /**
@@ -68,7 +69,7 @@ final class ShardKeys {
     boolean[] dropped = new boolean[size];
     int drops = 0;
     for (int i = 0; i < size; i++) {
-      int t = (int) TxidKeys.mix(k0[i] ^ k1[i]) & (tableSize - 1);
+      int t = (int) Murmur3.fmix64(k0[i] ^ k1[i]) & (tableSize - 1);
       while (true) {
         int held = table[t] - 1;
         if (held < 0) {

@@ -1,8 +1,6 @@
 package io.bbfindex.ingest.ownindex;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
+import io.bbfindex.filters.hash.Murmur3;
 
 /**
  * How a txid becomes the own index's key. A txid is already the output of SHA-256d, so its bytes
@@ -14,17 +12,14 @@ import java.nio.ByteOrder;
  */
 final class TxidKeys {
 
-  private static final VarHandle LONG_LE =
-      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-
   private TxidKeys() {}
 
   static long k0(byte[] txid, int offset) {
-    return (long) LONG_LE.get(txid, offset);
+    return Murmur3.keyWord(txid, offset, 0);
   }
 
   static long k1(byte[] txid, int offset) {
-    return (long) LONG_LE.get(txid, offset + 8);
+    return Murmur3.keyWord(txid, offset, 1);
   }
 
   /** The shard of a key: the top {@code shardBits} bits of {@code k0} (0 when there is one). */
@@ -34,16 +29,6 @@ final class TxidKeys {
 
   /** The 64-bit hash the shard's fuse slots come from. */
   static long hash(long k0, long k1, long seed) {
-    return mix(k0 + mix(k1 ^ seed));
-  }
-
-  /** murmur3's fmix64: every input bit flips every output bit with probability about 1/2. */
-  static long mix(long x) {
-    x ^= x >>> 33;
-    x *= 0xff51afd7ed558ccdL;
-    x ^= x >>> 33;
-    x *= 0xc4ceb9fe1a85ec53L;
-    x ^= x >>> 33;
-    return x;
+    return Murmur3.fmix64(k0 + Murmur3.fmix64(k1 ^ seed));
   }
 }
