@@ -147,6 +147,18 @@ public final class NodeIndex implements AutoCloseable {
    */
   public static NodeIndex open(Path datadir, Path workDir, boolean allowRunningNode)
       throws DataDirException {
+    return open(datadir, workDir, allowRunningNode, false);
+  }
+
+  /**
+   * As {@link #open(Path, Path, boolean)}; with {@code txindexOptional}, a node without a txindex
+   * (Core's default) is opened with layout {@link TxIndexLayout#NONE} instead of refused: its block
+   * index and blk files are read, {@link #findTx} answers only the genesis coinbase, and lookups go
+   * through bbf-index's own index ({@code io.bbfindex.ingest.ownindex}).
+   */
+  public static NodeIndex open(
+      Path datadir, Path workDir, boolean allowRunningNode, boolean txindexOptional)
+      throws DataDirException {
     Objects.requireNonNull(datadir, "datadir");
     Objects.requireNonNull(workDir, "workDir");
     Path dd = datadir.toAbsolutePath().normalize();
@@ -156,6 +168,7 @@ public final class NodeIndex implements AutoCloseable {
     }
     NodeIndexLoader o = new NodeIndexLoader(layout);
     o.liveSnapshot = allowRunningNode;
+    o.txindexOptional = txindexOptional;
     Path work = workDir.toAbsolutePath().normalize();
     try {
       Files.createDirectories(work);
@@ -234,6 +247,10 @@ public final class NodeIndex implements AutoCloseable {
     if (genesis.dataPos() >= 0 && Arrays.equals(txidInternal, 0, 32, genesis.header(), 36, 68)) {
       return Optional.of(
           new TxLocation(txidInternal.clone(), genesis.file(), genesis.dataPos(), 1, genesis));
+    }
+    if (txindexLayout == TxIndexLayout.NONE) {
+      throw new IllegalStateException(
+          layout.datadir() + " has no txindex: look transactions up in the own index");
     }
     if (hashedLookup != null) {
       Optional<TxLocation> hashed = findHashed(txidInternal);
@@ -448,6 +465,9 @@ public final class NodeIndex implements AutoCloseable {
    * "legacy, blocks/index"} (Core <= 0.16).
    */
   public String txindexDescription() {
+    if (txindexLayout == TxIndexLayout.NONE) {
+      return "none (the node runs without -txindex)";
+    }
     return txindexLayout.label() + ", " + (legacyTxindex ? "blocks/index" : "indexes/txindex");
   }
 

@@ -84,6 +84,9 @@ final class NodeIndexLoader {
   /** The databases are a copy of a running node's (see {@link HashedTxLookup#open}). */
   boolean liveSnapshot;
 
+  /** A node without a txindex is opened ({@link TxIndexLayout#NONE}) instead of refused. */
+  boolean txindexOptional;
+
   NodeIndexLoader(DataDirLayout layout) {
     this.layout = layout;
   }
@@ -237,6 +240,8 @@ final class NodeIndexLoader {
       txObfuscation = blockObfuscation;
       txindexTipHash = tip.hash();
       txindexTipHeight = OptionalInt.of(tip.height());
+    } else if (txindexOptional) {
+      txindexLayout = TxIndexLayout.NONE;
     } else {
       throw new DataDirException(
           layout.datadir(),

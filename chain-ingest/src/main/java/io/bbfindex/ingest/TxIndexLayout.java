@@ -20,16 +20,21 @@ public enum TxIndexLayout {
   /** Only hashed {@code 'x'} rows: lookups by salted prefix, txids come from the block data. */
   HASHED,
   /** Both: old blocks in {@code 't'} rows, newer ones in {@code 'x'} rows. */
-  MIXED;
+  MIXED,
+  /**
+   * No txindex at all (Core's default, {@code -txindex=0}): txids come from the blk files and
+   * lookups from bbf-index's own index ({@code io.bbfindex.ingest.ownindex}).
+   */
+  NONE;
 
   /** Whether the index has the salt of hashed rows (its {@code 'x'} rows must be searched). */
   public boolean hasHashedRows() {
-    return this != LEGACY;
+    return this == HASHED || this == MIXED;
   }
 
   /** Whether {@code 't'} rows may exist (lookups must try them). */
   public boolean hasLegacyRows() {
-    return this != HASHED;
+    return this == LEGACY || this == MIXED;
   }
 
   /**

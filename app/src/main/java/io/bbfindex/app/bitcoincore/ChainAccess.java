@@ -59,4 +59,19 @@ public interface ChainAccess {
       throws IOException {
     return open(datadir, filters, work, store.targetFpr(), store.unsalted(), log);
   }
+
+  /**
+   * As {@link #open(Path, Path, Path, StoreChoices, PrintStream)}, with lookups answered by the
+   * index {@code txindex} chooses. An access without an own index of its own serves the node's.
+   */
+  default ChainBackend open(
+      Path datadir,
+      Path filters,
+      Path work,
+      StoreChoices store,
+      TxIndexChoice txindex,
+      PrintStream log)
+      throws IOException {
+    return open(datadir, filters, work, store, log);
+  }
 }

@@ -2,16 +2,20 @@ package io.bbfindex.app.bitcoincore;
 
 import io.bbfindex.app.lookup.ChainBackend;
 import io.bbfindex.ingest.NodeIndex;
+import io.bbfindex.ingest.TxIndexLayout;
 import io.bbfindex.ingest.filterbuild.BuildOptions;
 import io.bbfindex.ingest.filterbuild.BuildReport;
 import io.bbfindex.ingest.filterbuild.ConsoleProgress;
 import io.bbfindex.ingest.filterbuild.FilterBuilder;
 import io.bbfindex.ingest.filterbuild.ProgressListener;
 import io.bbfindex.ingest.filterbuild.StoreSalt;
+import io.bbfindex.ingest.ownindex.OwnIndexStore;
+import io.bbfindex.ingest.ownindex.OwnTxLookup;
 import io.bbfindex.ingest.store.FilterStore;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.util.Optional;
 
 /**
  * The commands' access to Bitcoin Core data through chain-ingest. Build progress (rate, ETA) goes
@@ -76,21 +80,57 @@ public final class CoreChainAccess implements ChainAccess {
   public ChainBackend open(
       Path datadir, Path filters, Path work, StoreChoices store, PrintStream log)
       throws IOException {
+    return open(datadir, filters, work, store, TxIndexChoice.NODE, log);
+  }
+
+  /**
+   * As {@link #open(Path, Path, Path, StoreChoices, PrintStream)}; with {@link TxIndexChoice#OWN}
+   * (or {@code AUTO} beside a node without a txindex) lookups are answered by the own index {@code
+   * filters/own-txindex.dat}, built or rebuilt first when it is missing, damaged or not of this
+   * chain ({@link OwnIndexStore}).
+   */
+  @Override
+  public ChainBackend open(
+      Path datadir,
+      Path filters,
+      Path work,
+      StoreChoices store,
+      TxIndexChoice txindex,
+      PrintStream log)
+      throws IOException {
     long start = System.nanoTime();
     log.println(
         "bbf-index: opening " + datadir + " (private LevelDB snapshots under " + work + ")");
-    NodeIndex index = NodeIndex.open(datadir, work);
+    NodeIndex index = NodeIndex.open(datadir, work, false, txindex != TxIndexChoice.NODE);
     try {
+      boolean own = txindex == TxIndexChoice.OWN || index.txindexLayout() == TxIndexLayout.NONE;
+
       BuildOptions options = options(filters, store);
       FilterStore opened =
           FilterBuilder.ensureBuilt(index, filters, options, new ConsoleProgress());
+      // after the store: the builder wants its directory to itself until its manifest is there
+      Optional<OwnTxLookup> ownLookup;
+      try {
+        ownLookup =
+            own
+                ? Optional.of(
+                    OwnIndexStore.open(index, filters.resolve(OwnIndexStore.FILE_NAME), work, log))
+                : Optional.empty();
+      } catch (IOException | RuntimeException e) {
+        opened.close();
+        throw e;
+      }
       // a store faulted under the server is verified again and what fails is rebuilt
       CoreChainBackend backend =
           new CoreChainBackend(
               index,
               opened,
-              () -> FilterBuilder.ensureBuilt(index, filters, options, ProgressListener.NONE));
-      log.println("bbf-index: txindex " + index.txindexDescription());
+              () -> FilterBuilder.ensureBuilt(index, filters, options, ProgressListener.NONE),
+              ownLookup);
+      log.println(
+          "bbf-index: txindex "
+              + index.txindexDescription()
+              + (own ? "; lookups from the own txid index" : ""));
       log.printf(
           "bbf-index: index tip %d, %,d txids in %d filter(s) under %s, ready in %d ms%n",
           index.tipHeight(),

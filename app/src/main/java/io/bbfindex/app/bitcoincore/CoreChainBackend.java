@@ -8,7 +8,9 @@ import io.bbfindex.app.lookup.FilterSummary;
 import io.bbfindex.app.lookup.StoreInconsistentException;
 import io.bbfindex.app.lookup.TxAnswer;
 import io.bbfindex.ingest.NodeIndex;
+import io.bbfindex.ingest.TxIndexLayout;
 import io.bbfindex.ingest.blockfile.DamagedBlockException;
+import io.bbfindex.ingest.ownindex.OwnTxLookup;
 import io.bbfindex.ingest.records.BlockInfo;
 import io.bbfindex.ingest.records.IndexReadException;
 import io.bbfindex.ingest.records.TxLocation;
@@ -45,6 +47,13 @@ public final class CoreChainBackend implements ChainBackend {
   private static final long RETIRE_GRACE_MS = 2_000;
 
   private final NodeIndex index;
+
+  /**
+   * bbf-index's own txid index, when it answers lookups instead of the node's txindex ({@code
+   * --txindex own}, or a node without one).
+   */
+  private final Optional<OwnTxLookup> own;
+
   private final BlockData blockData;
   private volatile FilterStore store;
   private volatile FilterDescriptions descriptions;
@@ -72,6 +81,16 @@ public final class CoreChainBackend implements ChainBackend {
    * back (e.g. {@code FilterBuilder.ensureBuilt}, which rebuilds what fails its checksums).
    */
   CoreChainBackend(NodeIndex index, FilterStore store, StoreRecovery.Reopen reopen) {
+    this(index, store, reopen, Optional.empty());
+  }
+
+  /**
+   * As {@link #CoreChainBackend(NodeIndex, FilterStore, StoreRecovery.Reopen)}; a present {@code
+   * own} answers txid lookups (and is closed with the backend).
+   */
+  CoreChainBackend(
+      NodeIndex index, FilterStore store, StoreRecovery.Reopen reopen, Optional<OwnTxLookup> own) {
+    this.own = Objects.requireNonNull(own, "own");
     this.index = Objects.requireNonNull(index, "index");
     this.store = Objects.requireNonNull(store, "store");
     this.descriptions = new FilterDescriptions(store);
@@ -164,6 +183,9 @@ public final class CoreChainBackend implements ChainBackend {
 
   @Override
   public Optional<TxAnswer> lookupTx(byte[] txid) {
+    if (own.isPresent()) {
+      return lookupOwn(own.get(), txid);
+    }
     try {
       return index.findTx(txid).map(CoreChainBackend::answer);
     } catch (IndexReadException e) {
@@ -172,6 +194,25 @@ public final class CoreChainBackend implements ChainBackend {
         throw new StoreInconsistentException(e.getMessage(), e);
       }
       throw e;
+    }
+  }
+
+  /**
+   * The own index's answer, confirmed by the transaction's bytes ({@link OwnTxLookup}); a damaged
+   * block is an inconsistent store, never an "absent".
+   */
+  private static Optional<TxAnswer> lookupOwn(OwnTxLookup lookup, byte[] txid) {
+    try {
+      return lookup.find(txid).map(CoreChainBackend::answer);
+    } catch (DamagedBlockException e) {
+      throw new StoreInconsistentException(e.getMessage(), e);
+    } catch (IOException e) {
+      throw new IndexReadException(
+          "own txid index lookup of "
+              + io.bbfindex.ingest.encoding.HashKeys.toDisplayHex(txid)
+              + " failed: "
+              + e.getMessage(),
+          e);
     }
   }
 
@@ -254,7 +295,15 @@ public final class CoreChainBackend implements ChainBackend {
 
   @Override
   public String txindexLocation() {
+    if (index.txindexLayout() == TxIndexLayout.NONE) {
+      return "none";
+    }
     return index.legacyTxindex() ? "blocks/index" : "indexes/txindex";
+  }
+
+  @Override
+  public String txindexSource() {
+    return own.isPresent() ? "own" : "node";
   }
 
   @Override
@@ -282,6 +331,7 @@ public final class CoreChainBackend implements ChainBackend {
     try {
       store.close();
     } finally {
+      own.ifPresent(OwnTxLookup::close);
       try {
         index.close();
       } catch (IOException e) {

@@ -1,5 +1,6 @@
 package io.bbfindex.app.cli;
 
+import io.bbfindex.app.bitcoincore.TxIndexChoice;
 import io.bbfindex.app.demo.EmbeddedDemo;
 import io.bbfindex.app.esplora.NodeRelay;
 import io.bbfindex.app.follow.FollowOptions;
@@ -63,6 +64,7 @@ final class BitcoinServe {
     }
     // Without --fpr an existing store is served at the FPR it was built with, not rebuilt.
     double fpr = c.store.fpr.orElseGet(() -> StoreFpr.forStore(filters, StoreOptions.DEFAULT_FPR));
+    TxIndexChoice txindex = c.txindex.choice(c.follow.follow);
     Service service;
     if (node.isPresent() && c.follow.follow) {
       FollowOptions f = c.follow.options();
@@ -81,7 +83,7 @@ final class BitcoinServe {
               () ->
                   context
                       .access()
-                      .open(datadir, filters, work, c.store.choices(fpr), context.err()),
+                      .open(datadir, filters, work, c.store.choices(fpr), txindex, context.err()),
               backend -> service(backend, address, http, esploraPrefix, null));
     }
     String base = service.server().baseUrl();

@@ -24,7 +24,7 @@ import picocli.CommandLine.Spec;
     name = "serve",
     synopsisHeading = "",
     customSynopsis = {
-      "usage: bbf-index serve [--datadir DIR [--filters DIR] [--follow]] [options]",
+      "usage: bbf-index serve [--datadir DIR [--filters DIR] [--txindex S] [--follow]] [options]",
       "       bbf-index serve --eth-rpc URL [--datadir DIR --filters DIR] [options]"
     },
     descriptionHeading = "%n",
@@ -70,6 +70,8 @@ public final class ServeCommand implements Callable<Integer> {
 
   @ArgGroup(validate = false, heading = "%nBitcoin Core node:%n", order = 1)
   NodeOptions node = new NodeOptions();
+
+  @Mixin TxIndexOption txindex = new TxIndexOption();
 
   @ArgGroup(validate = false, heading = "%nFilter store (when serve builds it):%n", order = 2)
   StoreOptions store = new StoreOptions();

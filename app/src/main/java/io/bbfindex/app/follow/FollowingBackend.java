@@ -297,6 +297,11 @@ public final class FollowingBackend implements ChainBackend, MeterBinder {
   }
 
   @Override
+  public String txindexSource() {
+    return layers.history().txindexSource();
+  }
+
+  @Override
   public long leveldbReads() {
     return retiredReads + layers.history().leveldbReads();
   }

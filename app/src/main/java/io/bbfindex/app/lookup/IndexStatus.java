@@ -45,6 +45,13 @@ public interface IndexStatus {
    */
   String txindexLocation();
 
+  /**
+   * What answers "where is this txid": {@code node} (the node's own txindex) or {@code own}
+   * (bbf-index's own position index built from the blk files, for a node without {@code -txindex}).
+   * No default, for the reason {@link #txindexLayout()} has none.
+   */
+  String txindexSource();
+
   /** LevelDB reads performed so far (monotonic); the metric that proves negatives stay off disk. */
   long leveldbReads();
 

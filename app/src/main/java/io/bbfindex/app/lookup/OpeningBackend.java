@@ -112,6 +112,11 @@ public final class OpeningBackend implements ChainBackend {
     return open().txindexLocation();
   }
 
+  @Override
+  public String txindexSource() {
+    return open().txindexSource();
+  }
+
   /** 0 until opened (the counter of LevelDB reads is registered at once). */
   @Override
   public long leveldbReads() {

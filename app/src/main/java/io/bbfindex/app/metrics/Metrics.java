@@ -81,7 +81,9 @@ public final class Metrics implements LookupCounter {
   /** Gauge {@code bbf_index_txindex_layout{layout,location}}: 1 for the node's txindex layout. */
   public static final String TXINDEX_LAYOUT = "bbf.index.txindex.layout";
 
+  public static final String TXINDEX_SOURCE = "bbf.index.txindex.source";
   public static final String TAG_LAYOUT = "layout";
+  public static final String TAG_SOURCE = "source";
   public static final String TAG_LOCATION = "location";
 
   /**
@@ -181,6 +183,11 @@ public final class Metrics implements LookupCounter {
         .description("1, tagged with the txindex's layout (legacy, hashed, mixed) and location")
         .tag(TAG_LAYOUT, backend.txindexLayout())
         .tag(TAG_LOCATION, backend.txindexLocation())
+        .strongReference(true)
+        .register(registry);
+    Gauge.builder(TXINDEX_SOURCE, () -> 1)
+        .description("1, tagged with what answers txid lookups: node (its txindex) or own")
+        .tag(TAG_SOURCE, backend.txindexSource())
         .strongReference(true)
         .register(registry);
     // Gauges for the filters that answer lookups (blockFile -1: the summary and the block-hash

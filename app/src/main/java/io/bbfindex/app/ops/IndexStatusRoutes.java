@@ -45,6 +45,7 @@ public final class IndexStatusRoutes implements Feature {
     body.put("tipHeight", index.tipHeight());
     body.put("txindexLayout", index.txindexLayout());
     body.put("txindexLocation", index.txindexLocation());
+    body.put("txindexSource", index.txindexSource());
     double lag = index.txindexLagBlocks();
     body.put("txindexLagBlocks", Double.isNaN(lag) ? null : (long) lag);
     body.put("leveldbReads", index.leveldbReads());

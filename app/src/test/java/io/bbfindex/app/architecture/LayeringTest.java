@@ -166,6 +166,8 @@ class LayeringTest {
                   "io.bbfindex.ingest.encoding",
                   "io.bbfindex.ingest.blockfile",
                   "io.bbfindex.ingest.archive",
+                  // the own txid index, for nodes without -txindex
+                  "io.bbfindex.ingest.ownindex",
                   // the filter builder and the filter store
                   "io.bbfindex.ingest.filterbuild",
                   "io.bbfindex.ingest.store")),

@@ -151,4 +151,9 @@ public final class InMemoryChainBackend implements ChainBackend {
   public String txindexLocation() {
     return "indexes/txindex";
   }
+
+  @Override
+  public String txindexSource() {
+    return "node";
+  }
 }

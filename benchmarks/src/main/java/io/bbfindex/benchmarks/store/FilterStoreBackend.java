@@ -120,4 +120,9 @@ public final class FilterStoreBackend implements ChainBackend {
   public String txindexLocation() {
     return "indexes/txindex";
   }
+
+  @Override
+  public String txindexSource() {
+    return "node";
+  }
 }

@@ -87,8 +87,18 @@ public final class RegtestNode implements AutoCloseable {
    */
   public static RegtestNode start(Path binary, boolean zmq)
       throws IOException, InterruptedException {
+    return start(binary, zmq, List.of());
+  }
+
+  /**
+   * As {@link #start(Path, boolean)}, with more bitcoind options after the usual ones (a later
+   * option wins: {@code -txindex=0} starts a node without a txindex).
+   */
+  public static RegtestNode start(Path binary, boolean zmq, List<String> options)
+      throws IOException, InterruptedException {
     Path dir = Files.createTempDirectory("bbf-regtest-");
     RegtestNode node = new RegtestNode(binary, dir, zmq);
+    node.extraArgs = List.copyOf(options);
     try {
       node.launch(true);
       node.rpc.call("createwallet", "w");

@@ -22,7 +22,7 @@ import org.bitcoinj.base.VarInt;
  * block at the row's position: the txid asked for is not there) from damage (bytes at that position
  * that are not what the header commits to: no answer can be given).
  */
-final class CommittedTxids {
+public final class CommittedTxids {
 
   /** Where each transaction starts, counted from the header's first byte, in block order. */
   private final long[] offsets;
@@ -42,7 +42,7 @@ final class CommittedTxids {
    *     walked, bytes are left over, or the txids do not fold to the header's merkle root
    * @throws IOException if the file cannot be read, or its framing is corrupt
    */
-  static CommittedTxids read(BlockFileReader blocks, BlockInfo block) throws IOException {
+  public static CommittedTxids read(BlockFileReader blocks, BlockInfo block) throws IOException {
     String where = BlockFileReader.displayName(block.file()) + " block at " + block.dataPos();
     byte[] record = blocks.readBlock(block.file(), block.dataPos());
     int headerBytes = BlockFileReader.HEADER_BYTES;
@@ -105,7 +105,7 @@ final class CommittedTxids {
    * The txid (internal order) of the transaction starting {@code offsetFromHeader} bytes after the
    * header's first byte, or null when no transaction of the block starts there.
    */
-  byte[] txidAt(long offsetFromHeader) {
+  public byte[] txidAt(long offsetFromHeader) {
     int i = Arrays.binarySearch(offsets, offsetFromHeader);
     return i < 0 ? null : Arrays.copyOfRange(txids, i * 32, i * 32 + 32);
   }

@@ -1,0 +1,74 @@
+package io.bbfindex.ingest.ownindex;
+
+import io.bbfindex.ingest.NodeIndex;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Optional;
+
+/**
+ * The own index of a served node, opened as it is when it matches the node and (re)built when it
+ * does not: missing, damaged (named in the log, then rebuilt), or built from other blocks (its
+ * chain digest or active tip is not the node's). Incremental updates are later work: a changed
+ * chain is a full rebuild here.
+ */
+public final class OwnIndexStore {
+
+  /** The file name inside the filter store's directory. */
+  public static final String FILE_NAME = "own-txindex.dat";
+
+  private OwnIndexStore() {}
+
+  /**
+   * The lookup of {@code node}'s own index at {@code file}, built first if needed.
+   *
+   * @param tempDir where a build spills (deleted after)
+   * @param log one-line messages (why a build happens, its size)
+   */
+  public static OwnTxLookup open(NodeIndex node, Path file, Path tempDir, PrintStream log)
+      throws IOException {
+    Optional<OwnIndexFile> current = openMatching(node, file, log);
+    if (current.isEmpty()) {
+      OwnIndexBuilder.Report r =
+          OwnIndexBuilder.build(
+              node, file, tempDir, Math.max(1, Runtime.getRuntime().availableProcessors()));
+      log.printf(
+          "bbf-index: own txid index built: %,d txids, %,d bytes (%.2f bytes a txid) in %d ms%n",
+          r.keys(), r.bytes(), r.bytesPerTxid(), r.millis());
+      current = Optional.of(OwnIndexFile.open(file));
+    }
+    return new OwnTxLookup(current.get(), node.blocks(), node.blockFileReader());
+  }
+
+  private static Optional<OwnIndexFile> openMatching(NodeIndex node, Path file, PrintStream log)
+      throws IOException {
+    if (!Files.exists(file)) {
+      log.println("bbf-index: building the own txid index " + file);
+      return Optional.empty();
+    }
+    OwnIndexFile f;
+    try {
+      f = OwnIndexFile.open(file);
+    } catch (OwnIndexCorruptException e) {
+      log.println("bbf-index: " + e.getMessage() + " (rebuilding it)");
+      return Optional.empty();
+    }
+    OwnIndexHeader h = f.header();
+    if (!Arrays.equals(h.tipHash(), node.tipHash())
+        || !Arrays.equals(h.chainDigest(), ChainDigest.of(node.blocks()))) {
+      log.println(
+          "bbf-index: the own txid index "
+              + file
+              + " was built at height "
+              + h.tipHeight()
+              + ", the node is at "
+              + node.tipHeight()
+              + " (rebuilding it)");
+      f.close();
+      return Optional.empty();
+    }
+    return Optional.of(f);
+  }
+}
