@@ -11,6 +11,7 @@ import io.bbfindex.app.http.HttpOptions;
 import io.bbfindex.app.http.Service;
 import io.bbfindex.app.lookup.ChainBackend;
 import io.bbfindex.app.lookup.OpeningBackend;
+import io.bbfindex.app.push.PushOptions;
 import io.bbfindex.app.workdir.NodeDirectories;
 import io.bbfindex.ingest.filterbuild.StoreFpr;
 import java.io.IOException;
@@ -163,7 +164,12 @@ public final class ServeCommand {
       } catch (IllegalArgumentException e) {
         throw new UsageException(e.getMessage());
       }
-      service = startService(backend, address, http, esploraPrefix, relayTo);
+      // --max-tracked: the one push option (issue 27), parsed here alone
+      PushOptions push =
+          new PushOptions(
+              PushOptions.DEFAULTS.heartbeat(),
+              o.integer("max-tracked", PushOptions.DEFAULTS.maxTracked(), 1, 100_000));
+      service = startService(backend, address, http, esploraPrefix, relayTo, push);
     } else {
       Path d = datadir;
       Path fl = filters;
@@ -171,7 +177,8 @@ public final class ServeCommand {
       service =
           startWhileOpening(
               () -> access.open(d, fl, w, fpr, unsalted, err),
-              backend -> startService(backend, address, http, esploraPrefix, null));
+              backend ->
+                  startService(backend, address, http, esploraPrefix, null, PushOptions.DEFAULTS));
     }
     String base = service.server().baseUrl();
     out.println("listening on " + base + " (" + service.server().transport().label() + ")");
@@ -208,10 +215,18 @@ public final class ServeCommand {
       InetSocketAddress address,
       HttpOptions http,
       String esploraPrefix,
-      NodeRelay node)
+      NodeRelay node,
+      PushOptions push)
       throws IOException {
     return Service.start(
-        backend, null, address, HttpInitializer.DEFAULT_MAX_BODY_BYTES, http, esploraPrefix, node);
+        backend,
+        null,
+        address,
+        HttpInitializer.DEFAULT_MAX_BODY_BYTES,
+        http,
+        esploraPrefix,
+        node,
+        push);
   }
 
   /** Opens the backend ({@link ChainAccess#open}). */

@@ -24,7 +24,8 @@ public record FollowOptions(
           "rpc-password",
           "rpc-password-file",
           "zmq",
-          "refresh-blocks");
+          "refresh-blocks",
+          "max-tracked");
 
   /** The environment variable that may hold the RPC password instead of the command line. */
   public static final String PASSWORD_ENV = "BBF_RPC_PASSWORD";
@@ -47,5 +48,6 @@ public record FollowOptions(
                         line is visible to every user in ps)
         --zmq EP        ZMQ 'sequence' endpoint (default: getzmqnotifications; 'none' polls)
         --refresh-blocks N   new snapshot and filters once N blocks follow it (default 144; 0 never)
+        --max-tracked N txids one WebSocket connection may track (default 1000)
       """;
 }
