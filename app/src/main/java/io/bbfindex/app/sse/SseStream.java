@@ -38,6 +38,9 @@ final class SseStream implements Subscriber {
   private final Channel channel;
   private final PushMetrics metrics;
 
+  /** Set (on the event loop) once the stream is closed for not reading. */
+  private boolean dropped;
+
   private SseStream(Channel channel, PushMetrics metrics) {
     this.channel = channel;
     this.metrics = metrics;
@@ -105,10 +108,11 @@ final class SseStream implements Subscriber {
 
   /** Writes a chunk, or closes a stream whose client has not read what it was sent. */
   private boolean send(byte[] bytes) {
-    if (!channel.isActive()) {
+    if (dropped || !channel.isActive()) {
       return false;
     }
     if (!channel.isWritable()) {
+      dropped = true; // events already queued for it find it dropped: counted once
       metrics.slowConsumerClosed();
       channel.close();
       return false;

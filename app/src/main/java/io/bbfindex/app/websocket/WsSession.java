@@ -62,7 +62,16 @@ final class WsSession extends SimpleChannelInboundHandler<WebSocketFrame> implem
   private final Map<String, Object> pendingTracked = new LinkedHashMap<>();
 
   private boolean wantBlocks;
-  private ScheduledFuture<?> pinger;
+
+  /** Set once the connection is closed for not reading. */
+  private boolean dropped;
+
+  /** Messages a client may send in a second: a wallet sends a handful; more is a flood. */
+  static final int MAX_MESSAGES_PER_SECOND = 100;
+
+  private long windowStart = System.nanoTime();
+  private int messagesInWindow;
+  private final ScheduledFuture<?> pinger;
 
   WsSession(
       Channel channel,
@@ -75,16 +84,17 @@ final class WsSession extends SimpleChannelInboundHandler<WebSocketFrame> implem
     this.limits = limits;
     this.recentBlocks = recentBlocks;
     this.blockJson = blockJson;
+    long period = limits.ping().toMillis();
+    this.pinger =
+        channel
+            .eventLoop()
+            .scheduleAtFixedRate(
+                () -> send(new PingWebSocketFrame()), period, period, TimeUnit.MILLISECONDS);
   }
 
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) {
     hub.metrics().opened(PushMetrics.WEBSOCKET);
-    long period = limits.ping().toMillis();
-    pinger =
-        ctx.executor()
-            .scheduleAtFixedRate(
-                () -> send(new PingWebSocketFrame()), period, period, TimeUnit.MILLISECONDS);
     ctx.channel().closeFuture().addListener(f -> ended());
   }
 
@@ -136,6 +146,15 @@ final class WsSession extends SimpleChannelInboundHandler<WebSocketFrame> implem
   }
 
   private void onMessage(String text) {
+    long now = System.nanoTime();
+    if (now - windowStart > 1_000_000_000L) {
+      windowStart = now;
+      messagesInWindow = 0;
+    }
+    if (++messagesInWindow > MAX_MESSAGES_PER_SECOND) {
+      close(WebSocketCloseStatus.POLICY_VIOLATION, "too many messages: at most 100 a second");
+      return;
+    }
     JsonNode msg;
     try {
       msg = MAPPER.readTree(text);
@@ -315,12 +334,13 @@ final class WsSession extends SimpleChannelInboundHandler<WebSocketFrame> implem
 
   /** Writes a frame, or closes a connection whose client has not read what it was sent. */
   private boolean send(WebSocketFrame frame) {
-    if (!channel.isActive()) {
+    if (dropped || !channel.isActive()) {
       frame.release();
       return false;
     }
     if (!channel.isWritable()) {
       frame.release();
+      dropped = true; // events already queued for it find it dropped: counted once
       hub.metrics().slowConsumerClosed();
       channel.close(); // a close frame would queue behind what it does not read
       return false;

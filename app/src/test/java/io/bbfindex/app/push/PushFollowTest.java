@@ -262,14 +262,67 @@ class PushFollowTest {
           assertEquals(1009, client.closeCode(Duration.ofSeconds(5)), "1 MB message");
         }
         try (WsClient client = new WsClient(ws)) {
+          for (int i = 0; i <= 100; i++) {
+            client.send("{\"action\":\"ping\"}");
+          }
+          assertEquals(1008, client.closeCode(Duration.ofSeconds(5)), "a flood is cut");
+        }
+        try (WsClient client = new WsClient(ws)) {
           client.sendBinary(new byte[] {1, 2, 3});
           assertEquals(1003, client.closeCode(Duration.ofSeconds(5)), "binary frame");
         }
+        assertSlowConsumerIsClosed(service, base);
         assertEquals(200, api.get("/v1/status").status(), "the server is alive");
         assertFalse(
             api.get("/metrics")
                 .body()
                 .contains("bbf_http_server_errors_total{route=\"websocket\"} 1"));
+      }
+    }
+  }
+
+  /**
+   * A client that subscribes and never reads is closed once its connection's outbound buffer is
+   * full, and counted: the events are published into the follower's own sink (as the follower
+   * does), 50,000 blocks' worth, far past the 64 KiB buffer and the kernel's.
+   */
+  private static void assertSlowConsumerIsClosed(Service service, String base) throws Exception {
+    java.net.URI u = java.net.URI.create(base);
+    try (Socket socket = new Socket()) {
+      socket.setReceiveBufferSize(1024);
+      socket.connect(new InetSocketAddress(u.getHost(), u.getPort()));
+      OutputStream out = socket.getOutputStream();
+      out.write(
+          ("GET /v1/blocks/events HTTP/1.1\r\nHost: " + u.getHost() + "\r\n\r\n")
+              .getBytes(StandardCharsets.US_ASCII));
+      out.flush();
+      Thread.sleep(300); // subscribed
+      io.bbfindex.follow.events.FollowEvents events =
+          ((io.bbfindex.app.follow.FollowingBackend) service.backend()).events();
+      for (int i = 0; i < 50_000; i++) {
+        events.publish(
+            new io.bbfindex.follow.events.ChainEvent.BlockConnected(
+                Hash32.ofDisplayHex(String.format("%064x", i + 1)), 1_000_000 + i, List.of()));
+      }
+      ApiClient api = new ApiClient(base);
+      long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+      while (!api.get("/metrics").body().contains("bbf_push_slow_consumers_closed_total 1.0")) {
+        assertTrue(
+            System.nanoTime() < deadline,
+            "the non-reading client was not closed: "
+                + api.get("/metrics")
+                    .body()
+                    .lines()
+                    .filter(l -> l.startsWith("bbf_push"))
+                    .toList());
+        Thread.sleep(50);
+      }
+      // what the kernel buffered is still readable, then the stream ends
+      socket.setSoTimeout(10_000);
+      InputStream in = socket.getInputStream();
+      byte[] buffer = new byte[65_536];
+      while (in.read(buffer) >= 0) {
+        // drain
       }
     }
   }
