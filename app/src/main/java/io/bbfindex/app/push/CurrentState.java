@@ -43,10 +43,5 @@ final class CurrentState {
     };
   }
 
-  /** Confirmations of a block at {@code height} on the served chain now (at least 1). */
-  int confirmations(int height) {
-    return Math.max(1, backend.tipHeight() - height + 1);
-  }
-
   record Snapshot(String kind, Map<String, Object> data) {}
 }

@@ -155,7 +155,7 @@ public final class PushHub implements ChainListener {
         for (Hash32 txid : b.txids()) {
           if (lastKind.containsKey(txid.displayHex())) {
             Map<String, Object> data = block(b.hash(), b.height());
-            data.put("confirmations", current.confirmations(b.height()));
+            data.put("confirmations", 1); // as of the event: its block is the tip
             txChange(txid, "confirmed", data, observedNanos);
           }
         }

@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.OptionalLong;
+import java.util.function.Consumer;
 
 /**
  * Server-Sent Events ({@code text/event-stream}) for curl, browsers' {@code EventSource} and
@@ -45,28 +46,37 @@ public final class SseRoutes implements Feature {
   }
 
   private void txEvents(RouteRequest request) {
-    Hash32 txid = TxidParam.parse(request.param(0)).orElseThrow(() -> malformedTxid());
+    Hash32 txid = TxidParam.parse(request.param(0)).orElseThrow(SseRoutes::malformedTxid);
     OptionalLong last = lastEventId(request);
-    SseStream.start(
-        request.ctx(),
-        request.http().protocolVersion(),
-        hub.metrics(),
+    stream(
+        request,
         PushMetrics.SSE_TX,
-        heartbeat,
         s -> hub.subscribeTx(txid, s, last),
         s -> hub.unsubscribe(txid.displayHex(), s));
   }
 
   private void blockEvents(RouteRequest request) {
     OptionalLong last = lastEventId(request);
+    stream(
+        request,
+        PushMetrics.SSE_BLOCKS,
+        s -> hub.subscribeBlocks(s, last),
+        s -> hub.unsubscribe(PushHub.BLOCKS, s));
+  }
+
+  private void stream(
+      RouteRequest request,
+      String kind,
+      Consumer<SseStream> subscribe,
+      Consumer<SseStream> unsubscribe) {
     SseStream.start(
         request.ctx(),
         request.http().protocolVersion(),
         hub.metrics(),
-        PushMetrics.SSE_BLOCKS,
+        kind,
         heartbeat,
-        s -> hub.subscribeBlocks(s, last),
-        s -> hub.unsubscribe(PushHub.BLOCKS, s));
+        subscribe,
+        unsubscribe);
   }
 
   private static Refusal.Exception malformedTxid() {

@@ -23,11 +23,14 @@ final class MempoolSpaceMessages {
     String txid = event.topic();
     return switch (event.kind()) {
       case "confirmed" -> Optional.of(Map.of("txConfirmed", txid));
-      case "replaced" -> Optional.of(Map.of("txReplaced", Map.of("txid", event.data().get("by"))));
+      case "replaced" ->
+          Optional.of(Map.of("txReplaced", Map.of("txid", event.data().getOrDefault("by", ""))));
       case "unconfirmed" -> Optional.of(Map.of("txUnconfirmed", txid));
       case "removed" ->
           Optional.of(
-              Map.of("txRemoved", Map.of("txid", txid, "reason", event.data().get("reason"))));
+              Map.of(
+                  "txRemoved",
+                  Map.of("txid", txid, "reason", event.data().getOrDefault("reason", "unknown"))));
       default -> Optional.empty(); // mempool, unknown, stale: nothing the dialect reports
     };
   }
@@ -37,8 +40,8 @@ final class MempoolSpaceMessages {
     Map<String, Object> info = new LinkedHashMap<>();
     info.put("confirmed", event.kind().equals("confirmed"));
     switch (event.kind()) {
-      case "replaced" -> info.put("replacedBy", event.data().get("by"));
-      case "removed" -> info.put("removed", event.data().get("reason"));
+      case "replaced" -> info.put("replacedBy", event.data().getOrDefault("by", ""));
+      case "removed" -> info.put("removed", event.data().getOrDefault("reason", "unknown"));
       case "unconfirmed" -> info.put("unconfirmed", true);
       default -> {}
     }

@@ -298,8 +298,9 @@ final class WsSession extends SimpleChannelInboundHandler<WebSocketFrame> implem
     Map<String, Object> message = new LinkedHashMap<>();
     if (event.topic().equals(PushHub.BLOCKS)) {
       if (wantBlocks && event.kind().equals("connected")) {
-        blockJson
-            .apply(Hash32.ofDisplayHex((String) event.data().get("blockHash")))
+        Optional.ofNullable(event.data().get("blockHash"))
+            .map(h -> Hash32.ofDisplayHex(h.toString()))
+            .flatMap(blockJson)
             .ifPresent(b -> message.put("block", b));
       }
     } else {

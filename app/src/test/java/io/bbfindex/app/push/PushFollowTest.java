@@ -197,7 +197,7 @@ class PushFollowTest {
           txSeen = sse.next("mempool", SOON).id();
         }
         List<Hash32> away = node.mine(2);
-        Thread.sleep(500); // the follower applies them while nobody listens
+        awaitTip(api, away.get(1)); // the follower applies them while nobody listens
         try (SseClient blocks =
                 new SseClient(base + "/v1/blocks/events", Long.toString(blocksSeen));
             SseClient sse = new SseClient(laterEvents, Long.toString(txSeen));
@@ -351,6 +351,14 @@ class PushFollowTest {
         line.append((char) c);
       }
       return line.toString();
+    }
+  }
+
+  private static void awaitTip(ApiClient api, Hash32 block) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (api.get("/v1/block/" + block.displayHex()).status() != 200) {
+      assertTrue(System.nanoTime() < deadline, block + " not served within 10 s");
+      Thread.sleep(20);
     }
   }
 
