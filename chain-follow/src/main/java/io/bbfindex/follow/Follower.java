@@ -1,6 +1,9 @@
 package io.bbfindex.follow;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.bbfindex.follow.events.ChainEvent;
+import io.bbfindex.follow.events.ChainEventSink;
+import io.bbfindex.follow.events.Removal;
 import io.bbfindex.follow.layer.BlockFileLocator;
 import io.bbfindex.follow.layer.BlockPosition;
 import io.bbfindex.follow.layer.DecodedBlock;
@@ -20,6 +23,8 @@ import java.lang.System.Logger.Level;
 import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -53,6 +58,12 @@ public final class Follower implements AutoCloseable {
   private final Thread thread;
   private final Object progress = new Object();
   private volatile boolean closed;
+
+  /**
+   * Where the changes go ({@link #publishTo}): nowhere until the app listens, and a refreshed
+   * follower publishes only once it is swapped in, so that no block is reported twice.
+   */
+  private volatile ChainEventSink sink = ChainEventSink.NONE;
 
   private ZmqSequenceSubscriber zmq;
   private boolean zmqLookedUp;
@@ -175,6 +186,14 @@ public final class Follower implements AutoCloseable {
 
   public FollowStats stats() {
     return stats;
+  }
+
+  /**
+   * Reports every change applied from now on to {@code to} ({@link ChainEventSink#NONE}: to
+   * nobody), on the follower's thread.
+   */
+  public void publishTo(ChainEventSink to) {
+    sink = Objects.requireNonNull(to, "to");
   }
 
   /**
@@ -397,6 +416,7 @@ public final class Follower implements AutoCloseable {
           // before its D reached us. Only the node can tell; it is the rare case.
           if (!tip.isConfirmed(e.hash()) || inNodeMempool(e.hash())) {
             mempool.add(e.hash());
+            sink.publish(new ChainEvent.TxEntered(e.hash()));
           }
         }
       }
@@ -404,6 +424,7 @@ public final class Follower implements AutoCloseable {
         if (e.mempoolSequence() >= nextMempoolSequence) {
           nextMempoolSequence = e.mempoolSequence() + 1;
           mempool.remove(e.hash());
+          sink.publish(new ChainEvent.TxLeft(e.hash(), new Removal.Unresolved()));
         }
       }
     }
@@ -468,7 +489,9 @@ public final class Follower implements AutoCloseable {
   private void disconnectStale() throws IOException {
     int depth = 0;
     while (tip.depth() > 0 && !onActiveChain(tip.tipHash())) {
+      int goneHeight = tip.tipHeight();
       DecodedBlock gone = tip.disconnectTip();
+      publishDisconnected(gone, goneHeight);
       stats.blocksDisconnected.incrementAndGet();
       depth++;
       LOG.log(Level.DEBUG, "disconnected " + gone.hash());
@@ -485,7 +508,10 @@ public final class Follower implements AutoCloseable {
                           "the snapshot's block "
                               + base
                               + " left the active chain and the node no longer has it (pruned?)"));
-      tip.disconnectBase(DecodedBlock.parse(raw));
+      DecodedBlock gone = DecodedBlock.parse(raw);
+      int goneHeight = tip.baseHeight();
+      tip.disconnectBase(gone);
+      publishDisconnected(gone, goneHeight);
       stats.blocksDisconnected.incrementAndGet();
       depth++;
       LOG.log(Level.INFO, "reorg into the snapshot's blocks: " + base + " disconnected");
@@ -498,6 +524,11 @@ public final class Follower implements AutoCloseable {
           Level.INFO, "reorg: " + depth + " block(s) disconnected, tip back at " + tip.tipHash());
       signalProgress();
     }
+  }
+
+  private void publishDisconnected(DecodedBlock gone, int height) {
+    sink.publish(
+        new ChainEvent.BlockDisconnected(gone.hash(), height, Arrays.asList(gone.txids())));
   }
 
   private boolean onActiveChain(Hash32 block) throws IOException {
@@ -535,6 +566,7 @@ public final class Follower implements AutoCloseable {
       }
       BlockPosition where = locator.flatMap(l -> l.find(hash)).orElse(null);
       tip.connect(block, where);
+      sink.publish(new ChainEvent.BlockConnected(hash, next, Arrays.asList(block.txids())));
       if (pendingReorgDepth > 0) {
         stats.recordReorg(pendingReorgDepth);
         pendingReorgDepth = 0;
@@ -567,6 +599,7 @@ public final class Follower implements AutoCloseable {
   private void applyMempool(RawMempool m) {
     mempool.replaceAll(m.txids(), m.count());
     nextMempoolSequence = m.sequence();
+    sink.publish(new ChainEvent.MempoolResynced());
     signalProgress();
   }
 

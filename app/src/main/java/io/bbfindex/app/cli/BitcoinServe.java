@@ -9,6 +9,7 @@ import io.bbfindex.app.http.HttpInitializer;
 import io.bbfindex.app.http.HttpOptions;
 import io.bbfindex.app.http.Service;
 import io.bbfindex.app.lookup.ChainBackend;
+import io.bbfindex.app.push.PushOptions;
 import io.bbfindex.app.workdir.NodeDirectories;
 import io.bbfindex.ingest.filterbuild.StoreFpr;
 import java.io.IOException;
@@ -76,7 +77,7 @@ final class BitcoinServe {
       } catch (IllegalArgumentException e) {
         throw new UsageException(e.getMessage());
       }
-      service = service(backend, address, http, esploraPrefix, relay);
+      service = service(backend, address, http, esploraPrefix, relay, c.follow.push());
     } else {
       service =
           StartWhileOpening.start(
@@ -84,7 +85,8 @@ final class BitcoinServe {
                   context
                       .access()
                       .open(datadir, filters, work, c.store.choices(fpr), txindex, context.err()),
-              backend -> service(backend, address, http, esploraPrefix, null));
+              backend ->
+                  service(backend, address, http, esploraPrefix, null, PushOptions.DEFAULTS));
     }
     String base = service.server().baseUrl();
     context
@@ -102,10 +104,18 @@ final class BitcoinServe {
       InetSocketAddress address,
       HttpOptions http,
       String esploraPrefix,
-      NodeRelay relay)
+      NodeRelay relay,
+      PushOptions push)
       throws IOException {
     return Service.start(
-        backend, null, address, HttpInitializer.DEFAULT_MAX_BODY_BYTES, http, esploraPrefix, relay);
+        backend,
+        null,
+        address,
+        HttpInitializer.DEFAULT_MAX_BODY_BYTES,
+        http,
+        esploraPrefix,
+        relay,
+        push);
   }
 
   static String demoExamples(String base) {

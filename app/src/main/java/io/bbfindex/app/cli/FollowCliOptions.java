@@ -1,6 +1,7 @@
 package io.bbfindex.app.cli;
 
 import io.bbfindex.app.follow.FollowOptions;
+import io.bbfindex.app.push.PushOptions;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -62,6 +63,20 @@ final class FollowCliOptions {
       description =
           "New snapshot and filters once N blocks follow it (default ${DEFAULT-VALUE}; 0 never).")
   int refreshBlocks = FollowOptions.DEFAULT_REFRESH_BLOCKS;
+
+  @Option(
+      names = "--max-tracked",
+      paramLabel = "N",
+      description =
+          "Txids one WebSocket connection (<esplora-prefix>/v1/ws) may track (default"
+              + " ${DEFAULT-VALUE}, at most 100,000).")
+  int maxTracked = PushOptions.DEFAULTS.maxTracked();
+
+  /** The push streams' limits: {@code --max-tracked}, the default heartbeat. */
+  PushOptions push() throws UsageException {
+    return new PushOptions(
+        PushOptions.DEFAULTS.heartbeat(), Bounds.check("--max-tracked", maxTracked, 1, 100_000));
+  }
 
   /** What {@code FollowServe} needs; the password from the file, the option or the environment. */
   FollowOptions options() throws UsageException, IOException {

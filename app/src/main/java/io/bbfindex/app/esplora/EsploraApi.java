@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import org.bitcoinj.base.BitcoinNetwork;
 import org.bitcoinj.base.Sha256Hash;
 import org.bitcoinj.core.PartialMerkleTree;
@@ -141,6 +142,22 @@ public final class EsploraApi {
   Reply block(String hash) {
     BlockAnswer b = blockByHash(hash);
     return json(EsploraJson.block(reads.block(b), medianTime(b)));
+  }
+
+  /**
+   * Esplora's block JSON of the block {@code hash} (internal order), as {@code block/:hash}; from
+   * its header alone when its bytes cannot be read here; empty when the block is unknown.
+   */
+  public Optional<java.util.Map<String, Object>> blockJson(byte[] hash) {
+    Optional<BlockAnswer> b = reads.lookups().block(hash);
+    if (b.isEmpty()) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(EsploraJson.block(reads.block(b.get()), medianTime(b.get())));
+    } catch (RuntimeException unreadable) {
+      return Optional.of(EsploraJson.blockHeader(b.get()));
+    }
   }
 
   /** {@code block/:hash/header}: the 80-byte header, hex. */

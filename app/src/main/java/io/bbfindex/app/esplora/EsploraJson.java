@@ -136,6 +136,26 @@ final class EsploraJson {
     return o;
   }
 
+  /**
+   * A block's JSON from its header alone, for a block whose bytes cannot be read here (a followed
+   * block the snapshot's files do not place): {@code size}, {@code weight} and {@code mediantime}
+   * are left out rather than guessed.
+   */
+  static Map<String, Object> blockHeader(BlockAnswer b) {
+    Map<String, Object> o = new LinkedHashMap<>();
+    o.put("id", HashKeys.toDisplayHex(b.hash()));
+    o.put("height", b.height());
+    o.put("version", b.version());
+    o.put("timestamp", b.time());
+    o.put("tx_count", b.nTx());
+    o.put("merkle_root", HashKeys.toDisplayHex(b.merkleRoot()));
+    o.put("previousblockhash", b.height() == 0 ? null : HashKeys.toDisplayHex(b.prevHash()));
+    o.put("nonce", b.nonce());
+    o.put("bits", b.bits());
+    o.put("difficulty", difficulty(b.bits()));
+    return o;
+  }
+
   /** {@code block/:hash/status}. */
   static Map<String, Object> blockStatus(BlockAnswer b, BlockAnswer next) {
     Map<String, Object> o = new LinkedHashMap<>();

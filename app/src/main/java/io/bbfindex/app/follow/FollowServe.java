@@ -9,6 +9,7 @@ import io.bbfindex.follow.FollowConfig;
 import io.bbfindex.follow.FollowState;
 import io.bbfindex.follow.FollowStats;
 import io.bbfindex.follow.Follower;
+import io.bbfindex.follow.events.FollowEvents;
 import io.bbfindex.follow.node.NodeAccess;
 import io.bbfindex.follow.node.NodeRpc;
 import io.bbfindex.ingest.NodeIndex;
@@ -96,7 +97,7 @@ public final class FollowServe {
       log.printf(
           "bbf-index: snapshot complete to %d (block index tip %d); following %s (%s, from %s)%n",
           base.height(), index.tipHeight(), rpcUri, network, access.from());
-      FollowingBackend backend = new FollowingBackend(history, follower);
+      FollowingBackend backend = new FollowingBackend(history, follower, FollowEvents.start(rpc));
       backend.ownWorkDir(claim);
       if (options.refreshBlocks() > 0) {
         HistoryRefresh refresh =

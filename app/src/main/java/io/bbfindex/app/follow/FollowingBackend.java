@@ -11,6 +11,8 @@ import io.bbfindex.follow.FollowState;
 import io.bbfindex.follow.FollowStats;
 import io.bbfindex.follow.FollowStatus;
 import io.bbfindex.follow.Follower;
+import io.bbfindex.follow.events.ChainEventSink;
+import io.bbfindex.follow.events.FollowEvents;
 import io.bbfindex.follow.layer.TipAnswer;
 import io.bbfindex.follow.layer.TipBlock;
 import io.bbfindex.ingest.encoding.Hash32;
@@ -57,9 +59,36 @@ public final class FollowingBackend implements ChainBackend, MeterBinder {
   /** LevelDB reads of replaced histories, so that the counter never goes back. */
   private volatile long retiredReads;
 
-  /** Takes ownership of both: {@link #close()} stops the follower, then closes the history. */
-  public FollowingBackend(ChainBackend history, Follower follower) {
+  /** What the current follower applies, for push (the follower swapped in by a refresh too). */
+  private final FollowEvents events;
+
+  /**
+   * Takes ownership of all three: {@link #close()} stops the follower, then closes the history and
+   * the events' thread. The follower publishes to {@code events} from now on.
+   */
+  public FollowingBackend(ChainBackend history, Follower follower, FollowEvents events) {
     this.layers = new Layers(history, follower);
+    this.events = Objects.requireNonNull(events, "events");
+    follower.publishTo(events);
+  }
+
+  /** The hash of the active chain's block at {@code height}: followed, or in the history. */
+  public Optional<Hash32> activeHashAt(int height) {
+    Layers l = layers;
+    Optional<Hash32> followed = l.follower().servedHashAt(height);
+    if (followed.isPresent()) {
+      return followed;
+    }
+    return l.history()
+        .blockData()
+        .flatMap(d -> d.activeBlockAt(height))
+        .filter(b -> height <= l.follower().status().snapshotTipHeight())
+        .map(b -> Hash32.ofInternal(b.hash()));
+  }
+
+  /** The changes the followed node's chain and mempool go through, as the follower applies them. */
+  public FollowEvents events() {
+    return events;
   }
 
   /** The current follower (a refresh replaces it). */
@@ -78,6 +107,10 @@ public final class FollowingBackend implements ChainBackend, MeterBinder {
   synchronized Layers swap(Layers fresh) {
     Layers old = layers;
     retiredReads += old.history().leveldbReads();
+    // Both serve the same tip here: the new one publishes first, so a change either applies in
+    // the gap is reported twice rather than never (push listeners report state changes only).
+    fresh.follower().publishTo(events);
+    old.follower().publishTo(ChainEventSink.NONE);
     layers = fresh;
     return old;
   }
@@ -428,6 +461,7 @@ public final class FollowingBackend implements ChainBackend, MeterBinder {
     }
     try {
       closeLayers(layers);
+      events.close();
     } finally {
       SnapshotDirectories.Claim w = workDir;
       if (w != null) {

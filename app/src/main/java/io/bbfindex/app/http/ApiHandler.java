@@ -7,6 +7,7 @@ import io.bbfindex.app.route.Refusal;
 import io.bbfindex.app.route.Responses;
 import io.bbfindex.app.route.RouteRequest;
 import io.bbfindex.app.route.RouteTable;
+import io.bbfindex.app.route.StreamHandler;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Timer;
 import io.netty.channel.ChannelFutureListener;
@@ -94,6 +95,11 @@ public final class ApiHandler extends ChannelInboundHandlerAdapter {
       try {
         response =
             switch (resolution) {
+              case RouteTable.Found found
+                  when found.route().handler() instanceof StreamHandler stream -> {
+                stream.open(new RouteRequest(ctx, request, path, found.params()));
+                yield null; // the stream owns the channel from here on
+              }
               case RouteTable.Found found ->
                   found
                       .route()
@@ -101,6 +107,9 @@ public final class ApiHandler extends ChannelInboundHandlerAdapter {
                       .answer(new RouteRequest(ctx, request, path, found.params()));
               case RouteTable.Refused refused -> refused.response();
             };
+        if (response == null) {
+          return;
+        }
       } catch (Refusal.Exception refused) {
         response = Responses.error(refused.refusal());
       } catch (BackendUnavailableException unavailable) {

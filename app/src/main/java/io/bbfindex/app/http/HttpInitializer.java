@@ -10,6 +10,7 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpServerExpectContinueHandler;
 import io.netty.handler.flow.FlowControlHandler;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -65,6 +66,34 @@ public final class HttpInitializer extends ChannelInitializer<Channel> {
             ? new ClientRateLimit(options.rateLimit(), options.rateBurst(), metrics)
             : null;
     metrics.bindConnections(cap::open, cap::queuedBytes);
+  }
+
+  /**
+   * The handlers that only make sense between HTTP requests: an upgraded connection (WebSocket)
+   * drops them, else the request timeout would take its frames for a request that never completes.
+   */
+  private static final List<String> HTTP_ONLY =
+      List.of(
+          "request-first-byte",
+          "cache-control",
+          "bodiless",
+          "aggregator",
+          "expect-continue",
+          "health-reserve",
+          "request-complete",
+          "version",
+          "host",
+          "cors",
+          "rate-limit",
+          "head");
+
+  /** Removes the HTTP-only handlers from an upgraded connection's pipeline. */
+  public static void leaveHttp(ChannelPipeline p) {
+    for (String name : HTTP_ONLY) {
+      if (p.get(name) != null) {
+        p.remove(name);
+      }
+    }
   }
 
   @Override

@@ -7,6 +7,7 @@ import io.bbfindex.app.esplora.EsploraRoutes;
 import io.bbfindex.app.esplora.NodeRelay;
 import io.bbfindex.app.eth.EthApi;
 import io.bbfindex.app.eth.EthRoutes;
+import io.bbfindex.app.follow.FollowingBackend;
 import io.bbfindex.app.lookup.ChainBackend;
 import io.bbfindex.app.lookup.IndexStatus;
 import io.bbfindex.app.lookup.LookupService;
@@ -14,13 +15,20 @@ import io.bbfindex.app.lookup.Readiness;
 import io.bbfindex.app.metrics.Metrics;
 import io.bbfindex.app.ops.IndexStatusRoutes;
 import io.bbfindex.app.ops.OpsRoutes;
+import io.bbfindex.app.push.PushHub;
+import io.bbfindex.app.push.PushMetrics;
+import io.bbfindex.app.push.PushOptions;
 import io.bbfindex.app.route.Feature;
 import io.bbfindex.app.route.RouteTable;
+import io.bbfindex.app.sse.SseRoutes;
 import io.bbfindex.app.wallet.StoreChecks;
 import io.bbfindex.app.wallet.VerifiedReads;
 import io.bbfindex.app.wallet.WalletApi;
 import io.bbfindex.app.wallet.WalletRoutes;
+import io.bbfindex.app.websocket.WebSocketRoutes;
+import io.bbfindex.app.websocket.WsLimits;
 import io.bbfindex.eth.EthIndex;
+import io.bbfindex.ingest.encoding.Hash32;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,7 +47,17 @@ final class ServedFeatures {
       Optional<ChainBackend> bitcoin,
       Optional<EthIndex> eth,
       String esploraPrefix,
-      Optional<NodeRelay> node) {}
+      Optional<NodeRelay> node,
+      List<String> corsOrigins,
+      PushOptions push) {
+    Sources(
+        Optional<ChainBackend> bitcoin,
+        Optional<EthIndex> eth,
+        String esploraPrefix,
+        Optional<NodeRelay> node) {
+      this(bitcoin, eth, esploraPrefix, node, List.of(), PushOptions.DEFAULTS);
+    }
+  }
 
   static RouteTable routes(Sources sources, PrometheusMeterRegistry registry, Metrics metrics) {
     List<Feature> features = new ArrayList<>();
@@ -55,10 +73,12 @@ final class ServedFeatures {
               features.add(new WalletRoutes(wallet));
               features.add(new BlockRoutes(lookups));
               features.add(new IndexStatusRoutes(backend));
-              features.add(
-                  new EsploraRoutes(
-                      new EsploraApi(
-                          sources.esploraPrefix(), wallet, sources.node().orElse(null))));
+              EsploraApi esplora =
+                  new EsploraApi(sources.esploraPrefix(), wallet, sources.node().orElse(null));
+              features.add(new EsploraRoutes(esplora));
+              if (backend instanceof FollowingBackend following) {
+                features.addAll(push(following, esplora, sources, registry));
+              }
               readiness.add(backend);
             });
     if (sources.eth().isPresent()) {
@@ -72,5 +92,34 @@ final class ServedFeatures {
         new OpsRoutes(
             registry::scrape, readiness, sources.bitcoin().map(backend -> (IndexStatus) backend)));
     return RouteTable.of(features);
+  }
+
+  /** Server-Sent Events and the WebSocket, on a followed node's changes. */
+  private static List<Feature> push(
+      FollowingBackend backend,
+      EsploraApi esplora,
+      Sources sources,
+      PrometheusMeterRegistry registry) {
+    PushHub hub = new PushHub(backend, backend.events(), new PushMetrics(registry));
+    PushOptions options = sources.push();
+    return List.of(
+        new SseRoutes(hub, options.heartbeat()),
+        new WebSocketRoutes(
+            hub,
+            esplora,
+            new WebSocketRoutes.ActiveChain() {
+              @Override
+              public int tipHeight() {
+                return backend.tipHeight();
+              }
+
+              @Override
+              public Optional<Hash32> hashAt(int height) {
+                return backend.activeHashAt(height);
+              }
+            },
+            sources.corsOrigins(),
+            WsLimits.of(options.maxTracked(), options.heartbeat()),
+            HttpInitializer::leaveHttp));
   }
 }

@@ -6,6 +6,7 @@ import io.bbfindex.app.eth.EthMetrics;
 import io.bbfindex.app.lookup.ChainBackend;
 import io.bbfindex.app.metrics.ConnectionMetrics;
 import io.bbfindex.app.metrics.Metrics;
+import io.bbfindex.app.push.PushOptions;
 import io.bbfindex.app.route.RouteTable;
 import io.bbfindex.eth.EthIndex;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -89,12 +90,7 @@ public final class Service implements AutoCloseable {
     return start(backend, eth, address, maxBodyBytes, HttpOptions.DEFAULTS, esploraPrefix, node);
   }
 
-  /**
-   * As {@link #start(ChainBackend, EthIndex, InetSocketAddress, int)}, with the connection and
-   * browser policy {@code options} (CORS, rate limit, connection cap, timeouts), the esplora routes
-   * under {@code esploraPrefix} and the followed node's {@code mempool/txids} and {@code POST tx}
-   * through {@code node} (or null when the server follows no node).
-   */
+  /** As the full overload below, with the push features' defaults. */
   public static Service start(
       ChainBackend backend,
       EthIndex eth,
@@ -103,6 +99,27 @@ public final class Service implements AutoCloseable {
       HttpOptions options,
       String esploraPrefix,
       NodeRelay node)
+      throws IOException {
+    return start(
+        backend, eth, address, maxBodyBytes, options, esploraPrefix, node, PushOptions.DEFAULTS);
+  }
+
+  /**
+   * As {@link #start(ChainBackend, EthIndex, InetSocketAddress, int)}, with the connection and
+   * browser policy {@code options} (CORS, rate limit, connection cap, timeouts), the esplora routes
+   * under {@code esploraPrefix} and the followed node's {@code mempool/txids} and {@code POST tx}
+   * through {@code node} (or null when the server follows no node), and under {@code serve
+   * --follow} the push features (Server-Sent Events, the WebSocket) set by {@code push}.
+   */
+  public static Service start(
+      ChainBackend backend,
+      EthIndex eth,
+      InetSocketAddress address,
+      int maxBodyBytes,
+      HttpOptions options,
+      String esploraPrefix,
+      NodeRelay node,
+      PushOptions push)
       throws IOException {
     if (backend == null && eth == null) {
       throw new IllegalArgumentException("a server needs Bitcoin data, an Ethereum source or both");
@@ -126,7 +143,9 @@ public final class Service implements AutoCloseable {
                       Optional.ofNullable(backend),
                       Optional.ofNullable(eth),
                       esploraPrefix,
-                      Optional.ofNullable(node)),
+                      Optional.ofNullable(node),
+                      options.corsOrigins(),
+                      push),
                   registry,
                   metrics),
               metrics);

@@ -27,6 +27,12 @@ public record Route(HttpMethod method, String pattern, String tag, RouteHandler 
     return new Route(HttpMethod.GET, pattern, tag, handler);
   }
 
+  /** A {@code GET} route that answers with a stream it writes itself ({@link StreamHandler}). */
+  public static Route stream(
+      String pattern, String tag, java.util.function.Consumer<RouteRequest> open) {
+    return new Route(HttpMethod.GET, pattern, tag, new StreamHandler(open));
+  }
+
   public static Route post(String pattern, String tag, RouteHandler handler) {
     return new Route(HttpMethod.POST, pattern, tag, handler);
   }

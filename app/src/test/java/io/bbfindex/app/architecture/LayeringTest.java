@@ -174,7 +174,11 @@ class LayeringTest {
           new ModuleApi(
               "chain-follow",
               "io.bbfindex.follow",
-              Set.of("io.bbfindex.follow", "io.bbfindex.follow.layer", "io.bbfindex.follow.node")),
+              Set.of(
+                  "io.bbfindex.follow",
+                  "io.bbfindex.follow.events",
+                  "io.bbfindex.follow.layer",
+                  "io.bbfindex.follow.node")),
           new ModuleApi("eth-ingest", "io.bbfindex.eth", Set.of("io.bbfindex.eth")));
 
   @Test

@@ -218,6 +218,40 @@ public final class RegtestNode implements AutoCloseable {
     return Hash32.ofDisplayHex(wallet.call("sendtoaddress", address, amount).asText());
   }
 
+  /**
+   * Sends {@code amount} BTC to a new bech32 address in a tx that does not signal BIP 125
+   * replaceability.
+   */
+  public Hash32 sendUnsignalled(double amount) throws IOException {
+    String address = wallet.call("getnewaddress", "", "bech32").asText();
+    // sendtoaddress address amount comment comment_to subtractfeefromamount replaceable
+    return Hash32.ofDisplayHex(
+        wallet.call("sendtoaddress", address, amount, "", "", false, false).asText());
+  }
+
+  /**
+   * A full-RBF replacement of the mempool tx {@code txid}: a tx of the wallet that spends its first
+   * input (a confirmed output) to a new address with a 0.001 BTC fee, not signalling either, sent
+   * with {@code sendrawtransaction}. Core 28 and later accept it by default ({@code
+   * mempoolfullrbf}).
+   */
+  public Hash32 doubleSpend(Hash32 txid) throws IOException {
+    JsonNode in = rpc.call("getrawtransaction", txid.displayHex(), 1).path("vin").get(0);
+    String prev = in.path("txid").asText();
+    int vout = in.path("vout").asInt();
+    double value =
+        rpc.call("getrawtransaction", prev, 1).path("vout").get(vout).path("value").asDouble();
+    String address = wallet.call("getnewaddress", "", "bech32").asText();
+    Object inputs = List.of(java.util.Map.of("txid", prev, "vout", vout, "sequence", 0xfffffffeL));
+    Object outputs =
+        java.util.Map.of(
+            address,
+            java.math.BigDecimal.valueOf(value).subtract(new java.math.BigDecimal("0.001")));
+    String raw = rpc.call("createrawtransaction", inputs, outputs).asText();
+    String signed = wallet.call("signrawtransactionwithwallet", raw).path("hex").asText();
+    return Hash32.ofDisplayHex(rpc.call("sendrawtransaction", signed).asText());
+  }
+
   /** Stops the node cleanly (RPC {@code stop}) and waits for the process. */
   public void stop() throws IOException, InterruptedException {
     if (process == null || !process.isAlive()) {
