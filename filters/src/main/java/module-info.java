@@ -7,9 +7,10 @@
  *
  * <p>JDK only, by design: nothing here knows of Bitcoin, LevelDB or servers (the layering test in
  * {@code app} checks it for the other modules' side). The kernels and bit derivations are
- * package-private; only the API packages are exported. {@code peers} ("what we compare against")
- * and {@code hash} (the Murmur3 the peers and the cuckoo structures share) are not: outside this
- * module the peers are reached through {@link io.bbfindex.filters.catalog.FilterType} only.
+ * package-private; only the API packages are exported, among them {@code hash} (the Murmur3
+ * finalizer and key words the cuckoo structures and chain-ingest's own txid index share). {@code
+ * peers} ("what we compare against") is not: outside this module the peers are reached through
+ * {@link io.bbfindex.filters.catalog.FilterType} only.
  */
 module io.bbfindex.filters {
   // Optional: without the incubator module the bit-identical scalar kernel runs (KernelSelection).
@@ -21,5 +22,6 @@ module io.bbfindex.filters {
   exports io.bbfindex.filters;
   exports io.bbfindex.filters.catalog;
   exports io.bbfindex.filters.cuckoo;
+  exports io.bbfindex.filters.hash;
   exports io.bbfindex.filters.io;
 }
