@@ -129,6 +129,7 @@ public final class LevelDbSnapshot implements AutoCloseable {
     for (long table : live.tables()) {
       Path ldb = source.resolve(fileName(table, "ldb"));
       linkOrCopy(
+          source,
           Files.exists(ldb) ? ldb : source.resolve(fileName(table, "sst")),
           snapshotDir.resolve(fileName(table, "sst")));
     }
@@ -170,13 +171,13 @@ public final class LevelDbSnapshot implements AutoCloseable {
     return String.format(Locale.ROOT, "%06d.%s", number, extension);
   }
 
-  private static void linkOrCopy(Path from, Path to) throws IOException {
+  private static void linkOrCopy(Path dir, Path from, Path to) throws IOException {
     try {
       Files.createLink(to, from);
     } catch (FileAlreadyExistsException e) {
       // both NNNNNN.ldb and NNNNNN.sst: LevelDB never produces that, refuse rather than guess
       throw new LevelDbOpenException(
-          from.getParent(), "holds both " + to.getFileName() + " and its .ldb twin", e);
+          dir, "holds both " + to.getFileName() + " and its .ldb twin", e);
     } catch (NoSuchFileException e) {
       throw e; // compacted away while we listed the directory
     } catch (IOException | UnsupportedOperationException | SecurityException e) {

@@ -161,7 +161,7 @@ public final class BlockDataTxSource {
           int file = files.get(next++);
           inFlight.add(pool.submit(() -> hashFile(file)));
         }
-        FileTxids f = inFlight.poll().get();
+        FileTxids f = inFlight.remove().get();
         byte[] txids = f.txids();
         for (int i = 0; i < f.count(); i++) {
           int first = txids[i * 32] & 0xFF;
@@ -173,9 +173,9 @@ public final class BlockDataTxSource {
       }
     } catch (ExecutionException e) {
       Throwable c = e.getCause();
-      if (c instanceof UncheckedIOException u) {
+      if (c instanceof UncheckedIOException u && u.getCause() instanceof IOException io) {
         throw new IndexReadException(
-            "computing txids from block data failed: " + u.getCause().getMessage(), u.getCause());
+            "computing txids from block data failed: " + io.getMessage(), io);
       }
       if (c instanceof RuntimeException r) {
         throw r;
@@ -199,6 +199,9 @@ public final class BlockDataTxSource {
    */
   FileTxids hashFile(int file) {
     List<BlockInfo> blocks = blocksByFile.get(file);
+    if (blocks == null) {
+      throw new IllegalArgumentException("blk file " + file + " holds no indexed block");
+    }
     try (PlainFile plain = PlainFile.open(reader, xor, file, blocks.getLast(), buffers.poll())) {
       try {
         long total = blocks.stream().mapToLong(b -> Integer.toUnsignedLong(b.txCount())).sum();
