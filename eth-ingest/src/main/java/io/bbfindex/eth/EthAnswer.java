@@ -17,6 +17,12 @@ public record EthAnswer(Status status, @Nullable EthTxLocation location, long co
     }
   }
 
+  public EthAnswer {
+    if ((status == Status.CONFIRMED) != (location != null)) {
+      throw new IllegalArgumentException("a " + status + " answer with location " + location);
+    }
+  }
+
   static EthAnswer pending() {
     return new EthAnswer(Status.PENDING, null, 0);
   }

@@ -179,8 +179,17 @@ public final class EthIndex implements AutoCloseable {
    * node's {@code null} is not "absent" below its lookup window anyway.
    */
   public static class CatchingUpException extends Exception {
+    private final String message;
+
     CatchingUpException(String message) {
       super(message);
+      this.message = message;
+    }
+
+    /** Why there is no answer: there always is a reason. */
+    @Override
+    public String getMessage() {
+      return message;
     }
   }
 
