@@ -110,7 +110,11 @@ public final class BlockFileReader implements AutoCloseable {
    * @throws NoSuchFileException if the block file is missing (pruned, or wrong blocks dir)
    */
   public Transaction readTransaction(
-      int file, long dataPos, long txOffset, byte[] expectedTxid, byte[] expectedBlockHash)
+      int file,
+      long dataPos,
+      long txOffset,
+      byte @Nullable [] expectedTxid,
+      byte @Nullable [] expectedBlockHash)
       throws IOException {
     Framed block = readFramed(file, dataPos);
     String where = where(file, dataPos);
@@ -160,7 +164,7 @@ public final class BlockFileReader implements AutoCloseable {
    */
   public record TxRegion(byte[] bytes, boolean toBlockEnd, String where) {}
 
-  private static void checkHeader(Framed block, String where, byte[] expectedBlockHash)
+  private static void checkHeader(Framed block, String where, byte @Nullable [] expectedBlockHash)
       throws CorruptRecordException {
     if (expectedBlockHash != null
         && !Arrays.equals(Sha256Hash.hashTwice(block.header), expectedBlockHash)) {
