@@ -2,6 +2,7 @@ package io.bbfindex.app.follow;
 
 import java.nio.file.Path;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The {@code serve --follow} options.
@@ -14,7 +15,12 @@ import java.util.Set;
  *     blocks; 0 never
  */
 public record FollowOptions(
-    String rpc, Path cookie, String user, String password, String zmq, int refreshBlocks) {
+    @Nullable String rpc,
+    @Nullable Path cookie,
+    @Nullable String user,
+    @Nullable String password,
+    @Nullable String zmq,
+    int refreshBlocks) {
   /** The valued option names {@code serve} accepts with {@code --follow}. */
   public static final Set<String> NAMES =
       Set.of(

@@ -18,6 +18,7 @@ import org.iq80.leveldb.DB;
 import org.iq80.leveldb.DBIterator;
 import org.iq80.leveldb.Options;
 import org.iq80.leveldb.ReadOptions;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A private, disposable copy of one of Bitcoin Core's LevelDB directories, opened with
@@ -191,7 +192,7 @@ public final class LevelDbSnapshot implements AutoCloseable {
    *
    * @throws LevelDbReadException if LevelDB fails (e.g. a checksum mismatch)
    */
-  public byte[] get(byte[] key) throws LevelDbReadException {
+  public byte @Nullable [] get(byte[] key) throws LevelDbReadException {
     try {
       return db.get(key, readOptions);
     } catch (RuntimeException e) {
@@ -208,7 +209,8 @@ public final class LevelDbSnapshot implements AutoCloseable {
    * @param toExclusive the first key not visited, or null for the end of the database
    * @throws LevelDbReadException if LevelDB fails; exceptions of the visitor pass through
    */
-  public void scan(byte[] from, byte[] toExclusive, EntryVisitor visitor) throws IOException {
+  public void scan(byte[] from, byte @Nullable [] toExclusive, EntryVisitor visitor)
+      throws IOException {
     try (DBIterator it = db.iterator(new ReadOptions().verifyChecksums(true).fillCache(false))) {
       for (it.seek(from); it.hasNext(); ) {
         Map.Entry<byte[], byte[]> e = it.next();

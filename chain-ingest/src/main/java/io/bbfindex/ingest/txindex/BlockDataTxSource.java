@@ -31,6 +31,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.bitcoinj.base.Sha256Hash;
 import org.bitcoinj.base.VarInt;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The txids of a node, computed from its block data instead of read from its txindex: a hashed
@@ -339,7 +340,11 @@ public final class BlockDataTxSource {
      * @param buffer a pooled buffer (may be null)
      */
     static PlainFile open(
-        BlockFileReader reader, BlocksXorKey xor, int file, BlockInfo last, byte[] buffer)
+        BlockFileReader reader,
+        BlocksXorKey xor,
+        int file,
+        BlockInfo last,
+        byte @Nullable [] buffer)
         throws IOException {
       FileChannel ch = FileChannel.open(reader.blockFile(file), StandardOpenOption.READ);
       try {
