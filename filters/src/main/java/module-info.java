@@ -18,6 +18,8 @@ module io.bbfindex.filters {
   // Optional: only to notice a JVM without C2, where the Vector API would not be intrinsified.
   requires static java.management;
   requires static jdk.management;
+  // Compile time only: the @NullMarked / @Nullable annotations NullAway checks.
+  requires static org.jspecify;
 
   exports io.bbfindex.filters;
   exports io.bbfindex.filters.catalog;

@@ -5,6 +5,7 @@ import io.bbfindex.ingest.encoding.Hash32;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How to follow a node.
@@ -20,7 +21,7 @@ import java.util.Objects;
  */
 public record FollowConfig(
     NodeRpc rpc,
-    String zmq,
+    @Nullable String zmq,
     Path blocksDir,
     Hash32 baseHash,
     int baseHeight,

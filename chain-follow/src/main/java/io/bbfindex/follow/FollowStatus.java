@@ -2,6 +2,7 @@ package io.bbfindex.follow;
 
 import io.bbfindex.ingest.encoding.Hash32;
 import java.time.Instant;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A consistent picture of the follower for {@code GET /v1/status}.
@@ -18,8 +19,8 @@ import java.time.Instant;
  *     connection was refused, a timeout, ...), or {@code null} while it follows
  */
 public record FollowStatus(
-    String network,
-    Hash32 nodeTipHash,
+    @Nullable String network,
+    @Nullable Hash32 nodeTipHash,
     int nodeTipHeight,
     Hash32 servedTipHash,
     int servedTipHeight,
@@ -29,4 +30,4 @@ public record FollowStatus(
     Instant since,
     int mempoolSize,
     String notifications,
-    String lastError) {}
+    @Nullable String lastError) {}

@@ -26,6 +26,7 @@ import java.time.Instant;
 import java.util.Arrays;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Follows a running Bitcoin Core from the history snapshot's tip: connects and disconnects blocks
@@ -65,7 +66,7 @@ public final class Follower implements AutoCloseable {
    */
   private volatile ChainEventSink sink = ChainEventSink.NONE;
 
-  private ZmqSequenceSubscriber zmq;
+  private @Nullable ZmqSequenceSubscriber zmq;
   private boolean zmqLookedUp;
   private boolean needContact = true;
 
@@ -83,10 +84,10 @@ public final class Follower implements AutoCloseable {
 
   private int mempoolSizeMismatches;
 
-  private volatile String network;
-  private volatile Hash32 nodeTipHash;
+  private volatile @Nullable String network;
+  private volatile @Nullable Hash32 nodeTipHash;
   private volatile int nodeTipHeight = -1;
-  private volatile Instant behindSince;
+  private volatile @Nullable Instant behindSince;
   private volatile FollowState state = FollowState.CATCHING_UP;
   private volatile Instant stateSince = Instant.now();
   private volatile String notifications = "none yet";
@@ -95,7 +96,7 @@ public final class Follower implements AutoCloseable {
   private volatile boolean followedOnce;
 
   /** Why the follower cannot follow now (refused, timeout, 401, ...); null while it follows. */
-  private volatile String lastError;
+  private volatile @Nullable String lastError;
 
   private Follower(FollowConfig config, Optional<BlockFileLocator> locator, FollowStats stats) {
     this.config = config;
@@ -351,7 +352,7 @@ public final class Follower implements AutoCloseable {
   }
 
   /** The {@code pubsequence} endpoint from {@code getzmqnotifications}, or {@code null}. */
-  private String discoverZmq() throws IOException {
+  private @Nullable String discoverZmq() throws IOException {
     JsonNode list;
     try {
       list = rpc.call("getzmqnotifications");

@@ -36,6 +36,7 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.stream.Stream;
 import org.bitcoinj.core.Transaction;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Read-only view of a Bitcoin Core data directory: its block index, its txindex and its block
@@ -68,7 +69,7 @@ public final class NodeIndex implements AutoCloseable {
   private final TxIndexLayout txindexLayout;
 
   /** Null for a legacy-only txindex. */
-  private final HashedTxLookup hashedLookup;
+  private final @Nullable HashedTxLookup hashedLookup;
 
   private final boolean reindexing;
   private final boolean prunedBlockFiles;
@@ -253,7 +254,7 @@ public final class NodeIndex implements AutoCloseable {
           layout.datadir() + " has no txindex: look transactions up in the own index");
     }
     if (hashedLookup != null) {
-      Optional<TxLocation> hashed = findHashed(txidInternal);
+      Optional<TxLocation> hashed = findHashed(hashedLookup, txidInternal);
       if (hashed.isPresent() || !txindexLayout.hasLegacyRows()) {
         return hashed;
       }
@@ -282,7 +283,7 @@ public final class NodeIndex implements AutoCloseable {
   }
 
   /** The hashed rows' answer (Core >= 32): one seek, then a blk read per candidate. */
-  private Optional<TxLocation> findHashed(byte[] txidInternal) {
+  private Optional<TxLocation> findHashed(HashedTxLookup hashedLookup, byte[] txidInternal) {
     lifecycle.readLock().lock();
     try {
       checkOpen();

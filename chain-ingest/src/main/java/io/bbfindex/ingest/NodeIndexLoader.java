@@ -34,12 +34,17 @@ import java.util.Map;
 import java.util.OptionalInt;
 import java.util.TreeMap;
 import org.bitcoinj.base.Sha256Hash;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Everything {@link NodeIndex#open} builds before the index can answer: the snapshots, the decoded
  * block index and active chain, the block files' key and magic, the txindex and its locator; and
  * the undo of a half-done open.
  */
+// NullAway.Init: the fields are filled in phases, not by the constructor: NodeIndex.open sets the
+// snapshot's owner, root and exit hook, then load() the rest, and only then does NodeIndex read
+// them; abandon(), the one reader of a half-filled loader, checks each for null.
+@SuppressWarnings("NullAway.Init")
 final class NodeIndexLoader {
 
   private static final System.Logger LOG = System.getLogger(NodeIndex.class.getName());
@@ -65,7 +70,7 @@ final class NodeIndexLoader {
   Obfuscation txObfuscation;
   boolean legacyTxindex;
   TxIndexLayout txindexLayout = TxIndexLayout.LEGACY;
-  HashedTxLookup hashedLookup;
+  @Nullable HashedTxLookup hashedLookup;
   boolean reindexing;
   boolean prunedBlockFiles;
   OptionalInt lastBlockFile;
@@ -100,7 +105,7 @@ final class NodeIndexLoader {
     } catch (LevelDbReadException e) {
       throw new DataDirException(
           e.dir(),
-          e.getMessage().substring(e.dir().toString().length() + 2)
+          e.levelDbReport()
               + ": the database is damaged; let Bitcoin Core repair it (restart it with -reindex)",
           e);
     }
@@ -343,6 +348,7 @@ final class NodeIndexLoader {
     blocksByHash = new HashMap<>(records.size() * 2);
     blocksByPosition = new HashMap<>(records.size() * 2);
     int tipHeight = chain.tipHeight();
+    activeByHeight = new BlockInfo[tipHeight + 1];
     for (DiskBlockIndex r : records) {
       boolean active = chain.contains(r);
       BlockInfo b =
@@ -358,13 +364,12 @@ final class NodeIndexLoader {
               active,
               active ? tipHeight - r.height() + 1 : -1);
       blocksByHash.put(ByteBuffer.wrap(r.hash()), b);
+      if (active) {
+        activeByHeight[r.height()] = b;
+      }
       if (r.dataPos() >= 0) {
         blocksByPosition.put(NodeIndex.positionKey(r.file(), r.dataPos()), b);
       }
-    }
-    activeByHeight = new BlockInfo[tipHeight + 1];
-    for (int h = 0; h <= tipHeight; h++) {
-      activeByHeight[h] = blocksByHash.get(ByteBuffer.wrap(chain.at(h).orElseThrow().hash()));
     }
     tip = activeByHeight[tipHeight];
     tipChainWork = chain.tipWork();

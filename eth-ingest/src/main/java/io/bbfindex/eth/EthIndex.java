@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.util.Optional;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Ethereum transaction lookups from a node: the finalized chain in {@link History} ranges, newer
@@ -44,14 +45,14 @@ public final class EthIndex implements AutoCloseable {
    */
   static final long STALE_AFTER_NANOS = Freshness.STALE_AFTER_NANOS;
 
-  private volatile String lastError;
+  private volatile @Nullable String lastError;
 
   /**
    * Why the node's chain is not the one the index holds (another chain id or genesis, or a block
    * the index holds as final no longer on it), or null. While set, every lookup is refused with
    * {@link ChainReplacedException}: the index cannot stand behind any answer, "confirmed" least.
    */
-  private volatile String chainReplaced;
+  private volatile @Nullable String chainReplaced;
 
   /** The chain id and genesis the index was opened with: what every poll checks the node for. */
   private final long chainId;
@@ -59,10 +60,10 @@ public final class EthIndex implements AutoCloseable {
   private final TxHash genesis;
 
   /** The follower's last logged failure, so a failure that repeats every poll is logged once. */
-  private String loggedFailure;
+  private @Nullable String loggedFailure;
 
-  private Thread follower;
-  private Thread watchdog;
+  private @Nullable Thread follower;
+  private @Nullable Thread watchdog;
   private volatile boolean closing;
 
   /**
@@ -178,8 +179,17 @@ public final class EthIndex implements AutoCloseable {
    * node's {@code null} is not "absent" below its lookup window anyway.
    */
   public static class CatchingUpException extends Exception {
+    private final String message;
+
     CatchingUpException(String message) {
       super(message);
+      this.message = message;
+    }
+
+    /** Why there is no answer: there always is a reason. */
+    @Override
+    public String getMessage() {
+      return message;
     }
   }
 
@@ -218,12 +228,12 @@ public final class EthIndex implements AutoCloseable {
   }
 
   /** The last follower error, or null after a clean poll. */
-  public String lastError() {
+  public @Nullable String lastError() {
     return lastError;
   }
 
   /** Why the node's chain is not the index's (lookups are then refused), or null while it is. */
-  public String chainReplaced() {
+  public @Nullable String chainReplaced() {
     return chainReplaced;
   }
 
@@ -306,7 +316,7 @@ public final class EthIndex implements AutoCloseable {
    * the tip handles), which must still be on the node's chain at its height. The reason when not,
    * else null.
    */
-  private String chainProblem() throws EthRpcException {
+  private @Nullable String chainProblem() throws EthRpcException {
     long id = rpc.chainId();
     if (id != chainId) {
       return "the node is on chain id " + id + ", not " + chainId + " as the index: chain replaced";

@@ -54,7 +54,12 @@ final class History implements AutoCloseable {
   private final double fpr;
   private final TxHash genesis;
   private final List<AutoCloseable> open = new ArrayList<>();
+
+  // NullAway.Init: the constructor is private, and open() publishes the first snapshot before it
+  // returns the History.
+  @SuppressWarnings("NullAway.Init")
   private volatile Snapshot snapshot;
+
   private long summaryCapacity;
   private boolean dirty;
 

@@ -10,6 +10,7 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
+import org.jspecify.annotations.Nullable;
 import org.web3j.protocol.core.methods.response.Transaction;
 
 /**
@@ -43,7 +44,7 @@ final class TipFollower {
   private volatile SeenKeys pendingSeen = SeenKeys.of(List.of());
 
   private final AtomicLong reorgs = new AtomicLong();
-  private BigInteger pendingFilter;
+  private @Nullable BigInteger pendingFilter;
   private boolean pendingUnsupported;
 
   TipFollower(EthRpc rpc, History history, Tip tip) {

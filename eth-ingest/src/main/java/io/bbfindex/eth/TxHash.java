@@ -1,6 +1,7 @@
 package io.bbfindex.eth;
 
 import java.util.HexFormat;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A 32-byte Ethereum hash (transaction or block) as four longs, big-endian in the order the node
@@ -49,7 +50,7 @@ public record TxHash(long a, long b, long c, long d) {
    * Why {@code text} is not {@code 0x} + 64 hex digits, or {@code null} when it is. WHY strict:
    * nodes accept a hash without {@code 0x}, but an API that guesses hides client bugs.
    */
-  public static String problem(String text) {
+  public static @Nullable String problem(String text) {
     if (text == null) {
       return "missing hash";
     }

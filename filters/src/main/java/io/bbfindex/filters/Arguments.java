@@ -1,5 +1,7 @@
 package io.bbfindex.filters;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The project's one argument check, with one message shape: {@code "<name> must <rule>: <value>"},
  * e.g. {@code requireArgument(k >= 1, "k must be >= 1", k)} fails with {@code "k must be >= 1: 0"}.
@@ -19,7 +21,7 @@ public final class Arguments {
    * @param value the offending value, appended after {@code ": "}
    * @throws IllegalArgumentException with message {@code rule + ": " + value} unless {@code ok}
    */
-  public static void requireArgument(boolean ok, String rule, Object value) {
+  public static void requireArgument(boolean ok, String rule, @Nullable Object value) {
     if (!ok) {
       throw new IllegalArgumentException(rule + ": " + value);
     }

@@ -2,6 +2,8 @@ package io.bbfindex.filters;
 
 import static io.bbfindex.filters.Arguments.requireArgument;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * False-positive models and sizing for the BBF and, for comparison, the standard Bloom filter.
  *
@@ -264,7 +266,7 @@ public final class BbfSizing {
   }
 
   /** Binary search over r in [1, 2^32]; the FPR falls as r grows. */
-  private static BbfGeometry smallest(long n, double targetFpr, int k, int wordBits) {
+  private static @Nullable BbfGeometry smallest(long n, double targetFpr, int k, int wordBits) {
     if (modelFpr(n, (double) BbfGeometry.MAX_GROUPS, k, wordBits) > targetFpr) {
       return null;
     }

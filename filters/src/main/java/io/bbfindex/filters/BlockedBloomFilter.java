@@ -5,6 +5,7 @@ import static io.bbfindex.filters.Arguments.requireArgument;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The blockchain Bloom filter (BBF) of Fan and Niu: r groups of k words of lw bits; a key sets one
@@ -116,7 +117,7 @@ public final class BlockedBloomFilter implements MembershipFilter, AutoCloseable
   private final boolean rawPositions;
 
   private final boolean readOnly;
-  private final AutoCloseable owner;
+  private final @Nullable AutoCloseable owner;
   private boolean closed;
   private long count;
 
@@ -127,7 +128,7 @@ public final class BlockedBloomFilter implements MembershipFilter, AutoCloseable
       MemorySegment bits,
       long count,
       boolean readOnly,
-      AutoCloseable owner) {
+      @Nullable AutoCloseable owner) {
     this.geometry = geometry;
     this.salt = salt;
     this.derivation = new BitDerivation(salt);
@@ -194,7 +195,11 @@ public final class BlockedBloomFilter implements MembershipFilter, AutoCloseable
    * @throws IllegalArgumentException if the size or alignment is wrong or {@code keyCount < 0}
    */
   public static BlockedBloomFilter wrapReadOnly(
-      BbfGeometry geometry, long salt, long keyCount, MemorySegment bits, AutoCloseable owner) {
+      BbfGeometry geometry,
+      long salt,
+      long keyCount,
+      MemorySegment bits,
+      @Nullable AutoCloseable owner) {
     return wrapReadOnly(geometry, salt, keyCount, bits, owner, bestKernel());
   }
 
@@ -210,7 +215,7 @@ public final class BlockedBloomFilter implements MembershipFilter, AutoCloseable
       long salt,
       long keyCount,
       MemorySegment bits,
-      AutoCloseable owner,
+      @Nullable AutoCloseable owner,
       Kernel kernel) {
     Objects.requireNonNull(geometry, "geometry");
     Objects.requireNonNull(kernel, "kernel");

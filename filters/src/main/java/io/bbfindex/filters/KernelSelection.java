@@ -6,6 +6,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.lang.management.ManagementFactory;
 import java.util.Locale;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Picks the kernel once per JVM, the first time a filter is made (lazy holder idiom), and logs one
@@ -35,7 +36,10 @@ final class KernelSelection {
   private KernelSelection() {}
 
   /** What was chosen, and why the vector kernel is not available when it is not. */
-  private record Choice(Kernel best, MethodHandle vectorFactory, String vectorUnavailableReason) {}
+  private record Choice(
+      Kernel best,
+      @Nullable MethodHandle vectorFactory,
+      @Nullable String vectorUnavailableReason) {}
 
   private static final class Holder {
     static final Choice CHOICE = choose();
@@ -50,7 +54,7 @@ final class KernelSelection {
   }
 
   /** Why the vector kernel cannot be used, or {@code null} when it can. */
-  static String vectorUnavailableReason() {
+  static @Nullable String vectorUnavailableReason() {
     return Holder.CHOICE.vectorUnavailableReason();
   }
 
@@ -64,12 +68,13 @@ final class KernelSelection {
       return new ScalarGroupKernel(geometry);
     }
     Choice choice = Holder.CHOICE;
-    if (choice.vectorFactory() == null) {
+    MethodHandle vectorFactory = choice.vectorFactory();
+    if (vectorFactory == null) {
       throw new UnsupportedOperationException(
           "the VECTOR kernel is unavailable: " + choice.vectorUnavailableReason());
     }
     try {
-      return (GroupKernel) choice.vectorFactory().invokeExact(geometry);
+      return (GroupKernel) vectorFactory.invokeExact(geometry);
     } catch (RuntimeException | Error e) {
       throw e;
     } catch (Throwable t) {
@@ -114,7 +119,7 @@ final class KernelSelection {
   }
 
   /** Why the vector kernel must not even be loaded, or {@code null}. */
-  private static String vectorBlocker() {
+  private static @Nullable String vectorBlocker() {
     if (ModuleLayer.boot().findModule(VECTOR_MODULE).isEmpty()) {
       return "the module "
           + VECTOR_MODULE

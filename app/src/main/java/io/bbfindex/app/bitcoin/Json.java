@@ -7,6 +7,7 @@ import io.bbfindex.ingest.encoding.HashKeys;
 import io.netty.buffer.ByteBuf;
 import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Writes the API's small, fixed-shape JSON objects straight into a {@link ByteBuf}.
@@ -52,7 +53,8 @@ final class Json {
    * Writes {@code {"txid":..,"present":false}} or the full present answer of the txid at {@code
    * keys[offset .. offset + 32)} (internal order).
    */
-  static void writeTx(ByteBuf out, byte[] keys, int offset, TxAnswer answer, byte[] scratch) {
+  static void writeTx(
+      ByteBuf out, byte[] keys, int offset, @Nullable TxAnswer answer, byte[] scratch) {
     out.writeBytes(TXID);
     writeHash(out, keys, offset, scratch);
     if (answer == null) {
@@ -88,7 +90,7 @@ final class Json {
    * Writes {@code {"hash":..,"present":false}} or the full answer for a block hash (internal
    * order).
    */
-  static void writeBlock(ByteBuf out, byte[] hash, BlockAnswer b, byte[] scratch) {
+  static void writeBlock(ByteBuf out, byte[] hash, @Nullable BlockAnswer b, byte[] scratch) {
     out.writeBytes(HASH);
     writeHash(out, hash, 0, scratch);
     if (b == null) {

@@ -22,6 +22,7 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.util.AsciiString;
 import java.io.IOException;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code POST /v1/tx/lookup} in its two forms, chosen by the request's {@code Content-Type}:
@@ -124,7 +125,7 @@ public final class TxBatchRoute {
     long t1 = System.nanoTime();
     long[] maybe = lookups.probeBatch(keys, count);
     long t2 = System.nanoTime();
-    TxAnswer[] answers = lookups.confirmMaybes(keys, count, maybe);
+    @Nullable TxAnswer[] answers = lookups.confirmMaybes(keys, count, maybe);
     long t3 = System.nanoTime();
     ByteBuf body = ctx.alloc().buffer(count);
     for (TxAnswer a : answers) {
@@ -135,7 +136,7 @@ public final class TxBatchRoute {
     return response;
   }
 
-  private static byte status(TxAnswer a) {
+  private static byte status(@Nullable TxAnswer a) {
     if (a == null) {
       return STATUS_ABSENT;
     }
@@ -201,7 +202,7 @@ public final class TxBatchRoute {
     long t1 = System.nanoTime();
     long[] maybe = lookups.probeBatch(keys, count);
     long t2 = System.nanoTime();
-    TxAnswer[] answers = lookups.confirmMaybes(keys, count, maybe);
+    @Nullable TxAnswer[] answers = lookups.confirmMaybes(keys, count, maybe);
     long t3 = System.nanoTime();
     ByteBuf body = ctx.alloc().buffer(2 + count * (Json.MAX_TX_ANSWER_BYTES + 1));
     byte[] scratch = HEX_SCRATCH.get();

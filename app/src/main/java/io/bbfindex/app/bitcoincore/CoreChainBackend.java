@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The production backend: chain-ingest's {@link FilterStore} in front (the summary filter over
@@ -63,7 +64,7 @@ public final class CoreChainBackend implements ChainBackend {
    * Why the backend is not ready (its store changed on disk and is being verified again), or null
    * while it is.
    */
-  private volatile String notReady;
+  private volatile @Nullable String notReady;
 
   private final Thread watcher;
 

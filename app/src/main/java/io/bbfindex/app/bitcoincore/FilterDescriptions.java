@@ -5,6 +5,7 @@ import io.bbfindex.ingest.store.FilterInfo;
 import io.bbfindex.ingest.store.FilterStore;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The {@code GET /v1/filters} view of a filter store, shared by every backend over a {@link
@@ -15,7 +16,7 @@ import java.util.Objects;
  */
 public final class FilterDescriptions {
   private final FilterStore store;
-  private volatile List<FilterSummary> all;
+  private volatile @Nullable List<FilterSummary> all;
 
   public FilterDescriptions(FilterStore store) {
     this.store = Objects.requireNonNull(store, "store");

@@ -17,6 +17,7 @@ import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code serve} of Bitcoin lookups: the embedded demo, a data directory's store, or a running node
@@ -104,7 +105,7 @@ final class BitcoinServe {
       InetSocketAddress address,
       HttpOptions http,
       String esploraPrefix,
-      NodeRelay relay,
+      @Nullable NodeRelay relay,
       PushOptions push)
       throws IOException {
     return Service.start(

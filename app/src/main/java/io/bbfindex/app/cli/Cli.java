@@ -10,6 +10,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
@@ -91,7 +92,9 @@ public final class Cli {
             "(launcher only) build and run every test",
             "the tests run from the source tree: ./bbf-index test"));
     root.addSubcommand(new CommandLine.HelpCommand());
-    root.getSubcommands().get("help").getCommandSpec().usageMessage().hidden(true);
+    root.getCommandSpec().subcommands().values().stream()
+        .filter(c -> c.getCommand() instanceof CommandLine.HelpCommand)
+        .forEach(c -> c.getCommandSpec().usageMessage().hidden(true));
     root.setExpandAtFiles(false); // "@file" is a path, not a file of arguments
     return Converters.register(root);
   }
@@ -126,7 +129,7 @@ public final class Cli {
       return USAGE;
     }
     if (e instanceof IOException || e instanceof UncheckedIOException) {
-      err.println(name + ": " + oneLine(String.valueOf(e.getMessage())));
+      err.println(name + ": " + oneLine(e.getMessage()));
       return FAILED;
     }
     if (e instanceof InterruptedException) {
@@ -136,7 +139,10 @@ public final class Cli {
     throw e;
   }
 
-  private static String oneLine(String message) {
+  private static String oneLine(@Nullable String message) {
+    if (message == null) {
+      return "invalid command line";
+    }
     return message.replaceAll("\\s*\\R\\s*", " ").strip();
   }
 

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -112,7 +113,9 @@ public final class ServeCommand implements Callable<Integer> {
       throws UsageException, IOException {
     CommandLine commandLine = Cli.commandLine(new CliContext(out, err, access, home));
     Cli.parse(commandLine, "serve", args);
-    return commandLine.getSubcommands().get("serve").<ServeCommand>getCommand().start();
+    CommandLine serve = // registered by Cli.commandLine, like every command
+        Objects.requireNonNull(commandLine.getSubcommands().get("serve"), "the serve command");
+    return serve.<ServeCommand>getCommand().start();
   }
 
   /** Checks which options go together, then starts the server the options ask for. */

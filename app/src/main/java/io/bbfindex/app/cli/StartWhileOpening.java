@@ -62,11 +62,13 @@ public final class StartWhileOpening {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("interrupted while opening the index");
     } catch (ExecutionException e) {
-      switch (e.getCause()) {
+      Throwable cause = e.getCause(); // a task's failure is always there
+      switch (cause) {
         case IOException io -> throw io;
         case RuntimeException r -> throw r;
         case Error err -> throw err;
-        default -> throw new IOException(e.getCause());
+        case null -> throw new IOException("opening the index failed", e);
+        default -> throw new IOException(cause);
       }
     }
   }

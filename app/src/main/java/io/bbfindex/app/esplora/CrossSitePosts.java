@@ -5,6 +5,7 @@ import io.netty.handler.codec.http.HttpHeaders;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.Locale;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Whether a {@code POST} that changes something outside the server (the esplora relay's {@code POST
@@ -35,7 +36,7 @@ final class CrossSitePosts {
   private CrossSitePosts() {}
 
   /** Why the request is refused, or null when it may go on. */
-  static String refusal(HttpHeaders headers) {
+  static @Nullable String refusal(HttpHeaders headers) {
     String type = headers.get(HttpHeaderNames.CONTENT_TYPE);
     if (type != null && type.strip().toLowerCase(Locale.ROOT).startsWith("application/json")) {
       return null;

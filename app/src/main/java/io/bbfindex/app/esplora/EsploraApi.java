@@ -26,6 +26,7 @@ import org.bitcoinj.base.Sha256Hash;
 import org.bitcoinj.core.PartialMerkleTree;
 import org.bitcoinj.core.TransactionInput;
 import org.bitcoinj.core.TransactionOutput;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A subset of the esplora REST API (Blockstream's {@code API.md}) under a configurable prefix: the
@@ -47,9 +48,9 @@ public final class EsploraApi {
   private final VerifiedReads reads;
 
   /** The followed node, or null when the server follows none. */
-  private final NodeRelay node;
+  private final @Nullable NodeRelay node;
 
-  public EsploraApi(String prefix, WalletApi wallet, NodeRelay node) {
+  public EsploraApi(String prefix, WalletApi wallet, @Nullable NodeRelay node) {
     this.prefix = checkPrefix(prefix);
     this.wallet = Objects.requireNonNull(wallet, "wallet");
     this.reads = wallet.reads();
@@ -102,7 +103,7 @@ public final class EsploraApi {
     byte[] txid = VerifiedReads.parseTxid(txidText);
     TxAnswer at = reads.locate(txid);
     StoredTx stored = reads.tx(txid, at);
-    List<TransactionOutput> prevouts = new ArrayList<>();
+    List<@Nullable TransactionOutput> prevouts = new ArrayList<>();
     for (TransactionInput input : stored.tx().getInputs()) {
       prevouts.add(input.isCoinBase() ? null : reads.spentOutput(input.getOutpoint()));
     }
@@ -241,7 +242,8 @@ public final class EsploraApi {
     try {
       return text(node.sendRawTransaction(hex));
     } catch (IllegalArgumentException e) {
-      throw new WalletException(400, "rejected", e.getMessage());
+      String why = e.getMessage();
+      throw new WalletException(400, "rejected", why != null ? why : e.toString());
     } catch (IOException e) {
       throw WalletException.causedBy(503, "node_unreachable", "the node did not answer", e);
     }

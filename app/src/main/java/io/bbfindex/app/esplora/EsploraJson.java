@@ -15,6 +15,7 @@ import org.bitcoinj.base.BitcoinNetwork;
 import org.bitcoinj.core.Transaction;
 import org.bitcoinj.core.TransactionInput;
 import org.bitcoinj.core.TransactionOutput;
+import org.jspecify.annotations.Nullable;
 
 /**
  * esplora's transaction, status and block objects (API.md "Transaction format", "Block format").
@@ -32,7 +33,7 @@ final class EsploraJson {
    */
   static Map<String, Object> tx(
       StoredTx stored,
-      List<TransactionOutput> prevouts,
+      List<@Nullable TransactionOutput> prevouts,
       Map<String, Object> status,
       BitcoinNetwork network) {
     Transaction tx = stored.tx();
@@ -104,14 +105,14 @@ final class EsploraJson {
    * mempool or in a stale block only (esplora's view: a stale block's transaction is not
    * confirmed).
    */
-  static Map<String, Object> status(TxAnswer at, BlockAnswer block) {
+  static Map<String, Object> status(TxAnswer at, @Nullable BlockAnswer block) {
     Map<String, Object> o = new LinkedHashMap<>();
-    boolean confirmed = at.status() == ChainStatus.CONFIRMED && block != null;
-    o.put("confirmed", confirmed);
-    if (confirmed) {
+    BlockAnswer in = at.status() == ChainStatus.CONFIRMED ? block : null;
+    o.put("confirmed", in != null);
+    if (in != null) {
       o.put("block_height", at.height());
       o.put("block_hash", HashKeys.toDisplayHex(at.blockHash()));
-      o.put("block_time", block.time());
+      o.put("block_time", in.time());
     }
     return o;
   }
@@ -157,7 +158,7 @@ final class EsploraJson {
   }
 
   /** {@code block/:hash/status}. */
-  static Map<String, Object> blockStatus(BlockAnswer b, BlockAnswer next) {
+  static Map<String, Object> blockStatus(BlockAnswer b, @Nullable BlockAnswer next) {
     Map<String, Object> o = new LinkedHashMap<>();
     o.put("in_best_chain", b.onActiveChain());
     if (b.onActiveChain()) {
@@ -173,7 +174,7 @@ final class EsploraJson {
    */
   private static long weight(StoredBlock stored) {
     long txWeights = 0;
-    for (Transaction tx : stored.block().getTransactions()) {
+    for (Transaction tx : stored.transactions()) {
       txWeights += tx.getWeight();
     }
     int countBytes = stored.bytes().length - 80 - sumSizes(stored);
@@ -182,7 +183,7 @@ final class EsploraJson {
 
   private static int sumSizes(StoredBlock stored) {
     int sum = 0;
-    for (Transaction tx : stored.block().getTransactions()) {
+    for (Transaction tx : stored.transactions()) {
       sum += tx.messageSize();
     }
     return sum;

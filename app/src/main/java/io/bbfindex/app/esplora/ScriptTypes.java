@@ -5,13 +5,14 @@ import org.bitcoinj.base.BitcoinNetwork;
 import org.bitcoinj.script.Script;
 import org.bitcoinj.script.ScriptException;
 import org.bitcoinj.script.ScriptPattern;
+import org.jspecify.annotations.Nullable;
 
 /** An output script's esplora {@code scriptpubkey_type} and address, classified by bitcoinj. */
 final class ScriptTypes {
   private ScriptTypes() {}
 
   /** The type and, for the address-bearing types, the address (else null). */
-  record Classified(String type, String address) {}
+  record Classified(String type, @Nullable String address) {}
 
   static Classified classify(byte[] scriptPubKey, BitcoinNetwork network) {
     if (scriptPubKey.length == 0) {
@@ -44,7 +45,7 @@ final class ScriptTypes {
     return new Classified(type, address(script, network));
   }
 
-  private static String address(Script script, BitcoinNetwork network) {
+  private static @Nullable String address(Script script, BitcoinNetwork network) {
     try {
       Address a = script.getToAddress(network);
       return a.toString();

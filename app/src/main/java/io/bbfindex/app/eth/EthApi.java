@@ -198,7 +198,7 @@ public final class EthApi {
     }
     EthAnswer a = answer.get();
     out.append("true,\"status\":\"").append(a.status().label()).append('"');
-    if (a.status() == EthAnswer.Status.CONFIRMED) {
+    if (a.location() != null) { // confirmed: only a confirmed answer has a location
       confirmed.increment();
       out.append(",\"blockNumber\":")
           .append(a.location().blockNumber())

@@ -1,6 +1,7 @@
 package io.bbfindex.app.follow;
 
 import java.nio.file.Path;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The {@code serve --follow} options.
@@ -13,7 +14,12 @@ import java.nio.file.Path;
  *     blocks; 0 never
  */
 public record FollowOptions(
-    String rpc, Path cookie, String user, String password, String zmq, int refreshBlocks) {
+    @Nullable String rpc,
+    @Nullable Path cookie,
+    @Nullable String user,
+    @Nullable String password,
+    @Nullable String zmq,
+    int refreshBlocks) {
   /** The environment variable that may hold the RPC password instead of the command line. */
   public static final String PASSWORD_ENV = "BBF_RPC_PASSWORD";
 

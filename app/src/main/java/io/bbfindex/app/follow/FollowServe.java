@@ -24,6 +24,7 @@ import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Opens the backend of {@code serve --follow}: a private snapshot of the running node's indexes
@@ -150,7 +151,7 @@ public final class FollowServe {
   /**
    * Waits (at most {@code timeout}) for the first catch-up, so that the first answers are current.
    */
-  public static FollowState awaitFollowing(ChainBackend backend, Duration timeout)
+  public static @Nullable FollowState awaitFollowing(ChainBackend backend, Duration timeout)
       throws InterruptedException {
     if (!(backend instanceof FollowingBackend f)) {
       return null;

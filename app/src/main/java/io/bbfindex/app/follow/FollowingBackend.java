@@ -29,6 +29,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code serve --follow}: the history backend (the snapshot's BBFs and Core's indexes) with the
@@ -53,8 +54,8 @@ public final class FollowingBackend implements ChainBackend, MeterBinder {
 
   // Read once per call: a lookup never mixes an old history with a new follower (refresh).
   private volatile Layers layers;
-  private volatile HistoryRefresh refresh;
-  private volatile SnapshotDirectories.Claim workDir;
+  private volatile @Nullable HistoryRefresh refresh;
+  private volatile SnapshotDirectories.@Nullable Claim workDir;
 
   /** LevelDB reads of replaced histories, so that the counter never goes back. */
   private volatile long retiredReads;
@@ -126,7 +127,7 @@ public final class FollowingBackend implements ChainBackend, MeterBinder {
   }
 
   /** The refresh, or {@code null} when off. */
-  HistoryRefresh refresh() {
+  @Nullable HistoryRefresh refresh() {
     return refresh;
   }
 
@@ -377,7 +378,7 @@ public final class FollowingBackend implements ChainBackend, MeterBinder {
     return body;
   }
 
-  private static Map<String, Object> tip(Hash32 hash, int height) {
+  private static Map<String, Object> tip(@Nullable Hash32 hash, int height) {
     Map<String, Object> t = new LinkedHashMap<>();
     t.put("hash", hash == null ? null : hash.displayHex());
     t.put("height", height);

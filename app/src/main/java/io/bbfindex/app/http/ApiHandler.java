@@ -67,6 +67,15 @@ public final class ApiHandler extends ChannelInboundHandlerAdapter {
     }
   }
 
+  /** The meter of a route's tag: the constructor registers one for every tag of the table. */
+  private static <T> T meter(Map<String, T> byTag, String tag) {
+    T meter = byTag.get(tag);
+    if (meter == null) {
+      throw new IllegalStateException("no meter for route tag " + tag);
+    }
+    return meter;
+  }
+
   /** The routes this handler serves. */
   public RouteTable routes() {
     return routes;
@@ -141,12 +150,12 @@ public final class ApiHandler extends ChannelInboundHandlerAdapter {
                     "the server failed to answer; the failure is in its log"));
       }
       if (response.status().codeClass() == HttpStatusClass.SERVER_ERROR) {
-        serverErrors.get(tag).increment(); // the alerts' error rate and store-unavailable
+        meter(serverErrors, tag).increment(); // the alerts' error rate and store-unavailable
       }
       write(ctx, request, response, HttpUtil.isKeepAlive(request));
     } finally {
       request.release();
-      timers.get(tag).record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+      meter(timers, tag).record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
     }
   }
 

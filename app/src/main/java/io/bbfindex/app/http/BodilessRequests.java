@@ -10,6 +10,7 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Turns a request that announces no body (no {@code Content-Length} or 0, not chunked, no {@code
@@ -22,7 +23,7 @@ import io.netty.handler.codec.http.LastHttpContent;
  * the codec emits for them (normally in the same read).
  */
 final class BodilessRequests extends ChannelInboundHandlerAdapter {
-  private HttpRequest held;
+  private @Nullable HttpRequest held;
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {

@@ -12,6 +12,7 @@ import io.netty.handler.codec.http.HttpServerExpectContinueHandler;
 import io.netty.handler.flow.FlowControlHandler;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The pipeline of one connection, one concern per handler, in order: request timeout (first byte),
@@ -36,7 +37,7 @@ public final class HttpInitializer extends ChannelInitializer<Channel> {
   private final ConnectionMetrics metrics;
   private final ConnectionCap cap;
   private final WritabilityGate gate;
-  private final ClientRateLimit rateLimit;
+  private final @Nullable ClientRateLimit rateLimit;
   private final CacheControl cacheControl = new CacheControl();
   private final VersionCheck versionCheck = new VersionCheck();
   private final HeadRequests head = new HeadRequests();

@@ -6,6 +6,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Closes a connection that has neither read nor flushed anything for the idle timeout (counted).
@@ -29,7 +30,7 @@ final class IdleTimeout extends ChannelDuplexHandler {
   /** {@link System#nanoTime()} of the last read or flush (or of the start). */
   private long lastActivity;
 
-  private ScheduledFuture<?> clock;
+  private @Nullable ScheduledFuture<?> clock;
 
   IdleTimeout(Duration idle, ConnectionMetrics metrics) {
     this.idleNanos = idle.toNanos();

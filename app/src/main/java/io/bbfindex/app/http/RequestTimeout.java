@@ -9,6 +9,7 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Bounds the time from a request's first byte to its last (line, headers and body): a slowloris
@@ -32,8 +33,8 @@ final class RequestTimeout {
 
   private final long timeoutNanos;
   private final ConnectionMetrics metrics;
-  private ScheduledFuture<?> clock;
-  private ChannelHandlerContext answerFrom;
+  private @Nullable ScheduledFuture<?> clock;
+  private @Nullable ChannelHandlerContext answerFrom;
 
   /** {@link System#nanoTime()} at the first byte of the request in progress, or {@link #IDLE}. */
   private long startedAt = IDLE;

@@ -15,6 +15,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The running service: one backend, its own Prometheus registry, the lookup logic and the HTTP
@@ -22,22 +23,22 @@ import java.util.Optional;
  * request reads a closed index.
  */
 public final class Service implements AutoCloseable {
-  private final ChainBackend backend;
+  private final @Nullable ChainBackend backend;
   private final PrometheusMeterRegistry registry;
   private final Metrics metrics;
   private final HttpServer server;
   private final RouteTable routes;
 
   /** The Ethereum source, or null. */
-  private final EthIndex eth;
+  private final @Nullable EthIndex eth;
 
   private Service(
-      ChainBackend backend,
+      @Nullable ChainBackend backend,
       PrometheusMeterRegistry registry,
       Metrics metrics,
       HttpServer server,
       RouteTable routes,
-      EthIndex eth) {
+      @Nullable EthIndex eth) {
     this.eth = eth;
     this.routes = routes;
     this.backend = backend;
@@ -61,7 +62,10 @@ public final class Service implements AutoCloseable {
    * closes it. With {@code backend} null (an Ethereum-only server) no Bitcoin route is served.
    */
   public static Service start(
-      ChainBackend backend, EthIndex eth, InetSocketAddress address, int maxBodyBytes)
+      @Nullable ChainBackend backend,
+      @Nullable EthIndex eth,
+      InetSocketAddress address,
+      int maxBodyBytes)
       throws IOException {
     return start(
         backend, eth, address, maxBodyBytes, HttpOptions.DEFAULTS, EsploraApi.DEFAULT_PREFIX, null);
@@ -69,8 +73,8 @@ public final class Service implements AutoCloseable {
 
   /** As the full overload below, with the default esplora prefix and no followed node. */
   public static Service start(
-      ChainBackend backend,
-      EthIndex eth,
+      @Nullable ChainBackend backend,
+      @Nullable EthIndex eth,
       InetSocketAddress address,
       int maxBodyBytes,
       HttpOptions options)
@@ -80,25 +84,25 @@ public final class Service implements AutoCloseable {
 
   /** As the full overload below, with the default connection and browser policy. */
   public static Service start(
-      ChainBackend backend,
-      EthIndex eth,
+      @Nullable ChainBackend backend,
+      @Nullable EthIndex eth,
       InetSocketAddress address,
       int maxBodyBytes,
       String esploraPrefix,
-      NodeRelay node)
+      @Nullable NodeRelay node)
       throws IOException {
     return start(backend, eth, address, maxBodyBytes, HttpOptions.DEFAULTS, esploraPrefix, node);
   }
 
   /** As the full overload below, with the push features' defaults. */
   public static Service start(
-      ChainBackend backend,
-      EthIndex eth,
+      @Nullable ChainBackend backend,
+      @Nullable EthIndex eth,
       InetSocketAddress address,
       int maxBodyBytes,
       HttpOptions options,
       String esploraPrefix,
-      NodeRelay node)
+      @Nullable NodeRelay node)
       throws IOException {
     return start(
         backend, eth, address, maxBodyBytes, options, esploraPrefix, node, PushOptions.DEFAULTS);
@@ -112,13 +116,13 @@ public final class Service implements AutoCloseable {
    * --follow} the push features (Server-Sent Events, the WebSocket) set by {@code push}.
    */
   public static Service start(
-      ChainBackend backend,
-      EthIndex eth,
+      @Nullable ChainBackend backend,
+      @Nullable EthIndex eth,
       InetSocketAddress address,
       int maxBodyBytes,
       HttpOptions options,
       String esploraPrefix,
-      NodeRelay node,
+      @Nullable NodeRelay node,
       PushOptions push)
       throws IOException {
     if (backend == null && eth == null) {
@@ -190,7 +194,7 @@ public final class Service implements AutoCloseable {
   }
 
   /** The Bitcoin data served, or null for an Ethereum-only server. */
-  public ChainBackend backend() {
+  public @Nullable ChainBackend backend() {
     return backend;
   }
 
@@ -200,7 +204,7 @@ public final class Service implements AutoCloseable {
   }
 
   /** The Ethereum source, or null. */
-  public EthIndex eth() {
+  public @Nullable EthIndex eth() {
     return eth;
   }
 

@@ -5,6 +5,7 @@ import static io.bbfindex.filters.Arguments.requireArgument;
 import io.bbfindex.ingest.encoding.HashKeys;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The query logic of the service: probe the filter first, and read Bitcoin Core's index only when
@@ -42,7 +43,7 @@ public final class LookupService {
    *
    * @return one answer per key, in order; {@code null} where the txid is unknown
    */
-  public TxAnswer[] txBatch(byte[] keys, int count) {
+  public @Nullable TxAnswer[] txBatch(byte[] keys, int count) {
     return confirmMaybes(keys, count, probeBatch(keys, count));
   }
 
@@ -73,8 +74,8 @@ public final class LookupService {
    *
    * @return one answer per key, in request order; {@code null} where the txid is unknown
    */
-  public TxAnswer[] confirmMaybes(byte[] keys, int count, long[] maybe) {
-    TxAnswer[] answers = new TxAnswer[count];
+  public @Nullable TxAnswer[] confirmMaybes(byte[] keys, int count, long[] maybe) {
+    @Nullable TxAnswer[] answers = new TxAnswer[count];
     long[] order = MaybeOrder.ascendingKeys(keys, maybe);
     for (long entry : order) {
       int i = MaybeOrder.index(entry);

@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The backend while it is still being opened, so that the HTTP server can start at the same time:
@@ -20,7 +21,7 @@ import java.util.function.Consumer;
 public final class OpeningBackend implements ChainBackend {
 
   private final CompletableFuture<ChainBackend> arrival = new CompletableFuture<>();
-  private volatile ChainBackend backend;
+  private volatile @Nullable ChainBackend backend;
   private volatile boolean closed;
 
   /**

@@ -9,7 +9,16 @@ package io.bbfindex.app.lookup;
 public final class StoreInconsistentException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
+  private final String message;
+
   public StoreInconsistentException(String message, Throwable cause) {
     super(message, cause);
+    this.message = message;
+  }
+
+  /** What went wrong: there always is a message. */
+  @Override
+  public String getMessage() {
+    return message;
   }
 }

@@ -219,13 +219,13 @@ public final class Metrics implements LookupCounter {
 
   @Override
   public void countLookup(LookupKind kind, LookupOutcome outcome) {
-    lookups.get(kind)[outcome.ordinal()].increment();
+    counter(kind, outcome).increment();
   }
 
   @Override
   public void countLookups(LookupKind kind, LookupOutcome outcome, long n) {
     if (n > 0) {
-      lookups.get(kind)[outcome.ordinal()].increment(n);
+      counter(kind, outcome).increment(n);
     }
   }
 
@@ -236,7 +236,16 @@ public final class Metrics implements LookupCounter {
 
   /** Lookups counted so far with this kind and outcome (for tests and the CLI summary). */
   public double lookups(LookupKind kind, LookupOutcome outcome) {
-    return lookups.get(kind)[outcome.ordinal()].count();
+    return counter(kind, outcome).count();
+  }
+
+  /** The counter of a kind and outcome: the constructor registers one for every pair. */
+  private Counter counter(LookupKind kind, LookupOutcome outcome) {
+    Counter[] byOutcome = lookups.get(kind);
+    if (byOutcome == null) {
+      throw new IllegalStateException("no lookup counters for " + kind);
+    }
+    return byOutcome[outcome.ordinal()];
   }
 
   /**

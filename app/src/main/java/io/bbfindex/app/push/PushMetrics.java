@@ -53,11 +53,19 @@ public final class PushMetrics {
   }
 
   public void opened(String kind) {
-    subscribers.get(kind).incrementAndGet();
+    subscribers(kind).incrementAndGet();
   }
 
   public void closed(String kind) {
-    subscribers.get(kind).decrementAndGet();
+    subscribers(kind).decrementAndGet();
+  }
+
+  private AtomicInteger subscribers(String kind) {
+    AtomicInteger n = subscribers.get(kind);
+    if (n == null) {
+      throw new IllegalArgumentException("no push subscriber kind " + kind);
+    }
+    return n;
   }
 
   /** An event written to a client; a live one's latency is recorded. */

@@ -2,6 +2,7 @@ package io.bbfindex.app.route;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A path pattern as OpenAPI writes it: segments that are literal text or a parameter ({@code
@@ -15,14 +16,14 @@ final class PathPattern {
   private final String text;
 
   /** Each segment's literal text, or null for a parameter. */
-  private final String[] literals;
+  private final @Nullable String[] literals;
 
   private final int parameters;
 
   /** Whether the last parameter takes the rest of the path. */
   private final boolean rest;
 
-  private PathPattern(String text, String[] literals, int parameters, boolean rest) {
+  private PathPattern(String text, @Nullable String[] literals, int parameters, boolean rest) {
     this.text = text;
     this.literals = literals;
     this.parameters = parameters;
@@ -34,7 +35,7 @@ final class PathPattern {
       throw new IllegalArgumentException("a path pattern starts with '/': " + text);
     }
     String[] segments = text.substring(1).split("/", -1);
-    String[] literals = new String[segments.length];
+    @Nullable String[] literals = new String[segments.length];
     int parameters = 0;
     boolean rest = false;
     for (int i = 0; i < segments.length; i++) {
@@ -73,7 +74,7 @@ final class PathPattern {
   }
 
   /** The parameters' values if {@code path} matches, else null. */
-  List<String> match(String path) {
+  @Nullable List<String> match(String path) {
     List<String> values = parameters == 0 ? List.of() : new ArrayList<>(parameters);
     int at = 1; // after the leading '/'
     if (path.isEmpty() || path.charAt(0) != '/') {

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Every route a server serves, from the features it runs, and what follows from them: which route a
@@ -66,7 +67,8 @@ public final class RouteTable {
   }
 
   /** The table refuses the request: 404 or 405. */
-  public record Refused(String tag, Refusal refusal, Namespace namespace, String allow)
+  public record Refused(
+      String tag, Refusal refusal, @Nullable Namespace namespace, @Nullable String allow)
       implements Resolution {
     /** The answer, in the namespace's words if the path is in one, with {@code Allow} on a 405. */
     public FullHttpResponse response() {
@@ -149,9 +151,10 @@ public final class RouteTable {
     List<String> params = List.of();
     if (endpoint == null) {
       for (Endpoint e : templated) {
-        params = e.pattern().match(path);
-        if (params != null) {
+        List<String> matched = e.pattern().match(path);
+        if (matched != null) {
           endpoint = e;
+          params = matched;
           break;
         }
       }
@@ -187,7 +190,7 @@ public final class RouteTable {
         endpoint.allow());
   }
 
-  private Namespace namespaceOf(String path) {
+  private @Nullable Namespace namespaceOf(String path) {
     for (Namespace n : namespaces) {
       if (n.covers(path)) {
         return n;

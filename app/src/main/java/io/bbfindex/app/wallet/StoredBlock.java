@@ -5,6 +5,8 @@ import io.bbfindex.ingest.blockfile.MerkleTree;
 import java.util.List;
 import org.bitcoinj.base.Sha256Hash;
 import org.bitcoinj.core.Block;
+import org.bitcoinj.core.Transaction;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A block read from its block file whose header hashed to the block asked for, whose bytes are its
@@ -22,4 +24,14 @@ public record StoredBlock(
     Block block,
     List<Sha256Hash> txids,
     MerkleTree tree,
-    byte[] wtxids) {}
+    byte @Nullable [] wtxids) {
+
+  /** The block's transactions: it was read from a whole record, never from a header alone. */
+  public List<Transaction> transactions() {
+    List<Transaction> txs = block.getTransactions();
+    if (txs == null) {
+      throw new IllegalStateException("a stored block without its transactions");
+    }
+    return txs;
+  }
+}

@@ -27,6 +27,7 @@ import org.bitcoinj.core.Block;
 import org.bitcoinj.core.Transaction;
 import org.bitcoinj.core.TransactionOutPoint;
 import org.bitcoinj.core.TransactionOutput;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Transactions and blocks read at the index's locations and checked, every byte, against what
@@ -157,7 +158,7 @@ public final class VerifiedReads {
    *
    * @return null when the index does not know the spent transaction
    */
-  public TransactionOutput spentOutput(TransactionOutPoint outpoint) {
+  public @Nullable TransactionOutput spentOutput(TransactionOutPoint outpoint) {
     byte[] txid = outpoint.hash().getReversedBytes();
     StoredTx spent;
     try {
@@ -346,9 +347,13 @@ public final class VerifiedReads {
               + ": the stored record is not its transactions serialized (bytes left over, or a"
               + " non-canonical encoding)");
     }
-    List<Sha256Hash> txids = block.getTransactions().stream().map(Transaction::getTxId).toList();
-    MerkleTree tree = txids.isEmpty() ? null : MerkleTree.of(txids);
-    Sha256Hash root = tree == null ? Sha256Hash.ZERO_HASH : tree.root();
+    List<Transaction> transactions = block.getTransactions();
+    if (transactions == null || transactions.isEmpty()) {
+      throw checks.inconsistent(where + ": the stored record holds no transaction");
+    }
+    List<Sha256Hash> txids = transactions.stream().map(Transaction::getTxId).toList();
+    MerkleTree tree = MerkleTree.of(txids);
+    Sha256Hash root = tree.root();
     if (!root.equals(block.getMerkleRoot())) {
       throw checks.inconsistent(
           where

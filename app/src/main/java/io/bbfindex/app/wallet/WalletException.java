@@ -10,9 +10,11 @@ public final class WalletException extends RuntimeException {
 
   private final int status;
   private final String code;
+  private final String detail;
 
   public WalletException(int status, String code, String detail) {
     super(detail);
+    this.detail = detail;
     this.status = status;
     this.code = code;
   }
@@ -26,7 +28,7 @@ public final class WalletException extends RuntimeException {
   }
 
   public String detail() {
-    return getMessage();
+    return detail;
   }
 
   /**

@@ -7,6 +7,7 @@ import org.bitcoinj.base.Sha256Hash;
 import org.bitcoinj.core.Block;
 import org.bitcoinj.core.Transaction;
 import org.bitcoinj.core.TransactionWitness;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A block's witness commitment (BIP 141), which covers every witness byte of the block: the last
@@ -26,8 +27,11 @@ final class WitnessCommitment {
    * @return null when the block has no commitment and no transaction carries a witness
    * @throws WalletException 500 {@code store_inconsistent} (counted by {@code checks}) otherwise
    */
-  static byte[] wtxids(Block block, String where, StoreChecks checks) {
+  static byte @Nullable [] wtxids(Block block, String where, StoreChecks checks) {
     List<Transaction> txs = block.getTransactions();
+    if (txs == null || txs.isEmpty()) {
+      throw checks.inconsistent(where + ": the block holds no transaction");
+    }
     Transaction coinbase = txs.get(0);
     Sha256Hash commitment = coinbase.isCoinBase() ? coinbase.findWitnessCommitment() : null;
     if (commitment == null) {

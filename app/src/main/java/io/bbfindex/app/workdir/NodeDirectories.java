@@ -10,6 +10,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.Map;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where a node keeps its data, from the {@code --datadir} a user gives, and where bbf-index keeps
@@ -34,7 +35,7 @@ public record NodeDirectories(Path netDir, Path baseDir, String chain, NodeConf 
    *     message says where it looked and why)
    * @throws IOException if the configuration cannot be read
    */
-  public static NodeDirectories resolve(Path given, Path confFile) throws IOException {
+  public static NodeDirectories resolve(Path given, @Nullable Path confFile) throws IOException {
     Path dir = given.toAbsolutePath().normalize();
     Path named = dir.getFileName();
     Optional<String> byName =

@@ -27,6 +27,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -118,7 +119,7 @@ public final class EthBench {
   }
 
   /** {@code -Dbbf.anvil}, else the binary eth-ingest's build installs under the project root. */
-  static Optional<Path> anvilBinary(Path home) {
+  static Optional<Path> anvilBinary(@Nullable Path home) {
     String configured = System.getProperty("bbf.anvil");
     Path bin =
         configured != null
@@ -402,7 +403,7 @@ public final class EthBench {
       EthIndex index, String[] absent, int threads, Duration window) throws InterruptedException {
     byte[] keys = keys(absent);
     double[] rates = new double[threads];
-    AtomicReference<Exception> failure = new AtomicReference<>();
+    AtomicReference<@Nullable Exception> failure = new AtomicReference<>();
     List<Thread> started = new ArrayList<>();
     for (int t = 0; t < threads; t++) {
       int k = t;
@@ -606,7 +607,7 @@ public final class EthBench {
       throws IOException, InterruptedException {
     AtomicLong hashes = new AtomicLong();
     AtomicLong next = new AtomicLong();
-    AtomicReference<Exception> failure = new AtomicReference<>();
+    AtomicReference<@Nullable Exception> failure = new AtomicReference<>();
     long start = System.nanoTime();
     long deadline = start + window.toNanos();
     List<Thread> threads = new ArrayList<>();

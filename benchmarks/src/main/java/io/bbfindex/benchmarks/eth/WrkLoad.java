@@ -4,6 +4,7 @@ import io.bbfindex.benchmarks.http.WrkRun;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * bench http's wrk runner ({@link WrkRun}: one request-list script, one report parser) with the
@@ -42,7 +43,7 @@ final class WrkLoad {
    *
    * @throws IOException if wrk fails, reports socket errors or lacks a figure
    */
-  WrkRun run(String baseUrl, Path lines, String postPath, int seconds)
+  WrkRun run(String baseUrl, Path lines, @Nullable String postPath, int seconds)
       throws IOException, InterruptedException {
     WrkRun r =
         WrkRun.run(wrk, script, baseUrl, lines, postPath, false, threads, connections, seconds);

@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a benchmark prints: free lines, aligned tables, and at the end the machine-readable block of
@@ -98,7 +99,7 @@ public final class BenchReport {
    * Prints the summary block and writes the result files under {@code home/bench-results} (if home
    * is known).
    */
-  public void finish(Path home) throws IOException {
+  public void finish(@Nullable Path home) throws IOException {
     line("");
     List<String> block = new ArrayList<>();
     summary.forEach((k, v) -> block.add("summary: " + k + " " + v));

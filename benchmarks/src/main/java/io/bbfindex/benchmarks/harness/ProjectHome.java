@@ -1,6 +1,7 @@
 package io.bbfindex.benchmarks.harness;
 
 import java.nio.file.Path;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The project root the launcher passes as {@code -Dbbf.home}: where the suites write {@code
@@ -11,7 +12,7 @@ public final class ProjectHome {
   private ProjectHome() {}
 
   /** The project root, or null when the benchmarks run outside the launcher (tests). */
-  public static Path home() {
+  public static @Nullable Path home() {
     String home = System.getProperty("bbf.home");
     return home == null || home.isBlank() ? null : Path.of(home).toAbsolutePath().normalize();
   }

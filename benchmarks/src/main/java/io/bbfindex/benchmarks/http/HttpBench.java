@@ -2,6 +2,7 @@ package io.bbfindex.benchmarks.http;
 
 import io.bbfindex.benchmarks.harness.BenchReport;
 import io.bbfindex.benchmarks.harness.BenchTempDir;
+import io.bbfindex.benchmarks.harness.Filled;
 import io.bbfindex.benchmarks.harness.ProjectHome;
 import io.bbfindex.ingest.encoding.HashKeys;
 import io.bbfindex.ingest.testing.Fixtures;
@@ -21,6 +22,7 @@ import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -297,7 +299,7 @@ public final class HttpBench implements Callable<Integer> {
       List<String> targets,
       Map<String, Path> files,
       ServerProcess server,
-      CoreRestNode core)
+      @Nullable CoreRestNode core)
       throws IOException, InterruptedException {
     Path wrk = tool.binary();
     Path script = tool.script();
@@ -305,8 +307,8 @@ public final class HttpBench implements Callable<Integer> {
       WrkRun.run(
           wrk,
           script,
-          t.equals(CORE_REST) ? core.baseUrl() : server.baseUrl(),
-          files.get(t),
+          baseUrl(t, server, core),
+          Filled.entry(files, t),
           postPath(t),
           t.equals(NEG_BATCH_BINARY),
           c.threads(),
@@ -327,8 +329,8 @@ public final class HttpBench implements Callable<Integer> {
                 WrkRun.run(
                     wrk,
                     script,
-                    t.equals(CORE_REST) ? core.baseUrl() : server.baseUrl(),
-                    files.get(t),
+                    baseUrl(t, server, core),
+                    Filled.entry(files, t),
                     postPath(t),
                     t.equals(NEG_BATCH_BINARY),
                     c.threads(),
@@ -348,12 +350,12 @@ public final class HttpBench implements Callable<Integer> {
       List<String> targets,
       Map<String, List<WrkRun>> runs,
       ServerProcess server,
-      CoreRestNode core,
+      @Nullable CoreRestNode core,
       List<Figure> all)
       throws IOException, InterruptedException {
     List<List<String>> rows = new ArrayList<>();
     for (String t : targets) {
-      Figure f = figure(dataset, t, runs.get(t));
+      Figure f = figure(dataset, t, Filled.entry(runs, t));
       all.add(f);
       rows.add(f.row(t, true));
     }
@@ -561,7 +563,18 @@ public final class HttpBench implements Callable<Integer> {
   /**
    * Where a target's request lines go: batches are POSTed to the batch route, the rest are GETs.
    */
-  private static String postPath(String target) {
+  /** Where {@code target} is asked: Core REST is a target only beside a node. */
+  private static String baseUrl(String target, ServerProcess server, @Nullable CoreRestNode core) {
+    if (!target.equals(CORE_REST)) {
+      return server.baseUrl();
+    }
+    if (core == null) {
+      throw new IllegalStateException("Core REST is measured only beside a node");
+    }
+    return core.baseUrl();
+  }
+
+  private static @Nullable String postPath(String target) {
     return target.startsWith("batch") ? "/v1/tx/lookup" : null;
   }
 }

@@ -2,6 +2,7 @@ package io.bbfindex.benchmarks.http;
 
 import io.bbfindex.benchmarks.harness.BenchReport;
 import io.bbfindex.benchmarks.harness.BenchTempDir;
+import io.bbfindex.benchmarks.harness.Filled;
 import io.bbfindex.benchmarks.harness.ProjectHome;
 import io.bbfindex.ingest.testing.Fixtures;
 import io.bbfindex.ingest.testing.HashedFixtures;
@@ -260,8 +261,8 @@ public final class VsCoreBench implements Callable<Integer> {
      * seconds weighs on both sides of the same ratio rather than on one side of a median.
      */
     double[] roundRatios(String kind) {
-      List<WrkRun> bbf = runs.get(new Target(kind, BBF));
-      List<WrkRun> core = runs.get(new Target(kind, CORE));
+      List<WrkRun> bbf = Filled.entry(runs, new Target(kind, BBF));
+      List<WrkRun> core = Filled.entry(runs, new Target(kind, CORE));
       double[] ratios = new double[bbf.size()];
       for (int i = 0; i < ratios.length; i++) {
         ratios[i] = bbf.get(i).requestsPerSecond() / core.get(i).requestsPerSecond();
@@ -324,8 +325,10 @@ public final class VsCoreBench implements Callable<Integer> {
           epoll.transport(),
           bitcoind,
           core.baseUrl());
-      checkAnswers(server.baseUrl(), core.baseUrl(), present.get(0), files.get(TARGETS.get(0)));
-      checkAnswers(epoll.baseUrl(), core.baseUrl(), present.get(0), files.get(TARGETS.get(0)));
+      checkAnswers(
+          server.baseUrl(), core.baseUrl(), present.get(0), Filled.entry(files, TARGETS.get(0)));
+      checkAnswers(
+          epoll.baseUrl(), core.baseUrl(), present.get(0), Filled.entry(files, TARGETS.get(0)));
       r.line(
           "%s: both servers answer a present txid 200 and an absent one 404 (checked before"
               + " timing, bbf-index on both transports)",
@@ -352,7 +355,13 @@ public final class VsCoreBench implements Callable<Integer> {
           t.label(),
           c.warmupSeconds(),
           () ->
-              wrkRun(c, wrk, script, files.get(t), base(t, server, epoll, core), c.warmupSeconds())
+              wrkRun(
+                      c,
+                      wrk,
+                      script,
+                      Filled.entry(files, t),
+                      base(t, server, epoll, core),
+                      c.warmupSeconds())
                   .requestsPerSecond());
     }
     Map<Target, List<WrkRun>> runs = new LinkedHashMap<>();
@@ -365,7 +374,14 @@ public final class VsCoreBench implements Callable<Integer> {
       }
       for (Target t : order) {
         runs.computeIfAbsent(t, k -> new ArrayList<>())
-            .add(wrkRun(c, wrk, script, files.get(t), base(t, server, epoll, core), c.seconds()));
+            .add(
+                wrkRun(
+                    c,
+                    wrk,
+                    script,
+                    Filled.entry(files, t),
+                    base(t, server, epoll, core),
+                    c.seconds()));
       }
     }
     return runs;
@@ -379,7 +395,8 @@ public final class VsCoreBench implements Callable<Integer> {
     List<List<String>> rows = new ArrayList<>();
     for (Target t : TARGETS) {
       HttpBench.Figure f =
-          HttpBench.figure(name, t.kind().equals(ABSENT) ? "negative" : t.kind(), runs.get(t));
+          HttpBench.figure(
+              name, t.kind().equals(ABSENT) ? "negative" : t.kind(), Filled.entry(runs, t));
       figures.put(t, f);
       rows.add(f.row(t.label(), false));
     }
@@ -516,6 +533,6 @@ public final class VsCoreBench implements Callable<Integer> {
   }
 
   private static double rps(Map<Target, HttpBench.Figure> figures, String kind, String server) {
-    return figures.get(new Target(kind, server)).rps();
+    return Filled.entry(figures, new Target(kind, server)).rps();
   }
 }

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One run of wrk (https://github.com/wg/wrk, Debian package {@code wrk}) with {@code --latency} and
@@ -139,7 +140,7 @@ public record WrkRun(
       Path script,
       String baseUrl,
       Path requestFile,
-      String postPath,
+      @Nullable String postPath,
       boolean binary,
       int threads,
       int connections,

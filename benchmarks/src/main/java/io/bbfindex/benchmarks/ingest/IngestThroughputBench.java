@@ -19,6 +19,7 @@ import java.util.Arrays;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -73,7 +74,7 @@ public final class IngestThroughputBench implements Callable<Integer> {
       paramLabel = "N",
       converter = CountConverter.class,
       description = "'t' records in the txindex")
-  Long records;
+  @Nullable Long records;
 
   @Option(
       names = "--scans",
@@ -100,7 +101,7 @@ public final class IngestThroughputBench implements Callable<Integer> {
       description =
           "MiB of generated blk data for the block-data "
               + "ingest (default 768, --quick 192; 0: skip it)")
-  Long blkMib;
+  @Nullable Long blkMib;
 
   @Option(
       names = "--threads",

@@ -4,6 +4,7 @@ import io.bbfindex.benchmarks.harness.BenchReport;
 import io.bbfindex.benchmarks.harness.BenchTempDir;
 import io.bbfindex.benchmarks.harness.ChildJvm;
 import io.bbfindex.benchmarks.harness.CountConverter;
+import io.bbfindex.benchmarks.harness.Filled;
 import io.bbfindex.benchmarks.harness.ProjectHome;
 import io.bbfindex.benchmarks.harness.ThreadClock;
 import io.bbfindex.benchmarks.synthetic.StoreAssembly;
@@ -32,6 +33,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -80,7 +82,7 @@ public final class ScaleBench implements Callable<Integer> {
       paramLabel = "N",
       converter = CountConverter.class,
       description = "synthetic txids")
-  Long keys;
+  @Nullable Long keys;
 
   @Option(
       names = "--lock",
@@ -88,7 +90,7 @@ public final class ScaleBench implements Callable<Integer> {
       description =
           "hold FILE with flock(1) during the lookup and start-up phases only (not the build),"
               + " e.g. the machine's shared benchmark lock")
-  Path lock;
+  @Nullable Path lock;
 
   @Option(
       names = {"-h", "--help"},
@@ -201,7 +203,8 @@ public final class ScaleBench implements Callable<Integer> {
   /**
    * @param lock held with flock(1) during the measured lookup and start-up phases, or null
    */
-  static Result run(Config c, BenchReport r, Path tmp, ProgressListener progress, Path lock)
+  static Result run(
+      Config c, BenchReport r, Path tmp, ProgressListener progress, @Nullable Path lock)
       throws IOException, InterruptedException {
     printPlan(c, r);
     BuildOptions opts = BuildOptions.defaults();
@@ -451,7 +454,7 @@ public final class ScaleBench implements Callable<Integer> {
     Map<Integer, double[]> negative = new LinkedHashMap<>();
     for (int files : c.steps()) {
       long opening = System.nanoTime();
-      try (FilterStore st = FilterStore.open(stores.get(files))) {
+      try (FilterStore st = FilterStore.open(Filled.entry(stores, files))) {
         double openMs = (System.nanoTime() - opening) / 1e6;
         double[] ns = new double[c.rounds()];
         double[] wallNs = new double[c.rounds()];
@@ -495,7 +498,7 @@ public final class ScaleBench implements Callable<Integer> {
     boolean allFound = true;
     byte[] few = new SyntheticKeys(c.seed() * 0x9E37 + 11).keys(0, c.perFileProbeKeys());
     for (int files : c.steps()) {
-      try (FilterStore st = FilterStore.open(stores.get(files))) {
+      try (FilterStore st = FilterStore.open(Filled.entry(stores, files))) {
         if (files == c.files()) {
           // sanity: a sample of inserted txids is answered "maybe" by the summary and by its
           // file's filter
@@ -513,7 +516,7 @@ public final class ScaleBench implements Callable<Integer> {
         if (candidates < 0) {
           throw new AssertionError();
         }
-        double[] neg = negative.get(files);
+        double[] neg = Filled.entry(negative, files);
         steps.add(
             new Step(
                 files,
@@ -522,7 +525,7 @@ public final class ScaleBench implements Callable<Integer> {
                 neg[2],
                 perFileNs,
                 neg[3],
-                StoreAssembly.directoryBytes(stores.get(files))));
+                StoreAssembly.directoryBytes(Filled.entry(stores, files))));
       }
     }
     return allFound;
@@ -623,7 +626,7 @@ public final class ScaleBench implements Callable<Integer> {
       long plainBytes,
       double buildSeconds,
       long peakRss,
-      Startups starts) {
+      @Nullable Startups starts) {
     Startup plainStart = starts == null ? null : starts.plain();
     Startup coldStart = starts == null ? null : starts.cold();
     Startup fullStart = starts == null ? null : starts.full();
@@ -648,7 +651,7 @@ public final class ScaleBench implements Callable<Integer> {
     r.summary("filter_bytes_per_key_with_file_filters", (double) main.totalBytes() / c.keys());
     r.summary("startup_seconds_" + c.files() + "_files", startup);
     r.summary("startup_cpu_seconds_" + c.files() + "_files", startupCpu);
-    if (plainStart != null) {
+    if (plainStart != null && coldStart != null && fullStart != null) { // all or none
       r.summary("startup_seconds_no_class_archive", coldStart.seconds());
       r.summary("startup_cpu_seconds_no_class_archive", cpuSeconds(coldStart.last()));
       r.summary("copies_in_seconds_" + c.files() + "_files", plainStart.copiedSeconds());

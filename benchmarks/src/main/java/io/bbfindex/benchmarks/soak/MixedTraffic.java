@@ -12,6 +12,7 @@ import java.util.Random;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Closed-loop clients (no think time, so the server runs at saturation) sending a fixed mix of
@@ -117,7 +118,8 @@ final class MixedTraffic implements AutoCloseable {
   }
 
   /** A batch of present and random ids, alternating: every answer must match its id. */
-  private String batch(Random rnd, HexFormat hex) throws java.io.IOException, InterruptedException {
+  private @Nullable String batch(Random rnd, HexFormat hex)
+      throws java.io.IOException, InterruptedException {
     StringBuilder body = new StringBuilder("[");
     byte[] random = new byte[32];
     for (int i = 0; i < BATCH_IDS; i++) {
@@ -163,7 +165,7 @@ final class MixedTraffic implements AutoCloseable {
   }
 
   /** Null when {@code r} has {@code status} and contains {@code marker}, else what is wrong. */
-  private static String expect(HttpResponse<String> r, int status, String marker) {
+  private static @Nullable String expect(HttpResponse<String> r, int status, String marker) {
     if (r.statusCode() != status) {
       return r.request().uri().getPath() + ": status " + r.statusCode() + " instead of " + status;
     }

@@ -15,6 +15,7 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -51,13 +52,13 @@ public final class SoakBench implements Callable<Integer> {
   @Option(
       names = "--seconds",
       description = "measured duration in seconds (overrides the default of the mode)")
-  Integer seconds;
+  @Nullable Integer seconds;
 
   @Option(names = "--warmup", description = "warm-up seconds before the first sample")
-  Integer warmup;
+  @Nullable Integer warmup;
 
   @Option(names = "--clients", description = "concurrent closed-loop clients (default: 4 per core)")
-  Integer clients;
+  @Nullable Integer clients;
 
   @Option(names = "--no-follow", description = "serve the demo datadir even when $BITCOIND is set")
   boolean noFollow;

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.LongAdder;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The app's {@link ChainBackend} port over a filter store and, optionally, a bare txindex ({@link
@@ -30,7 +31,7 @@ public final class FilterStoreBackend implements ChainBackend {
   private static final byte[] NO_BLOCK = new byte[32];
 
   private final FilterStore store;
-  private final TxIndexOnly txindex;
+  private final @Nullable TxIndexOnly txindex;
   private final FilterDescriptions descriptions;
   private final LongAdder reads = new LongAdder();
   private volatile boolean open = true;
@@ -40,7 +41,7 @@ public final class FilterStoreBackend implements ChainBackend {
    * @param txindex the txindex that confirms a "maybe", or null (every "maybe" is then refuted);
    *     stays the caller's to close
    */
-  public FilterStoreBackend(FilterStore store, TxIndexOnly txindex) {
+  public FilterStoreBackend(FilterStore store, @Nullable TxIndexOnly txindex) {
     this.store = Objects.requireNonNull(store, "store");
     this.descriptions = new FilterDescriptions(store);
     this.txindex = txindex;

@@ -400,8 +400,15 @@ final class HashedStoreBench {
         for (byte[] k : rows) {
           HashedKeys.TxRow row = HashedKeys.decodeTxRow(k);
           byte[] hash = txdb.get(HashedKeys.seqKey(row.blockSeq()));
+          if (hash == null) {
+            throw new IOException("the txindex has no 's' record for block " + row.blockSeq());
+          }
           byte[] bkey = DbKeys.blockKey(hash);
-          DiskBlockIndex b = DiskBlockIndex.decode(bkey, blockdb.get(bkey));
+          byte[] record = blockdb.get(bkey);
+          if (record == null) {
+            throw new IOException("the block index has no 'b' record for block " + row.blockSeq());
+          }
+          DiskBlockIndex b = DiskBlockIndex.decode(bkey, record);
           long txOffset = (long) row.offsetFromHeader() - BlockFileReader.HEADER_BYTES;
           Transaction tx = reader.readTransaction(b.file(), b.dataPos(), txOffset, null, hash);
           if (Arrays.equals(tx.getTxId().getReversedBytes(), txid)) {

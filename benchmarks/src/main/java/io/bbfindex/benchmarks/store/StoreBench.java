@@ -30,6 +30,7 @@ import java.util.Optional;
 import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
 import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -71,7 +72,7 @@ public final class StoreBench implements Callable<Integer> {
       paramLabel = "N",
       converter = CountConverter.class,
       description = "'t' records in the generated txindex")
-  Long records;
+  @Nullable Long records;
 
   @Option(
       names = "--hashed-records",
@@ -80,7 +81,7 @@ public final class StoreBench implements Callable<Integer> {
       description =
           "transactions of the generated chain with a HASHED (Core v32) txindex (default"
               + " 10,000,000, --quick 1,000,000; 0: skip)")
-  Long hashedRecords;
+  @Nullable Long hashedRecords;
 
   @Option(
       names = "--unsalted",

@@ -31,6 +31,7 @@ import org.iq80.leveldb.CompressionType;
 import org.iq80.leveldb.DB;
 import org.iq80.leveldb.Options;
 import org.iq80.leveldb.WriteBatch;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Writes a synthetic chain as Bitcoin Core >= 28 stores it, for benchmarks (never the product):
@@ -107,7 +108,7 @@ public final class SyntheticChain {
       long transactions,
       long blkBytes,
       long[] txPerFile,
-      SipHash13Uj salt) {
+      @Nullable SipHash13Uj salt) {
     public Path blocksDir() {
       return datadir.resolve("blocks");
     }
@@ -130,7 +131,7 @@ public final class SyntheticChain {
    *
    * @throws IOException if writing fails or {@code datadir/blocks} exists
    */
-  public static Result generate(Path datadir, Params p, TxRecordConsumer written)
+  public static Result generate(Path datadir, Params p, @Nullable TxRecordConsumer written)
       throws IOException {
     Path blocksDir = datadir.resolve("blocks");
     if (Files.exists(blocksDir)) {
@@ -155,21 +156,26 @@ public final class SyntheticChain {
   }
 
   /** The block-by-block writer: blk files, then (optionally) the two LevelDBs. */
+  // NullAway: with p.indexes() the hashed txindex, the block index, their write batch and the salt
+  // are all set in the constructor, without it all null; every use is behind a txindex != null
+  // check (the batch is null again only after the last write, in finish), and blk is opened before
+  // the first block is written.
+  @SuppressWarnings("NullAway")
   private static final class Writer implements AutoCloseable {
     private final Path datadir;
     private final Params p;
     private final SplittableRandom rnd;
     private final BlocksXorKey xor;
-    private final SipHash13Uj salt;
-    private final TxRecordConsumer written;
+    private final @Nullable SipHash13Uj salt;
+    private final @Nullable TxRecordConsumer written;
     private final SyntheticTransactions txs;
     private final MessageDigest sha256;
     private final List<BlockInfo> blocks = new ArrayList<>();
     private final List<Long> txPerFile = new ArrayList<>();
     private final byte[] txid = new byte[32];
-    private DB txindex;
-    private DB blockIndex;
-    private WriteBatch batch;
+    private @Nullable DB txindex;
+    private @Nullable DB blockIndex;
+    private @Nullable WriteBatch batch;
     private int inBatch;
     private FileChannel blk;
     private int file = -1;
@@ -184,8 +190,8 @@ public final class SyntheticChain {
         Params p,
         SplittableRandom rnd,
         BlocksXorKey xor,
-        SipHash13Uj salt,
-        TxRecordConsumer written)
+        @Nullable SipHash13Uj salt,
+        @Nullable TxRecordConsumer written)
         throws IOException {
       this.datadir = datadir;
       this.p = p;

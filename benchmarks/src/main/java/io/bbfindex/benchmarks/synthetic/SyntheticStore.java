@@ -24,6 +24,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.Semaphore;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A filter store over synthetic txids at any scale (mainnet: 1.4 billion txids in 5,600 block
@@ -104,7 +105,8 @@ public final class SyntheticStore {
    * @param shareSummaryFrom null to build the summary; else a store over the same keys whose
    *     summary file is shared ({@link StoreAssembly#shareSummary}) instead of built again
    */
-  public static Built build(Path dir, Spec spec, Path shareSummaryFrom, ProgressListener progress)
+  public static Built build(
+      Path dir, Spec spec, @Nullable Path shareSummaryFrom, ProgressListener progress)
       throws IOException {
     return build(
             List.of(dir),
@@ -126,7 +128,10 @@ public final class SyntheticStore {
    * @param specs same keys and seed, any file counts
    */
   public static List<Built> build(
-      List<Path> dirs, List<Spec> specs, Future<Path> shareSummaryFrom, ProgressListener progress)
+      List<Path> dirs,
+      List<Spec> specs,
+      @Nullable Future<Path> shareSummaryFrom,
+      ProgressListener progress)
       throws IOException {
     Spec first = sameKeys(dirs, specs);
     long start = System.nanoTime();
@@ -158,7 +163,7 @@ public final class SyntheticStore {
         SummaryEntry s =
             summaryStore != null
                 ? sp.shareSummary(summaryStore)
-                : sp == splits.get(0)
+                : sp == splits.get(0) && summary != null // set whenever no summary is shared
                     ? StoreAssembly.writeSummary(
                         sp.dir, summary, first.keys(), sp.spec.files(), first.opts())
                     : sp.shareSummary(splits.get(0).dir);
@@ -214,8 +219,8 @@ public final class SyntheticStore {
     if (c instanceof IOException io) {
       return io;
     }
-    if (c instanceof UncheckedIOException u) {
-      return u.getCause();
+    if (c instanceof UncheckedIOException u && u.getCause() instanceof IOException io) {
+      return io;
     }
     if (c instanceof RuntimeException r) {
       throw r;
@@ -230,7 +235,7 @@ public final class SyntheticStore {
   private static final class Split implements AutoCloseable {
     private final Path dir;
     private final Spec spec;
-    private final BlockedBloomFilter[] byFile;
+    private final @Nullable BlockedBloomFilter[] byFile;
     private final TxFilterPass pass;
     private final ExecutorService writers;
     private final Semaphore pending;
@@ -241,7 +246,7 @@ public final class SyntheticStore {
     Split(
         Path dir,
         Spec spec,
-        BlockedBloomFilter summary,
+        @Nullable BlockedBloomFilter summary,
         ProgressListener progress,
         ExecutorService writers,
         Semaphore pending) {
@@ -282,6 +287,9 @@ public final class SyntheticStore {
 
     private void submitWrite(int f) throws InterruptedException {
       BlockedBloomFilter filter = byFile[f];
+      if (filter == null) {
+        throw new IllegalStateException("block file " + f + " was written already");
+      }
       byFile[f] = null;
       long keys =
           SyntheticKeys.rangeStart(spec.keys(), spec.files(), f + 1)

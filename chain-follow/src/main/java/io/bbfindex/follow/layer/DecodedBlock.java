@@ -5,6 +5,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
 import org.bitcoinj.base.Sha256Hash;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A block as the tip layer needs it: its hash, its parent, and each transaction's txid with its
@@ -16,7 +17,7 @@ import org.bitcoinj.base.Sha256Hash;
  *     when built without one (tests)
  */
 public record DecodedBlock(
-    Hash32 hash, Hash32 prevHash, Hash32[] txids, long[] txOffsets, byte[] header) {
+    Hash32 hash, Hash32 prevHash, Hash32[] txids, long[] txOffsets, byte @Nullable [] header) {
   static final int HEADER_BYTES = 80;
 
   /** A block known by its txids only (no header fields to answer with). */

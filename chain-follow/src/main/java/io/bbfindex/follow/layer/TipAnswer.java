@@ -1,6 +1,7 @@
 package io.bbfindex.follow.layer;
 
 import io.bbfindex.ingest.encoding.Hash32;
+import org.jspecify.annotations.Nullable;
 
 /** What the follower knows of a txid beyond the history snapshot. */
 public sealed interface TipAnswer {
@@ -14,7 +15,11 @@ public sealed interface TipAnswer {
    * @param confirmations served tip height - height + 1
    */
   record Confirmed(
-      Hash32 blockHash, int height, int confirmations, BlockPosition location, long txOffset)
+      Hash32 blockHash,
+      int height,
+      int confirmations,
+      @Nullable BlockPosition location,
+      long txOffset)
       implements TipAnswer {}
 
   /** In the node's mempool. */

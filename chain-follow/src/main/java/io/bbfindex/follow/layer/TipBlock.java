@@ -1,5 +1,7 @@
 package io.bbfindex.follow.layer;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A block the tip layer knows: connected after the snapshot, or disconnected by a reorg since.
  *
@@ -9,6 +11,6 @@ package io.bbfindex.follow.layer;
 public record TipBlock(
     DecodedBlock block,
     int height,
-    BlockPosition location,
+    @Nullable BlockPosition location,
     boolean onActiveChain,
     int confirmations) {}

@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.locks.StampedLock;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The blocks the node connected after the history snapshot's tip: a cuckoo filter over their txids
@@ -21,7 +22,7 @@ import java.util.concurrent.locks.StampedLock;
 public final class TipLayer {
 
   /** A connected block: its txids and where they lie. */
-  private record Connected(DecodedBlock block, int height, BlockPosition location) {}
+  private record Connected(DecodedBlock block, int height, @Nullable BlockPosition location) {}
 
   private record Place(Connected in, int index) {}
 
@@ -133,7 +134,7 @@ public final class TipLayer {
    * @param location the block in the node's files, or {@code null}
    * @throws IllegalArgumentException if the block's parent is not the tip
    */
-  public void connect(DecodedBlock block, BlockPosition location) {
+  public void connect(DecodedBlock block, @Nullable BlockPosition location) {
     long stamp = lock.writeLock();
     try {
       Hash32 tip = blocks.isEmpty() ? baseHash : blocks.peekLast().block().hash();

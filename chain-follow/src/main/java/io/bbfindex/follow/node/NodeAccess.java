@@ -3,6 +3,7 @@ package io.bbfindex.follow.node;
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How to reach a node, resolved as {@code bitcoin-cli} resolves it: what the command line gives
@@ -26,10 +27,15 @@ import java.util.Optional;
  * @param from where the RPC address came from, for the start-up line (e.g. {@code rpcport in
  *     /home/u/.bitcoin/bitcoin.conf})
  */
-public record NodeAccess(URI rpc, RpcCredentials credentials, String zmq, String from) {
+public record NodeAccess(URI rpc, RpcCredentials credentials, @Nullable String zmq, String from) {
 
   /** What the command line says; {@code null} where it says nothing. */
-  public record Flags(String rpc, Path cookie, String user, String password, String zmq) {}
+  public record Flags(
+      @Nullable String rpc,
+      @Nullable Path cookie,
+      @Nullable String user,
+      @Nullable String password,
+      @Nullable String zmq) {}
 
   /**
    * @param netDir the network's data directory ({@code ~/.bitcoin/regtest} for regtest)
@@ -62,6 +68,13 @@ public record NodeAccess(URI rpc, RpcCredentials credentials, String zmq, String
     }
     RpcCredentials credentials;
     if (flags.user() != null) {
+      if (flags.password() == null) {
+        throw new IllegalArgumentException(
+            "--rpc-user "
+                + flags.user()
+                + " has no password: give --rpc-password-file, --rpc-password or"
+                + " $BBF_RPC_PASSWORD");
+      }
       credentials = new RpcCredentials.UserPassword(flags.user(), flags.password());
     } else if (flags.cookie() != null) {
       credentials = new RpcCredentials.Cookie(flags.cookie());

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A node's {@code bitcoin.conf}, read the way {@code bitcoind} and {@code bitcoin-cli} read it, for
@@ -42,9 +43,9 @@ public final class NodeConf {
   private record Setting(String section, String key, String value) {}
 
   private final List<Setting> settings;
-  private final Path file;
+  private final @Nullable Path file;
 
-  private NodeConf(Path file, List<Setting> settings) {
+  private NodeConf(@Nullable Path file, List<Setting> settings) {
     this.file = file;
     this.settings = List.copyOf(settings);
   }

@@ -15,6 +15,7 @@ import java.util.HexFormat;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Bitcoin Core's JSON-RPC (HTTP POST, Basic auth) and, where the node runs with {@code -rest=1},
@@ -31,7 +32,7 @@ public final class NodeRpc {
   private final HttpClient http;
   private final AtomicLong ids = new AtomicLong();
   private final AtomicLong calls = new AtomicLong();
-  private volatile Boolean restEnabled;
+  private volatile @Nullable Boolean restEnabled;
 
   /**
    * @param endpoint {@code http://host:port/} of the node's RPC server

@@ -3,6 +3,7 @@ package io.bbfindex.follow.node;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.zeromq.SocketType;
 import org.zeromq.ZContext;
 import org.zeromq.ZMQ;
@@ -82,7 +83,7 @@ public final class ZmqSequenceSubscriber implements AutoCloseable {
   }
 
   /** The next event, waiting at most {@code timeoutMillis}; {@code null} if none came. */
-  public Received poll(long timeoutMillis) throws InterruptedException {
+  public @Nullable Received poll(long timeoutMillis) throws InterruptedException {
     return queue.poll(timeoutMillis, TimeUnit.MILLISECONDS);
   }
 

@@ -120,6 +120,18 @@ class NodeConfTest {
   }
 
   @Test
+  void aUserWithoutAPasswordIsRefusedNotSentAsTheWordNull() throws IOException {
+    NodeConf c = NodeConf.read(base.resolve("absent.conf"), base);
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                NodeAccess.resolve(
+                    base, "regtest", c, new NodeAccess.Flags(null, null, "u", null, null)));
+    assertTrue(e.getMessage().contains("--rpc-user u has no password"), e.getMessage());
+  }
+
+  @Test
   void noFileMeansCoresDefaults() throws IOException {
     NodeConf c = NodeConf.read(base.resolve("absent.conf"), base);
     assertEquals("main", c.chain());

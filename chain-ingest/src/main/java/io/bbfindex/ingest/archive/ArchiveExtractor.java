@@ -11,6 +11,7 @@ import java.nio.file.StandardCopyOption;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
 import org.apache.commons.compress.compressors.gzip.GzipCompressorInputStream;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Extracts a {@code .tar.gz} data-directory archive (the embedded demo, the test fixtures).
@@ -70,7 +71,8 @@ public final class ArchiveExtractor {
     return files;
   }
 
-  private static Path strip(Path archive, String name, int components) throws IOException {
+  private static @Nullable Path strip(Path archive, String name, int components)
+      throws IOException {
     if (name.startsWith("/") || name.contains("\\")) {
       throw new IOException(
           archive + ": entry '" + name + "' has an absolute or non-portable path");

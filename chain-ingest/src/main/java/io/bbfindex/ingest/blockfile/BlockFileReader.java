@@ -16,9 +16,11 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import org.bitcoinj.base.Sha256Hash;
 import org.bitcoinj.core.Transaction;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads blocks and transactions from Core's {@code blk%05d.dat} files, never trusting a size.
@@ -63,7 +65,7 @@ public final class BlockFileReader implements AutoCloseable {
 
   private final Path blocksDir;
   private final BlocksXorKey xor;
-  private volatile byte[] magic;
+  private volatile byte @Nullable [] magic;
   private final Map<Integer, FileChannel> channels = new ConcurrentHashMap<>();
   // every read names its file for error messages: formatted once per file, not once per read
   private final Map<Integer, Path> paths = new ConcurrentHashMap<>();
@@ -72,7 +74,7 @@ public final class BlockFileReader implements AutoCloseable {
    * @param magic the network's message start, or {@code null} to accept any of {@link
    *     #KNOWN_MAGICS} and then only the first one seen
    */
-  public BlockFileReader(Path blocksDir, BlocksXorKey xor, byte[] magic) {
+  public BlockFileReader(Path blocksDir, BlocksXorKey xor, byte @Nullable [] magic) {
     this.blocksDir = blocksDir;
     this.xor = xor;
     this.magic = magic == null ? null : magic.clone();
@@ -84,7 +86,7 @@ public final class BlockFileReader implements AutoCloseable {
   }
 
   /** The magic this reader checks (learnt from the first record read if not given). */
-  public byte[] magic() {
+  public byte @Nullable [] magic() {
     byte[] m = magic;
     return m == null ? null : m.clone();
   }
@@ -108,7 +110,11 @@ public final class BlockFileReader implements AutoCloseable {
    * @throws NoSuchFileException if the block file is missing (pruned, or wrong blocks dir)
    */
   public Transaction readTransaction(
-      int file, long dataPos, long txOffset, byte[] expectedTxid, byte[] expectedBlockHash)
+      int file,
+      long dataPos,
+      long txOffset,
+      byte @Nullable [] expectedTxid,
+      byte @Nullable [] expectedBlockHash)
       throws IOException {
     Framed block = readFramed(file, dataPos);
     String where = where(file, dataPos);
@@ -158,7 +164,7 @@ public final class BlockFileReader implements AutoCloseable {
    */
   public record TxRegion(byte[] bytes, boolean toBlockEnd, String where) {}
 
-  private static void checkHeader(Framed block, String where, byte[] expectedBlockHash)
+  private static void checkHeader(Framed block, String where, byte @Nullable [] expectedBlockHash)
       throws CorruptRecordException {
     if (expectedBlockHash != null
         && !Arrays.equals(Sha256Hash.hashTwice(block.header), expectedBlockHash)) {
@@ -225,15 +231,16 @@ public final class BlockFileReader implements AutoCloseable {
     long txStart = txStart(block, dataPos, txOffset, where);
     long left = dataPos + block.size - txStart;
     int first = (int) Math.min(left, TX_FIRST_READ);
-    RawTransaction tx = parse(block.channel, txStart, first, where, txOffset, first == left);
-    if (tx == null) {
+    Optional<RawTransaction> tx =
+        parse(block.channel, txStart, first, where, txOffset, first == left);
+    if (tx.isEmpty()) {
       tx = parse(block.channel, txStart, (int) left, where, txOffset, true);
     }
-    return tx;
+    return tx.orElseThrow(); // a whole read gives the transaction or throws
   }
 
-  /** {@code null} means "ran out of bytes, but more are available" (only when {@code !whole}). */
-  private RawTransaction parse(
+  /** Empty means "ran out of bytes, but more are available" (only when {@code !whole}). */
+  private Optional<RawTransaction> parse(
       FileChannel ch, long pos, int len, String where, long txOffset, boolean whole)
       throws IOException {
     byte[] bytes = new byte[len]; // len <= record size <= MAX_BLOCK_RECORD, checked by readFramed
@@ -241,10 +248,10 @@ public final class BlockFileReader implements AutoCloseable {
     try {
       ByteBuffer buf = ByteBuffer.wrap(bytes);
       Transaction tx = Transaction.read(buf);
-      return new RawTransaction(Arrays.copyOf(bytes, buf.position()), tx, where);
+      return Optional.of(new RawTransaction(Arrays.copyOf(bytes, buf.position()), tx, where));
     } catch (BufferUnderflowException e) {
       if (!whole) {
-        return null;
+        return Optional.empty();
       }
       throw new CorruptRecordException(
           where + " tx offset " + txOffset + ": transaction runs past the block record", e);

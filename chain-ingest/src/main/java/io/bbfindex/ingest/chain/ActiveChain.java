@@ -16,6 +16,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The chain Bitcoin Core considers active, derived from the block index alone (there is no tip key
@@ -128,8 +129,9 @@ public final class ActiveChain {
 
   private static final class Node {
     final DiskBlockIndex block;
-    Node parent;
-    BigInteger work;
+    @Nullable Node parent;
+    // set in height order, a parent's before its children's (compute)
+    BigInteger work = BigInteger.ZERO;
     boolean candidate;
 
     Node(DiskBlockIndex block) {

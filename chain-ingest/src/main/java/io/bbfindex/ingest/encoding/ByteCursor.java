@@ -4,6 +4,7 @@ import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.util.HexFormat;
 import org.bitcoinj.base.VarInt;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A bounded reader over {@code buf[start .. limit)} for one record. Every read checks the bound
@@ -20,8 +21,8 @@ public final class ByteCursor {
   public static final long MAX_COMPACT_SIZE = 0x0200_0000L;
 
   private final String recordKind;
-  private byte[] key;
-  private byte[] buf;
+  private byte @Nullable [] key;
+  private byte[] buf = new byte[0];
   private int start;
   private int pos;
   private int limit;
@@ -30,7 +31,7 @@ public final class ByteCursor {
    * @param recordKind what is being decoded, e.g. {@code "'b' block index record"}
    * @param key the LevelDB key (or other identity) shown in messages as hex; may be null
    */
-  public ByteCursor(String recordKind, byte[] key) {
+  public ByteCursor(String recordKind, byte @Nullable [] key) {
     this.recordKind = recordKind;
     this.key = key;
   }

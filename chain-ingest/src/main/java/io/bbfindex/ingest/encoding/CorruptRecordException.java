@@ -14,11 +14,21 @@ public class CorruptRecordException extends IOException {
 
   private static final long serialVersionUID = 1L;
 
+  private final String message;
+
   public CorruptRecordException(String message) {
     super(message);
+    this.message = message;
   }
 
   public CorruptRecordException(String message, Throwable cause) {
     super(message, cause);
+    this.message = message;
+  }
+
+  /** The message: there always is one. */
+  @Override
+  public String getMessage() {
+    return message;
   }
 }

@@ -2,6 +2,8 @@ package io.bbfindex.ingest.encoding;
 
 import static io.bbfindex.filters.Arguments.requireArgument;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The one codec of 32-byte hashes (txids, block hashes): between the display hex (64 hex
  * characters, big-endian, as explorers and Core's RPC show them) and the internal byte order
@@ -53,7 +55,7 @@ public final class HashKeys {
    * @return {@code null} when the text is a valid hash, otherwise a short reason (never echoing the
    *     input), e.g. {@code "got 63 characters"} or {@code "character 5 is not a hex digit"}
    */
-  public static String parseDisplayHex(
+  public static @Nullable String parseDisplayHex(
       CharSequence text, int from, int to, byte[] out, int outOffset) {
     int length = to - from;
     if (length != HEX_CHARS) {

@@ -12,6 +12,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a build must do, decided before any txindex row is read: a pure function ({@link #decide})
@@ -40,8 +41,8 @@ import java.util.TreeMap;
  * @param blockHashes what happens to the block-hash filter
  */
 record BuildPlan(
-    Manifest prior,
-    String noPrior,
+    @Nullable Manifest prior,
+    @Nullable String noPrior,
     boolean sourceMoved,
     SortedMap<Integer, FileRebuild> rebuild,
     List<FileEntry> kept,
@@ -78,12 +79,12 @@ record BuildPlan(
    * @param expectedKeys txids it will hold: the kept files' exact counts plus the planned capacity
    *     of the others
    */
-  record SummaryPlan(SummaryAction action, String reason, long expectedKeys) {}
+  record SummaryPlan(SummaryAction action, @Nullable String reason, long expectedKeys) {}
 
   /**
    * @param reason why the block-hash filter is rebuilt; null when it is kept
    */
-  record BlockHashPlan(String reason) {
+  record BlockHashPlan(@Nullable String reason) {
     boolean rebuild() {
       return reason != null;
     }
@@ -113,7 +114,7 @@ record BuildPlan(
       BuildOptions opts) {
     Manifest found = stands.manifest();
     String noPrior = found == null ? stands.noManifest() : incompatibility(found, datadir, opts);
-    if (noPrior == null && !node.holdsBlock(found.tipHash())) {
+    if (noPrior == null && found != null && !node.holdsBlock(found.tipHash())) {
       // the datadir at the same path now holds another chain: an update would keep the old txids
       noPrior =
           "the store's tip block "
@@ -133,13 +134,13 @@ record BuildPlan(
     for (FileSource fs : node.files()) {
       present.add(fs.file());
       Optional<FileRebuild> why = fileVerdict(fs, prior, noPrior, stands);
-      if (why.isPresent()) {
-        rebuild.put(fs.file(), why.get());
-        expectedKeys += fs.capacity();
-      } else {
+      if (why.isEmpty() && prior != null) {
         FileEntry e = prior.file(fs.file()).orElseThrow();
         kept.add(e);
         expectedKeys += e.keys();
+      } else {
+        rebuild.put(fs.file(), why.orElseThrow());
+        expectedKeys += fs.capacity();
       }
     }
     List<FileEntry> vanished =
@@ -182,7 +183,7 @@ record BuildPlan(
    * Why a manifest cannot be built upon (its filters were made from another source or in another
    * way), or null when it can.
    */
-  static String incompatibility(Manifest old, String datadir, BuildOptions opts) {
+  static @Nullable String incompatibility(Manifest old, String datadir, BuildOptions opts) {
     // Older filter files stay valid (every file names its own format version, and version 1
     // files load and answer as before): a store of version 1 files is built upon, its kept files
     // stay version 1 and the files it rebuilds are written in the current version. Only a store
@@ -206,9 +207,9 @@ record BuildPlan(
 
   /** Empty when the existing filter of {@code fs} can be kept. */
   private static Optional<FileRebuild> fileVerdict(
-      FileSource fs, Manifest prior, String noPrior, StoreState stands) {
+      FileSource fs, @Nullable Manifest prior, @Nullable String noPrior, StoreState stands) {
     if (prior == null) {
-      return Optional.of(new FileRebuild(noPrior, true));
+      return Optional.of(new FileRebuild(noPriorReason(noPrior), true));
     }
     Optional<FileEntry> e = prior.file(fs.file());
     if (e.isEmpty()) {
@@ -236,9 +237,9 @@ record BuildPlan(
   }
 
   private static SummaryPlan summaryPlan(
-      Manifest prior,
-      String noPrior,
-      String badSummary,
+      @Nullable Manifest prior,
+      @Nullable String noPrior,
+      @Nullable String badSummary,
       boolean contentChanged,
       boolean sourceMoved,
       long expected) {
@@ -268,9 +269,12 @@ record BuildPlan(
   }
 
   private static BlockHashPlan blockHashPlan(
-      Manifest prior, String noPrior, String badBlockHashes, SourcePlan node) {
+      @Nullable Manifest prior,
+      @Nullable String noPrior,
+      @Nullable String badBlockHashes,
+      SourcePlan node) {
     if (prior == null) {
-      return new BlockHashPlan(noPrior);
+      return new BlockHashPlan(noPriorReason(noPrior));
     }
     if (!prior.blocks().digest().equals(node.blockDigest())) {
       return new BlockHashPlan(
@@ -281,5 +285,24 @@ record BuildPlan(
               + " blocks)");
     }
     return new BlockHashPlan(badBlockHashes);
+  }
+
+  /**
+   * Why nothing of the store is built upon: {@link #decide} has a reason whenever it has no prior
+   * manifest (the store's state names why it has none, or the manifest found is refused).
+   */
+  private static String noPriorReason(@Nullable String noPrior) {
+    if (noPrior == null) {
+      throw new IllegalStateException("no prior manifest, and no reason why");
+    }
+    return noPrior;
+  }
+
+  /** The manifest built upon: there is one wherever the plan keeps a filter. */
+  Manifest keptFrom() {
+    if (prior == null) {
+      throw new IllegalStateException("the plan keeps a filter without a prior manifest");
+    }
+    return prior;
   }
 }

@@ -15,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ForkJoinPool;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One execution of {@link FilterBuilder#build} (see its class comment for the algorithm), in four
@@ -30,7 +31,7 @@ final class BuildRun {
   private final ProgressListener progress;
 
   /** The store as {@code FilterStore.open} verified it before this run, or null. */
-  private final FilterStore verified;
+  private final @Nullable FilterStore verified;
 
   private final long started = System.nanoTime();
 
@@ -39,7 +40,7 @@ final class BuildRun {
       Path outDir,
       BuildOptions opts,
       ProgressListener progress,
-      FilterStore verified) {
+      @Nullable FilterStore verified) {
     this.verified = verified;
     this.index = index;
     this.outDir = outDir;
@@ -72,7 +73,7 @@ final class BuildRun {
 
       SummaryEntry summary;
       if (scanned.summaryAction() == SummaryAction.KEEP) {
-        summary = plan.prior().summary();
+        summary = plan.keptFrom().summary();
         kept.add(summary.name());
       } else {
         long txKeys =
@@ -81,7 +82,7 @@ final class BuildRun {
                 + FilterScan.genesisCoinbases(index);
         summary =
             commit.writeSummary(
-                scanned.summary(),
+                scanned.builtSummary(),
                 txKeys,
                 scanned.summaryCapacity(),
                 source.files().stream().mapToLong(FileSource::fSize).sum());
@@ -97,7 +98,7 @@ final class BuildRun {
         rebuilt.add(blocks.name());
         reasons.put(blocks.name(), plan.blockHashes().reason());
       } else {
-        blocks = plan.prior().blocks();
+        blocks = plan.keptFrom().blocks();
         kept.add(blocks.name());
       }
       Manifest m = commit.writeManifest(txindexTip, scanned.records(), summary, blocks, entries);

@@ -3,6 +3,7 @@ package io.bbfindex.ingest.filterbuild;
 import java.io.PrintStream;
 import java.util.Locale;
 import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Prints a progress line with rate and ETA to a stream (standard error by default), at most once
@@ -14,7 +15,7 @@ public final class ConsoleProgress implements ProgressListener {
 
   private final PrintStream out;
   private final LongSupplier clock;
-  private String phase;
+  private @Nullable String phase;
   private long phaseStart;
   private long lastPrint;
 

@@ -17,6 +17,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Builds a filter store from a node's txindex and block index: one summary BBF over every txid, one
@@ -143,7 +144,7 @@ public final class FilterBuilder {
       Path outDir,
       BuildOptions opts,
       ProgressListener progress,
-      FilterStore verified)
+      @Nullable FilterStore verified)
       throws IOException {
     Objects.requireNonNull(index, "index");
     Objects.requireNonNull(outDir, "outDir");
@@ -243,7 +244,7 @@ public final class FilterBuilder {
   }
 
   /** The store in {@code outDir} opened and verified, or null when it is missing or bad. */
-  private static FilterStore openIfValid(Path outDir) {
+  private static @Nullable FilterStore openIfValid(Path outDir) {
     if (!Files.exists(outDir.resolve(io.bbfindex.ingest.store.ManifestFile.FILE_NAME))) {
       return null;
     }

@@ -19,6 +19,7 @@ import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.ForkJoinPool;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Carries out a {@link BuildPlan}'s rebuilds by scanning the txindex, within the memory budget:
@@ -62,12 +63,21 @@ final class FilterScan {
       Map<String, String> reasons,
       List<FileEntry> kept,
       SummaryAction summaryAction,
-      String summaryReason,
-      BlockedBloomFilter summary,
+      @Nullable String summaryReason,
+      @Nullable BlockedBloomFilter summary,
       long summaryCapacity,
       long records,
       long strays,
-      int scans) {}
+      int scans) {
+
+    /** The summary to write: the scans built one unless the action is KEEP. */
+    BlockedBloomFilter builtSummary() {
+      if (summary == null) {
+        throw new IllegalStateException("the summary is " + summaryAction + ", none was built");
+      }
+      return summary;
+    }
+  }
 
   private final ChainSource index;
   private final SourcePlan source;
@@ -91,8 +101,8 @@ final class FilterScan {
   private final Map<String, String> writtenReasons = new LinkedHashMap<>();
 
   private SummaryAction summaryAction;
-  private String summaryReason;
-  private BlockedBloomFilter summary;
+  private @Nullable String summaryReason;
+  private @Nullable BlockedBloomFilter summary;
   private long summaryCapacity;
 
   /**
@@ -129,8 +139,9 @@ final class FilterScan {
       BlockedBloomFilter old =
           oldSummary.orElseThrow(
               () -> new IllegalArgumentException("an update needs the old summary"));
-      summary = BlockedBloomFilter.create(old.geometry(), opts.salt());
-      summary.union(old);
+      BlockedBloomFilter copy = BlockedBloomFilter.create(old.geometry(), opts.salt());
+      copy.union(old);
+      summary = copy;
     } else if (summaryAction == SummaryAction.REBUILD) {
       newSummary(Math.max(1, plan.summary().expectedKeys()));
     }
@@ -161,9 +172,9 @@ final class FilterScan {
     long strays = 0;
     long[] counts = null;
     TreeMap<Integer, Long> pending = new TreeMap<>();
-    reasons.keySet().forEach(f -> pending.put(f, sources.get(f).capacity()));
+    reasons.keySet().forEach(f -> pending.put(f, source(f).capacity()));
     while (plan.scanNeeded() && (counts == null || !pending.isEmpty() || summaryPending)) {
-      BlockedBloomFilter[] byFile = new BlockedBloomFilter[source.fileSlots()];
+      @Nullable BlockedBloomFilter[] byFile = new BlockedBloomFilter[source.fileSlots()];
       List<Integer> inScan = fillWithinBudget(pending, counts, byFile);
       BlockedBloomFilter summaryThisScan = summaryPending ? summary : null;
       if (summaryThisScan != null && summaryAction == SummaryAction.REBUILD) {
@@ -200,7 +211,9 @@ final class FilterScan {
     }
     if (summaryAction == SummaryAction.UPDATE && changed.isEmpty()) {
       // the txindex moved, but a count showed no block file changed: the old summary stands
-      summary.close();
+      if (summary != null) {
+        summary.close();
+      }
       summary = null;
       summaryAction = SummaryAction.KEEP;
     }
@@ -223,7 +236,9 @@ final class FilterScan {
    * plan.
    */
   private List<Integer> fillWithinBudget(
-      TreeMap<Integer, Long> pending, long[] counts, BlockedBloomFilter[] byFile) {
+      TreeMap<Integer, Long> pending,
+      long @Nullable [] counts,
+      @Nullable BlockedBloomFilter[] byFile) {
     List<Integer> inScan = new ArrayList<>();
     if (!opts.fileFilters()) {
       inScan.addAll(pending.keySet()); // only their rows are counted: no filter, no budget
@@ -266,7 +281,7 @@ final class FilterScan {
             e.file(),
             "the txindex now has " + counts[e.file()] + " rows for it, the filter " + e.keys());
         changed.add(e.file());
-        pending.put(e.file(), Math.max(counts[e.file()], sources.get(e.file()).capacity()));
+        pending.put(e.file(), Math.max(counts[e.file()], source(e.file()).capacity()));
         if (summaryAction == SummaryAction.UPDATE) {
           summaryTakes[e.file()] = true;
           summaryPending = true;
@@ -281,7 +296,9 @@ final class FilterScan {
           strayRowsMissed
               ? strays + " txindex rows name block files the block index lacks"
               : records + " txids exceed the summary's capacity " + summaryCapacity;
-      summary.close();
+      if (summary != null) {
+        summary.close();
+      }
       summaryAction = SummaryAction.REBUILD;
       newSummary(Math.max(records, summaryCapacity));
       summaryPending = true;
@@ -296,15 +313,19 @@ final class FilterScan {
    */
   private void writeCompleted(
       List<Integer> inScan,
-      BlockedBloomFilter[] byFile,
+      @Nullable BlockedBloomFilter[] byFile,
       long[] counts,
       TreeMap<Integer, Long> pending)
       throws IOException {
     List<Integer> done = new ArrayList<>();
     for (int f : inScan) {
-      long planned = pending.remove(f);
-      if (byFile[f] != null && counts[f] > planned) {
-        byFile[f].close();
+      Long planned = pending.remove(f);
+      if (planned == null) {
+        throw new IllegalStateException("block file " + f + " was scanned but not pending");
+      }
+      BlockedBloomFilter filter = byFile[f];
+      if (filter != null && counts[f] > planned) {
+        filter.close();
         pending.put(f, counts[f]);
         reasons.merge(f, "; resized to its " + counts[f] + " rows", String::concat);
       } else {
@@ -317,9 +338,10 @@ final class FilterScan {
             done,
             f -> {
               try {
-                return byFile[f] == null
-                    ? commit.recordFileWithoutFilter(sources.get(f), counts[f])
-                    : commit.writeFileFilter(sources.get(f), byFile[f], counts[f]);
+                BlockedBloomFilter filter = byFile[f];
+                return filter == null
+                    ? commit.recordFileWithoutFilter(source(f), counts[f])
+                    : commit.writeFileFilter(source(f), filter, counts[f]);
               } catch (IOException e) {
                 throw new UncheckedIOException(e);
               }
@@ -352,5 +374,14 @@ final class FilterScan {
    */
   static int decoders(int parallelism) {
     return parallelism >= 3 ? parallelism - 1 : 0;
+  }
+
+  /** The node's block file {@code f}: every file the plan or a count names is one of them. */
+  private FileSource source(int f) {
+    FileSource fs = sources.get(f);
+    if (fs == null) {
+      throw new IllegalStateException("block file " + f + " is not one of the node's");
+    }
+    return fs;
   }
 }

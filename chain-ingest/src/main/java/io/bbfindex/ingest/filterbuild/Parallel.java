@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ForkJoinPool;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /** Maps a list on the build's own pool (verifying and writing filter files use every core). */
 final class Parallel {
@@ -19,7 +20,8 @@ final class Parallel {
    * @throws IOException the IOException {@code f} threw wrapped in an UncheckedIOException, or
    *     {@link InterruptedIOException} if interrupted
    */
-  static <T, R> List<R> map(ForkJoinPool pool, List<T> items, Function<T, R> f) throws IOException {
+  static <T, R extends @Nullable Object> List<R> map(
+      ForkJoinPool pool, List<T> items, Function<T, R> f) throws IOException {
     try {
       return pool.submit(() -> items.parallelStream().map(f).toList()).get();
     } catch (ExecutionException e) {

@@ -5,6 +5,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A full txindex scan split over threads: {@code decoders} threads each iterate ranges of the
@@ -53,7 +54,7 @@ final class ParallelTxScan {
       free.add(new Batch());
     }
     AtomicInteger nextSlice = new AtomicInteger();
-    AtomicReference<Throwable> failure = new AtomicReference<>();
+    AtomicReference<@Nullable Throwable> failure = new AtomicReference<>();
     Batch end = new Batch();
     end.n = -1;
     Thread[] threads = new Thread[decoders];
@@ -110,9 +111,9 @@ final class ParallelTxScan {
       AtomicInteger nextSlice,
       BlockingQueue<Batch> full,
       BlockingQueue<Batch> free,
-      AtomicReference<Throwable> failure,
+      AtomicReference<@Nullable Throwable> failure,
       Batch end) {
-    Batch[] current = {null};
+    Batch[] current = new Batch[1];
     try {
       current[0] = free.take();
       current[0].n = 0;
@@ -138,7 +139,6 @@ final class ParallelTxScan {
             });
       }
       putUninterruptibly(full, current[0]);
-      current[0] = null;
     } catch (Cancelled e) {
       // another thread failed first; its failure is reported
     } catch (RuntimeException | Error e) {

@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ForkJoinPool;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Finds out what stands in a store directory ({@link StoreState}): reads the manifest and, when it
@@ -32,18 +33,19 @@ import java.util.concurrent.ForkJoinPool;
 final class StoreInspection implements AutoCloseable {
 
   private final StoreState state;
-  private final BlockedBloomFilter summary;
+  private final @Nullable BlockedBloomFilter summary;
 
   /** What {@link #close} frees: the summary's mapping, or null when it is lent or absent. */
-  private final LoadedFilter owned;
+  private final @Nullable LoadedFilter owned;
 
-  private StoreInspection(StoreState state, BlockedBloomFilter summary, LoadedFilter owned) {
+  private StoreInspection(
+      StoreState state, @Nullable BlockedBloomFilter summary, @Nullable LoadedFilter owned) {
     this.state = state;
     this.summary = summary;
     this.owned = owned;
   }
 
-  private StoreInspection(StoreState state, LoadedFilter summary) {
+  private StoreInspection(StoreState state, @Nullable LoadedFilter summary) {
     this(state, summary == null ? null : summary.filter(), summary);
   }
 
@@ -54,7 +56,11 @@ final class StoreInspection implements AutoCloseable {
    *     (which is recorded in the state, not thrown)
    */
   static StoreInspection of(
-      Path outDir, String datadir, BuildOptions opts, ForkJoinPool pool, FilterStore verified)
+      Path outDir,
+      String datadir,
+      BuildOptions opts,
+      ForkJoinPool pool,
+      @Nullable FilterStore verified)
       throws IOException {
     Manifest m;
     try {
@@ -77,7 +83,7 @@ final class StoreInspection implements AutoCloseable {
           verified.summaryFilter(),
           null);
     }
-    List<String> problems =
+    List<@Nullable String> problems =
         Parallel.map(pool, m.files(), e -> fileFilterProblem(outDir, e, opts.fileFilters()));
     Map<Integer, String> badFiles = new HashMap<>();
     for (int i = 0; i < problems.size(); i++) {
@@ -125,7 +131,7 @@ final class StoreInspection implements AutoCloseable {
    * per-file filters off, a file is never read (this build drops it, {@link StoreCommit}); with
    * them on, an entry without one needs it built.
    */
-  private static String fileFilterProblem(Path outDir, FileEntry e, boolean fileFilters) {
+  private static @Nullable String fileFilterProblem(Path outDir, FileEntry e, boolean fileFilters) {
     if (!fileFilters) {
       return null;
     }

@@ -2,6 +2,7 @@ package io.bbfindex.ingest.filterbuild;
 
 import io.bbfindex.ingest.store.Manifest;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What stands in a store directory before a build, as far as deciding what to rebuild goes: the
@@ -19,11 +20,11 @@ import java.util.Map;
  * @param badBlockHashes why the block-hash filter is unusable, or null
  */
 record StoreState(
-    Manifest manifest,
-    String noManifest,
+    @Nullable Manifest manifest,
+    @Nullable String noManifest,
     Map<Integer, String> badFileFilters,
-    String badSummary,
-    String badBlockHashes) {
+    @Nullable String badSummary,
+    @Nullable String badBlockHashes) {
 
   StoreState {
     if ((manifest == null) == (noManifest == null)) {

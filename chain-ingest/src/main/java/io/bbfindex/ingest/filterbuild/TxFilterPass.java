@@ -4,6 +4,7 @@ import io.bbfindex.filters.BlockedBloomFilter;
 import io.bbfindex.ingest.records.TxRecordConsumer;
 import io.bbfindex.ingest.txindex.BlockFileSelection;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One scan of the txindex's {@code 't'} rows, inserting each txid straight into the filter of its
@@ -20,9 +21,9 @@ public final class TxFilterPass implements TxRecordConsumer, BlockFileSelection 
 
   private static final int PROGRESS_EVERY = 1 << 16;
 
-  private final BlockedBloomFilter[] byFile;
-  private final BlockedBloomFilter summary;
-  private final boolean[] summaryTakes;
+  private final @Nullable BlockedBloomFilter[] byFile;
+  private final @Nullable BlockedBloomFilter summary;
+  private final boolean @Nullable [] summaryTakes;
   private final boolean summaryTakesAll;
   private final long[] counts;
   private final ProgressListener progress;
@@ -39,9 +40,9 @@ public final class TxFilterPass implements TxRecordConsumer, BlockFileSelection 
    * @param expected expected rows, for the progress line (-1 unknown)
    */
   public TxFilterPass(
-      BlockedBloomFilter[] byFile,
-      BlockedBloomFilter summary,
-      boolean[] summaryTakes,
+      @Nullable BlockedBloomFilter[] byFile,
+      @Nullable BlockedBloomFilter summary,
+      boolean @Nullable [] summaryTakes,
       ProgressListener progress,
       String phase,
       long expected) {
@@ -80,12 +81,12 @@ public final class TxFilterPass implements TxRecordConsumer, BlockFileSelection 
       if (f != null) {
         f.add(keys, offset);
       }
-      if (summaryTakesAll || (summary != null && summaryTakes[file])) {
+      if (summary != null && (summaryTakesAll || (summaryTakes != null && summaryTakes[file]))) {
         summary.add(keys, offset);
       }
     } else {
       strays++;
-      if (summaryTakesAll) {
+      if (summaryTakesAll && summary != null) {
         summary.add(keys, offset);
       }
     }
@@ -103,7 +104,7 @@ public final class TxFilterPass implements TxRecordConsumer, BlockFileSelection 
     return file >= counts.length
         || byFile[file] != null
         || summaryTakesAll
-        || (summary != null && summaryTakes[file]);
+        || (summary != null && summaryTakes != null && summaryTakes[file]);
   }
 
   /** Counts {@code txCount} rows of a file no filter of this pass takes, without their txids. */

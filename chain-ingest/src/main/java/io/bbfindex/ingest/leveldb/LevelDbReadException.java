@@ -13,10 +13,21 @@ public class LevelDbReadException extends IOException {
   private static final long serialVersionUID = 1L;
 
   private final transient Path dir;
+  private final String levelDbReport;
 
   LevelDbReadException(Path dir, RuntimeException e) {
-    super(dir + ": LevelDB reports " + levelDbMessage(e), e);
+    this(dir, "LevelDB reports " + levelDbMessage(e), e);
+  }
+
+  private LevelDbReadException(Path dir, String levelDbReport, RuntimeException e) {
+    super(dir + ": " + levelDbReport, e);
     this.dir = dir;
+    this.levelDbReport = levelDbReport;
+  }
+
+  /** The message without the directory: "LevelDB reports " and LevelDB's own words. */
+  public String levelDbReport() {
+    return levelDbReport;
   }
 
   /** The node's LevelDB directory. */
@@ -30,6 +41,7 @@ public class LevelDbReadException extends IOException {
     while (t.getCause() != null && t.getCause() != t) {
       t = t.getCause();
     }
-    return t.getMessage() == null ? t.toString() : t.getMessage();
+    String message = t.getMessage();
+    return message == null ? t.toString() : message;
   }
 }

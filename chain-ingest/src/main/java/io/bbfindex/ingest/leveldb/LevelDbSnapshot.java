@@ -18,6 +18,7 @@ import org.iq80.leveldb.DB;
 import org.iq80.leveldb.DBIterator;
 import org.iq80.leveldb.Options;
 import org.iq80.leveldb.ReadOptions;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A private, disposable copy of one of Bitcoin Core's LevelDB directories, opened with
@@ -129,6 +130,7 @@ public final class LevelDbSnapshot implements AutoCloseable {
     for (long table : live.tables()) {
       Path ldb = source.resolve(fileName(table, "ldb"));
       linkOrCopy(
+          source,
           Files.exists(ldb) ? ldb : source.resolve(fileName(table, "sst")),
           snapshotDir.resolve(fileName(table, "sst")));
     }
@@ -170,13 +172,13 @@ public final class LevelDbSnapshot implements AutoCloseable {
     return String.format(Locale.ROOT, "%06d.%s", number, extension);
   }
 
-  private static void linkOrCopy(Path from, Path to) throws IOException {
+  private static void linkOrCopy(Path dir, Path from, Path to) throws IOException {
     try {
       Files.createLink(to, from);
     } catch (FileAlreadyExistsException e) {
       // both NNNNNN.ldb and NNNNNN.sst: LevelDB never produces that, refuse rather than guess
       throw new LevelDbOpenException(
-          from.getParent(), "holds both " + to.getFileName() + " and its .ldb twin", e);
+          dir, "holds both " + to.getFileName() + " and its .ldb twin", e);
     } catch (NoSuchFileException e) {
       throw e; // compacted away while we listed the directory
     } catch (IOException | UnsupportedOperationException | SecurityException e) {
@@ -190,7 +192,7 @@ public final class LevelDbSnapshot implements AutoCloseable {
    *
    * @throws LevelDbReadException if LevelDB fails (e.g. a checksum mismatch)
    */
-  public byte[] get(byte[] key) throws LevelDbReadException {
+  public byte @Nullable [] get(byte[] key) throws LevelDbReadException {
     try {
       return db.get(key, readOptions);
     } catch (RuntimeException e) {
@@ -207,7 +209,8 @@ public final class LevelDbSnapshot implements AutoCloseable {
    * @param toExclusive the first key not visited, or null for the end of the database
    * @throws LevelDbReadException if LevelDB fails; exceptions of the visitor pass through
    */
-  public void scan(byte[] from, byte[] toExclusive, EntryVisitor visitor) throws IOException {
+  public void scan(byte[] from, byte @Nullable [] toExclusive, EntryVisitor visitor)
+      throws IOException {
     try (DBIterator it = db.iterator(new ReadOptions().verifyChecksums(true).fillCache(false))) {
       for (it.seek(from); it.hasNext(); ) {
         Map.Entry<byte[], byte[]> e = it.next();

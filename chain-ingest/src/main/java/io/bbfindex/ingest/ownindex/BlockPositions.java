@@ -49,12 +49,13 @@ final class BlockPositions {
    */
   Optional<BlockInfo> blockBefore(int file, long offset) {
     long[] pos = positions.get(file);
-    if (pos == null) {
+    BlockInfo[] inFile = blocks.get(file);
+    if (pos == null || inFile == null) { // both or neither: filled together
       return Optional.empty();
     }
     // the first block whose transactions cannot hold the offset: dataPos + 80 + 1 > offset
     int i = Arrays.binarySearch(pos, offset - BlockFileReader.HEADER_BYTES - 1);
     int last = i >= 0 ? i : -i - 2;
-    return last < 0 ? Optional.empty() : Optional.of(blocks.get(file)[last]);
+    return last < 0 ? Optional.empty() : Optional.of(inFile[last]);
   }
 }

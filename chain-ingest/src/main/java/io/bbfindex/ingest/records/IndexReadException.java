@@ -15,7 +15,16 @@ public class IndexReadException extends UncheckedIOException {
 
   private static final long serialVersionUID = 1L;
 
+  private final String message;
+
   public IndexReadException(String message, IOException cause) {
     super(message, cause);
+    this.message = message;
+  }
+
+  /** What went wrong: there always is a message. */
+  @Override
+  public String getMessage() {
+    return message;
   }
 }

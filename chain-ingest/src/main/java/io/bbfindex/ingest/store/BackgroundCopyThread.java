@@ -6,6 +6,7 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.util.Locale;
 import java.util.concurrent.Executor;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where a store opened mapped first makes its verified copies by default: a daemon thread that
@@ -26,7 +27,7 @@ final class BackgroundCopyThread {
 
   private static final int LOWEST = 19;
 
-  private static final Native NATIVE = Native.lookup();
+  private static final @Nullable Native NATIVE = Native.lookup();
 
   private BackgroundCopyThread() {}
 
@@ -57,7 +58,7 @@ final class BackgroundCopyThread {
 
   /** The libc calls, where they can be made. */
   private record Native(MethodHandle gettid, MethodHandle setpriority) {
-    static Native lookup() {
+    static @Nullable Native lookup() {
       if (!System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("linux")
           || !BackgroundCopyThread.class.getModule().isNativeAccessEnabled()) {
         return null; // without native access the JDK would warn at the first call

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileTime;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a store file looked like when it was verified: its inode ({@link
@@ -16,7 +17,7 @@ import java.util.Objects;
  * file written in place; a stat costs about a microsecond. A file replaced by a rename is not a
  * change: that is how the builder writes.
  */
-record FileFingerprint(Path path, Object fileKey, long size, FileTime modified) {
+record FileFingerprint(Path path, @Nullable Object fileKey, long size, FileTime modified) {
 
   FileFingerprint {
     Objects.requireNonNull(path, "path");
@@ -29,7 +30,7 @@ record FileFingerprint(Path path, Object fileKey, long size, FileTime modified) 
   }
 
   /** Null while the file at {@link #path} is this one as it was, else what changed. */
-  String change() {
+  @Nullable String change() {
     FileFingerprint now;
     try {
       now = of(path);

@@ -15,6 +15,7 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A filter store opened for serving: the manifest and every filter file, validated and read into
@@ -57,7 +58,7 @@ public final class FilterStore implements AutoCloseable {
    * Where the copies of a store opened {@linkplain #openMappedFirst mapped first} are made, null
    * for one opened from copies: {@link #reopen} opens the same way.
    */
-  private final Executor copyOn;
+  private final @Nullable Executor copyOn;
 
   private final List<FileEntry> perFileEntries;
   private final Map<String, Double> fillRatios = new ConcurrentHashMap<>();
@@ -72,7 +73,7 @@ public final class FilterStore implements AutoCloseable {
       Manifest manifest,
       ServedFilters served,
       List<FileFingerprint> verified,
-      Executor copyOn) {
+      @Nullable Executor copyOn) {
     this.copyOn = copyOn;
     this.verified = List.copyOf(verified);
     this.dir = dir;
@@ -119,7 +120,7 @@ public final class FilterStore implements AutoCloseable {
   }
 
   /** Opens from copies, or mapped first with the copies made on {@code copyOn} when not null. */
-  private static FilterStore open(Path dir, Executor copyOn) throws FilterStoreException {
+  private static FilterStore open(Path dir, @Nullable Executor copyOn) throws FilterStoreException {
     boolean mappedFirst = copyOn != null;
     Objects.requireNonNull(dir, "dir");
     // taken before anything is read, so that a change during verification is noticed too
@@ -167,7 +168,7 @@ public final class FilterStore implements AutoCloseable {
           new FilterStoreException(
               first.file(),
               bad,
-              first.getMessage().substring(first.file().toString().length() + 2)
+              first.problem()
                   + more
                   + "; the store is refused: rebuild it (FilterBuilder.ensureBuilt / the ingest"
                   + " command)",
@@ -177,7 +178,7 @@ public final class FilterStore implements AutoCloseable {
     }
     List<FileFingerprint> filePrints = List.of(prints).subList(0, slots.length);
     ServedFilters served =
-        mappedFirst
+        copyOn != null
             ? ServedFilters.mappedThenCopied(
                 Stream.of(slots).map(MappedFilterFile.class::cast).toList(), filePrints, copyOn)
             : ServedFilters.ofCopies(

@@ -12,15 +12,24 @@ import java.util.Objects;
 public final class FilterStoreChangedException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
+  private final String message;
+
   private final transient Path file;
 
   public FilterStoreChangedException(Path file, String message) {
     super(message);
+    this.message = message;
     this.file = Objects.requireNonNull(file, "file");
   }
 
   /** The filter file that changed. */
   public Path file() {
     return file;
+  }
+
+  /** What went wrong: there always is a message. */
+  @Override
+  public String getMessage() {
+    return message;
   }
 }

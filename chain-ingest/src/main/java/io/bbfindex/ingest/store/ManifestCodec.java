@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.zip.CRC32C;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The text form of a {@link Manifest}, and its strict parser.
@@ -288,7 +289,7 @@ public final class ManifestCodec {
       return (int) longField(key, min, max);
     }
 
-    private long parseLong(Integer line, String field, String text, long min, long max)
+    private long parseLong(@Nullable Integer line, String field, String text, long min, long max)
         throws FilterStoreException {
       long v;
       try {
@@ -338,7 +339,8 @@ public final class ManifestCodec {
       return v;
     }
 
-    private double parseDouble(Integer line, String key, String text) throws FilterStoreException {
+    private double parseDouble(@Nullable Integer line, String key, String text)
+        throws FilterStoreException {
       try {
         return Double.parseDouble(text);
       } catch (NumberFormatException e) {
@@ -346,8 +348,7 @@ public final class ManifestCodec {
       }
     }
 
-    private Map<String, String> subfields(String key, List<String> names)
-        throws FilterStoreException {
+    private Parts subfields(String key, List<String> names) throws FilterStoreException {
       Integer line = lineOf.get(key);
       String v = take(key);
       Map<String, String> out = new LinkedHashMap<>();
@@ -364,20 +365,32 @@ public final class ManifestCodec {
             line,
             "field '" + key + "' must have exactly the parts " + names + ", has " + out.keySet());
       }
-      String name = out.get("name");
+      Parts parts = new Parts(out);
+      String name = parts.get("name");
       if (!name.matches("[A-Za-z0-9._-]{1,64}") || name.startsWith(".")) {
         throw bad(
             line, "field '" + key + "' names an invalid filter file '" + abbreviate(name) + "'");
       }
-      if (!out.get("crc").matches("[0-9a-f]{8}")) {
+      if (!parts.get("crc").matches("[0-9a-f]{8}")) {
         throw bad(line, "field '" + key + "' has a crc that is not 8 hex digits");
       }
-      return out;
+      return parts;
+    }
+
+    /** A field's parts by name: {@link #subfields} checked that it has exactly the names asked. */
+    private record Parts(Map<String, String> byName) {
+      String get(String name) {
+        String v = byName.get(name);
+        if (v == null) {
+          throw new IllegalArgumentException("no part '" + name + "' was asked of subfields");
+        }
+        return v;
+      }
     }
 
     private SummaryEntry summaryEntry() throws FilterStoreException {
       Integer line = lineOf.get("summary");
-      Map<String, String> p = subfields("summary", List.of("name", "keys", "capacity", "crc"));
+      Parts p = subfields("summary", List.of("name", "keys", "capacity", "crc"));
       return new SummaryEntry(
           p.get("name"),
           parseLong(line, "summary.keys", p.get("keys"), 0, Long.MAX_VALUE),
@@ -387,7 +400,7 @@ public final class ManifestCodec {
 
     private BlockHashEntry blockEntry() throws FilterStoreException {
       Integer line = lineOf.get("blocks");
-      Map<String, String> p = subfields("blocks", List.of("name", "keys", "digest", "crc"));
+      Parts p = subfields("blocks", List.of("name", "keys", "digest", "crc"));
       if (!p.get("digest").matches("[0-9a-f]{64}")) {
         throw bad(line, "field 'blocks' has a digest that is not 64 hex digits");
       }
@@ -404,7 +417,7 @@ public final class ManifestCodec {
         throw bad(line, "malformed block file field '" + abbreviate(key) + "'");
       }
       int number = (int) parseLong(line, key, key.substring(5), 0, Integer.MAX_VALUE);
-      Map<String, String> p =
+      Parts p =
           subfields(
               key, List.of("name", "keys", "capacity", "fBlocks", "fSize", "heightLast", "crc"));
       return new FileEntry(
@@ -418,11 +431,12 @@ public final class ManifestCodec {
           parseCrc(p.get("crc")));
     }
 
-    private FilterStoreException bad(Integer line, String problem) {
+    private FilterStoreException bad(@Nullable Integer line, String problem) {
       return bad(line, problem, null);
     }
 
-    private FilterStoreException bad(Integer line, String problem, Throwable cause) {
+    private FilterStoreException bad(
+        @Nullable Integer line, String problem, @Nullable Throwable cause) {
       return new FilterStoreException(
           file, "manifest line " + (line == null ? "?" : line) + ": " + problem, cause);
     }

@@ -10,6 +10,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The filters a {@link FilterStore} answers from, in slot order (summary, block hashes, per-file
@@ -70,8 +71,8 @@ final class ServedFilters implements AutoCloseable {
   private final CountDownLatch copierDone = new CountDownLatch(1);
 
   private volatile Stage stage;
-  private volatile String copyFailure;
-  private Thread copier;
+  private volatile @Nullable String copyFailure;
+  private @Nullable Thread copier;
   private boolean mappingsClosed;
   private boolean closed;
 
@@ -149,7 +150,7 @@ final class ServedFilters implements AutoCloseable {
   }
 
   /** Why the copies could not be made (a file changed since it was mapped), or null. */
-  String copyFailure() {
+  @Nullable String copyFailure() {
     return copyFailure;
   }
 

@@ -32,6 +32,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.bitcoinj.base.Sha256Hash;
 import org.bitcoinj.base.VarInt;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The txids of a node, computed from its block data instead of read from its txindex: a hashed
@@ -162,7 +163,7 @@ public final class BlockDataTxSource {
           int file = files.get(next++);
           inFlight.add(pool.submit(() -> hashFile(file)));
         }
-        FileTxids f = inFlight.poll().get();
+        FileTxids f = inFlight.remove().get();
         byte[] txids = f.txids();
         for (int i = 0; i < f.count(); i++) {
           int first = txids[i * 32] & 0xFF;
@@ -174,9 +175,9 @@ public final class BlockDataTxSource {
       }
     } catch (ExecutionException e) {
       Throwable c = e.getCause();
-      if (c instanceof UncheckedIOException u) {
+      if (c instanceof UncheckedIOException u && u.getCause() instanceof IOException io) {
         throw new IndexReadException(
-            "computing txids from block data failed: " + u.getCause().getMessage(), u.getCause());
+            "computing txids from block data failed: " + io.getMessage(), io);
       }
       if (c instanceof RuntimeException r) {
         throw r;
@@ -200,6 +201,9 @@ public final class BlockDataTxSource {
    */
   FileTxids hashFile(int file) {
     List<BlockInfo> blocks = blocksByFile.get(file);
+    if (blocks == null) {
+      throw new IllegalArgumentException("blk file " + file + " holds no indexed block");
+    }
     try (PlainFile plain = PlainFile.open(reader, xor, file, blocks.getLast(), buffers.poll())) {
       try {
         long total = blocks.stream().mapToLong(b -> Integer.toUnsignedLong(b.txCount())).sum();
@@ -358,7 +362,11 @@ public final class BlockDataTxSource {
      * @param buffer a pooled buffer (may be null)
      */
     static PlainFile open(
-        BlockFileReader reader, BlocksXorKey xor, int file, BlockInfo last, byte[] buffer)
+        BlockFileReader reader,
+        BlocksXorKey xor,
+        int file,
+        BlockInfo last,
+        byte @Nullable [] buffer)
         throws IOException {
       FileChannel ch = FileChannel.open(reader.blockFile(file), StandardOpenOption.READ);
       try {

@@ -13,6 +13,7 @@ import java.nio.ByteBuffer;
 import java.util.Arrays;
 import org.bitcoinj.base.Sha256Hash;
 import org.bitcoinj.base.VarInt;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The txids a block's header commits to, recomputed from the block's stored bytes: the record read
@@ -105,7 +106,7 @@ public final class CommittedTxids {
    * The txid (internal order) of the transaction starting {@code offsetFromHeader} bytes after the
    * header's first byte, or null when no transaction of the block starts there.
    */
-  public byte[] txidAt(long offsetFromHeader) {
+  public byte @Nullable [] txidAt(long offsetFromHeader) {
     int i = Arrays.binarySearch(offsets, offsetFromHeader);
     return i < 0 ? null : Arrays.copyOfRange(txids, i * 32, i * 32 + 32);
   }

@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Finds a txid in Core's hashed txindex the way Core's {@code TxIndex::FindTx} does (v32, PR
@@ -72,8 +73,8 @@ public final class HashedTxLookup {
    *     malformed or names a block the block index lacks
    * @throws IOException if LevelDB fails
    */
-  public static HashedTxLookup open(LevelDbSnapshot db, Function<byte[], BlockInfo> blockByHash)
-      throws IOException {
+  public static HashedTxLookup open(
+      LevelDbSnapshot db, Function<byte[], @Nullable BlockInfo> blockByHash) throws IOException {
     return open(db, blockByHash, false);
   }
 
@@ -83,7 +84,7 @@ public final class HashedTxLookup {
    * hold yet are left out instead of refused.
    */
   public static HashedTxLookup open(
-      LevelDbSnapshot db, Function<byte[], BlockInfo> blockByHash, boolean liveSnapshot)
+      LevelDbSnapshot db, Function<byte[], @Nullable BlockInfo> blockByHash, boolean liveSnapshot)
       throws IOException {
     byte[] salt = db.get(HashedKeys.SALT);
     if (salt == null) {

@@ -34,7 +34,7 @@ public final class TxidHasher {
   private final MessageDigest inner = sha256();
 
   private final byte[] first = new byte[32];
-  private byte[] data;
+  private byte[] data = new byte[0]; // the transaction walk() is on
   private int end;
 
   /** Where the last walked transaction's parts are: set by {@link #walk}. */

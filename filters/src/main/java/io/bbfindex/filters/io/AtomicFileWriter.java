@@ -112,6 +112,9 @@ public final class AtomicFileWriter {
 
   private static void replace(Path absolute, Content content) throws IOException {
     Path dir = absolute.getParent();
+    if (dir == null) {
+      throw new IOException(absolute + " is a file system root, not a file");
+    }
     Path tmp =
         dir.resolve(
             "."

@@ -7,6 +7,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.util.Locale;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Off-heap memory for the in-memory copy of a filter file ({@link FilterFile#read}), 64-byte
@@ -29,7 +30,7 @@ final class CopyMemory {
   private static final int MAP_PRIVATE_ANONYMOUS = 0x02 | 0x20;
   private static final int MADV_HUGEPAGE = 14;
 
-  private static final Native NATIVE = Native.lookup();
+  private static final @Nullable Native NATIVE = Native.lookup();
 
   private CopyMemory() {}
 
@@ -50,7 +51,7 @@ final class CopyMemory {
   /** The libc calls, where they can be made. */
   private record Native(MethodHandle mmap, MethodHandle madvise, MethodHandle munmap) {
 
-    static Native lookup() {
+    static @Nullable Native lookup() {
       String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
       String arch = System.getProperty("os.arch", "");
       Module self = CopyMemory.class.getModule();
@@ -92,7 +93,7 @@ final class CopyMemory {
     }
 
     /** A huge-page-advised anonymous mapping of at least {@code bytes}, or null if mmap fails. */
-    MemorySegment hugePages(long bytes, Arena arena) {
+    @Nullable MemorySegment hugePages(long bytes, Arena arena) {
       long length = bytes + HUGE_PAGE; // room to start the copy on a huge page boundary
       try {
         MemorySegment base =

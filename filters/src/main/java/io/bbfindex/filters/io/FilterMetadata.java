@@ -3,6 +3,7 @@ package io.bbfindex.filters.io;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a filter file says about where its keys came from (stored in its header, see
@@ -48,7 +49,8 @@ public record FilterMetadata(
   }
 
   /** The first field out of bounds, as a message, or {@code null} when all are valid. */
-  static String problem(int blockFile, long bytesCovered, int tipLength, long buildTimeMillis) {
+  static @Nullable String problem(
+      int blockFile, long bytesCovered, int tipLength, long buildTimeMillis) {
     if (blockFile < NO_BLOCK_FILE) {
       return "blockFile must be >= 0, or -1 for none: " + blockFile;
     }

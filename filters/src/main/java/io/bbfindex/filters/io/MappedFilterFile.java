@@ -6,6 +6,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A filter file mapped and completely verified ({@link FilterFile#map}), kept open so that its
@@ -94,7 +95,7 @@ public final class MappedFilterFile implements AutoCloseable {
     closeQuietly(channel);
   }
 
-  private static void closeQuietly(FileChannel ch) {
+  private static void closeQuietly(@Nullable FileChannel ch) {
     if (ch != null) {
       try {
         ch.close();

@@ -9,6 +9,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.zip.CRC32C;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One pass that copies a file's data section into memory and, chunk by chunk while the chunk is
@@ -94,7 +95,7 @@ record VerifiedCopy(int crc32c, long bitCount) {
     private final MemorySegment into;
     private final AtomicIntegerArray state;
     private volatile boolean stopped;
-    private IOException failure;
+    private @Nullable IOException failure;
 
     Chunks(Path file, FileChannel ch, long offset, MemorySegment into, int chunks) {
       this.file = file;

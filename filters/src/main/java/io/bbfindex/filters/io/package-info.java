@@ -4,4 +4,7 @@
  * anything wrong is a {@link io.bbfindex.filters.io.FilterFileException} naming the file. The byte
  * format is specified in {@code filters/FORMAT.md}.
  */
+@NullMarked
 package io.bbfindex.filters.io;
+
+import org.jspecify.annotations.NullMarked;

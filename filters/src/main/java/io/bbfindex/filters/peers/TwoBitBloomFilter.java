@@ -115,9 +115,9 @@ public final class TwoBitBloomFilter implements MembershipFilter {
    */
   private boolean walk(byte[] keys, int offset, boolean insert) {
     Objects.checkFromIndexSize(offset, KEY_BYTES, keys.length);
-    Murmur3.Hash128 h = null;
+    Murmur3.Hash128 h = Murmur3.hashKey(keys, offset, seed);
     for (int i = 0; i < k; i++) {
-      if ((i & 1) == 0) {
+      if (i > 0 && (i & 1) == 0) {
         h = Murmur3.hashKey(keys, offset, seed + (i >>> 1));
       }
       long x = (i & 1) == 0 ? h.h1() : h.h2();

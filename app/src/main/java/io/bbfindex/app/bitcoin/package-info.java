@@ -1,0 +1,4 @@
+@NullMarked
+package io.bbfindex.app.bitcoin;
+
+import org.jspecify.annotations.NullMarked;

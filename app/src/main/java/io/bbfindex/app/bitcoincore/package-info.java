@@ -1,0 +1,4 @@
+@NullMarked
+package io.bbfindex.app.bitcoincore;
+
+import org.jspecify.annotations.NullMarked;

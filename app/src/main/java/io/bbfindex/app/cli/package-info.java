@@ -1,0 +1,4 @@
+@NullMarked
+package io.bbfindex.app.cli;
+
+import org.jspecify.annotations.NullMarked;

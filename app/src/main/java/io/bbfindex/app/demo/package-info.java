@@ -1,0 +1,4 @@
+@NullMarked
+package io.bbfindex.app.demo;
+
+import org.jspecify.annotations.NullMarked;

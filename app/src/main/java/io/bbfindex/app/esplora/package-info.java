@@ -1,0 +1,4 @@
+@NullMarked
+package io.bbfindex.app.esplora;
+
+import org.jspecify.annotations.NullMarked;

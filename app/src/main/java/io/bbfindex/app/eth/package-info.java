@@ -1,0 +1,4 @@
+@NullMarked
+package io.bbfindex.app.eth;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package io.bbfindex.app.follow;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package io.bbfindex.app.http;
+
+import org.jspecify.annotations.NullMarked;

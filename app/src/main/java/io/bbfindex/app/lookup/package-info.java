@@ -1,0 +1,4 @@
+@NullMarked
+package io.bbfindex.app.lookup;
+
+import org.jspecify.annotations.NullMarked;

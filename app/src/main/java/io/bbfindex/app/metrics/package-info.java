@@ -1,0 +1,4 @@
+@NullMarked
+package io.bbfindex.app.metrics;
+
+import org.jspecify.annotations.NullMarked;

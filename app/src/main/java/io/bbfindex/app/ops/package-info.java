@@ -1,0 +1,4 @@
+@NullMarked
+package io.bbfindex.app.ops;
+
+import org.jspecify.annotations.NullMarked;

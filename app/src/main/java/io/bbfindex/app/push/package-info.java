@@ -1,0 +1,4 @@
+@NullMarked
+package io.bbfindex.app.push;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package io.bbfindex.app.route;
+
+import org.jspecify.annotations.NullMarked;

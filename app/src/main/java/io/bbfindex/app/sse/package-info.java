@@ -1,0 +1,4 @@
+@NullMarked
+package io.bbfindex.app.sse;
+
+import org.jspecify.annotations.NullMarked;

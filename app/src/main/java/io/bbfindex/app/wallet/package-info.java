@@ -1,0 +1,4 @@
+@NullMarked
+package io.bbfindex.app.wallet;
+
+import org.jspecify.annotations.NullMarked;

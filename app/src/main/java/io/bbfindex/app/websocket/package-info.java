@@ -1,0 +1,4 @@
+@NullMarked
+package io.bbfindex.app.websocket;
+
+import org.jspecify.annotations.NullMarked;

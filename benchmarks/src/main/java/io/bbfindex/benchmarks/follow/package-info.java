@@ -1,0 +1,4 @@
+@NullMarked
+package io.bbfindex.benchmarks.follow;
+
+import org.jspecify.annotations.NullMarked;

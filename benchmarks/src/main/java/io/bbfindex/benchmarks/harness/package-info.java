@@ -1,0 +1,4 @@
+@NullMarked
+package io.bbfindex.benchmarks.harness;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package io.bbfindex.benchmarks.http;
+
+import org.jspecify.annotations.NullMarked;

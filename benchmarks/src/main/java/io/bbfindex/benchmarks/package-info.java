@@ -1,0 +1,4 @@
+@NullMarked
+package io.bbfindex.benchmarks;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package io.bbfindex.benchmarks.scale;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package io.bbfindex.benchmarks.soak;
+
+import org.jspecify.annotations.NullMarked;

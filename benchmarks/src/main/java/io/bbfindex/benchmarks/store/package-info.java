@@ -1,0 +1,4 @@
+@NullMarked
+package io.bbfindex.benchmarks.store;
+
+import org.jspecify.annotations.NullMarked;

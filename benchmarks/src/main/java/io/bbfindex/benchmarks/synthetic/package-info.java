@@ -1,0 +1,4 @@
+@NullMarked
+package io.bbfindex.benchmarks.synthetic;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package io.bbfindex.follow.events;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package io.bbfindex.follow.node;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package io.bbfindex.follow;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package io.bbfindex.ingest.archive;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package io.bbfindex.ingest.chain;
+
+import org.jspecify.annotations.NullMarked;

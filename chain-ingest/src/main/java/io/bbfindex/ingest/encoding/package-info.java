@@ -1,0 +1,4 @@
+@NullMarked
+package io.bbfindex.ingest.encoding;
+
+import org.jspecify.annotations.NullMarked;

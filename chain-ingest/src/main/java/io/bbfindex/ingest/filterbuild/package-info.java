@@ -1,0 +1,4 @@
+@NullMarked
+package io.bbfindex.ingest.filterbuild;
+
+import org.jspecify.annotations.NullMarked;

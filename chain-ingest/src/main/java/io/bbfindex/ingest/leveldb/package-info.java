@@ -1,0 +1,4 @@
+@NullMarked
+package io.bbfindex.ingest.leveldb;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package io.bbfindex.ingest.ownindex;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,4 @@
+@NullMarked
+package io.bbfindex.ingest.records;
+
+import org.jspecify.annotations.NullMarked;

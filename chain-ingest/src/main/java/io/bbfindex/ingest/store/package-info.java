@@ -1,0 +1,4 @@
+@NullMarked
+package io.bbfindex.ingest.store;
+
+import org.jspecify.annotations.NullMarked;

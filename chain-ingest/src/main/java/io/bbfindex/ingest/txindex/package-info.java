@@ -1,0 +1,4 @@
+@NullMarked
+package io.bbfindex.ingest.txindex;
+
+import org.jspecify.annotations.NullMarked;

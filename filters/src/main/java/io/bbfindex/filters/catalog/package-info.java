@@ -1,0 +1,4 @@
+@NullMarked
+package io.bbfindex.filters.catalog;
+
+import org.jspecify.annotations.NullMarked;

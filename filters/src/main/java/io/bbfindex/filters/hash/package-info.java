@@ -1,0 +1,4 @@
+@NullMarked
+package io.bbfindex.filters.hash;
+
+import org.jspecify.annotations.NullMarked;

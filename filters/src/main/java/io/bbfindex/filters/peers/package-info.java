@@ -1,0 +1,4 @@
+@NullMarked
+package io.bbfindex.filters.peers;
+
+import org.jspecify.annotations.NullMarked;
