@@ -281,6 +281,9 @@ public final class BlockDataTxSource {
       throw new CorruptRecordException(
           where + ": " + count + " transactions, the block index says " + b.txCount());
     }
+    if (count == 0) { // every block has its coinbase: no merkle root folds from nothing
+      throw new CorruptRecordException(where + ": a block record without transactions");
+    }
     int p = buf.position();
     byte[] txids = out.txids();
     long[] offsets = out.txOffsets();
