@@ -3,12 +3,11 @@ package io.bbfindex.app.bitcoin;
 import io.bbfindex.app.lookup.BlockAnswer;
 import io.bbfindex.app.lookup.LookupService;
 import io.bbfindex.app.route.Feature;
+import io.bbfindex.app.route.HashParam;
 import io.bbfindex.app.route.OpenApiFragment;
-import io.bbfindex.app.route.Refusal;
 import io.bbfindex.app.route.Responses;
 import io.bbfindex.app.route.Route;
 import io.bbfindex.app.route.RouteRequest;
-import io.bbfindex.ingest.encoding.HashKeys;
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -38,13 +37,7 @@ public final class BlockRoutes implements Feature {
   }
 
   private FullHttpResponse block(RouteRequest request) {
-    String text = request.param(0);
-    byte[] hash = new byte[HashKeys.KEY_BYTES];
-    String problem = HashKeys.parseDisplayHex(text, 0, text.length(), hash, 0);
-    if (problem != null) {
-      throw new Refusal.Exception(
-          Refusal.badRequest("malformed_hash", "block hash must be 64 hex characters: " + problem));
-    }
+    byte[] hash = HashParam.parse(request.param(0), "malformed_hash", "block hash");
     Optional<BlockAnswer> answer = lookups.block(hash);
     ByteBuf body = request.ctx().alloc().buffer(2 * Json.MAX_TX_ANSWER_BYTES);
     Json.writeBlock(body, hash, answer.orElse(null), TxRoutes.HEX_SCRATCH.get());

@@ -4,8 +4,8 @@ import io.bbfindex.app.lookup.LookupService;
 import io.bbfindex.app.lookup.TxAnswer;
 import io.bbfindex.app.metrics.Metrics;
 import io.bbfindex.app.route.Feature;
+import io.bbfindex.app.route.HashParam;
 import io.bbfindex.app.route.OpenApiFragment;
-import io.bbfindex.app.route.Refusal;
 import io.bbfindex.app.route.Responses;
 import io.bbfindex.app.route.Route;
 import io.bbfindex.app.route.RouteRequest;
@@ -51,13 +51,7 @@ public final class TxRoutes implements Feature {
   }
 
   private FullHttpResponse tx(RouteRequest request) {
-    String txid = request.param(0);
-    byte[] key = new byte[HashKeys.KEY_BYTES];
-    String problem = HashKeys.parseDisplayHex(txid, 0, txid.length(), key, 0);
-    if (problem != null) {
-      throw new Refusal.Exception(
-          Refusal.badRequest("malformed_txid", "txid must be 64 hex characters: " + problem));
-    }
+    byte[] key = HashParam.parse(request.param(0), "malformed_txid", "txid");
     TxAnswer answer = lookups.tx(key).orElse(null);
     ByteBuf body = request.ctx().alloc().buffer(Json.MAX_TX_ANSWER_BYTES);
     Json.writeTx(body, key, 0, answer, HEX_SCRATCH.get());
