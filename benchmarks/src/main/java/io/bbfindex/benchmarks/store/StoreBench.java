@@ -32,7 +32,10 @@ import java.util.concurrent.Callable;
 import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code bbf-index bench store [--quick] [--records N]}: what one txid lookup costs with and
@@ -77,7 +80,7 @@ public final class StoreBench implements Callable<Integer> {
   @Option(
       names = "--hashed-records",
       paramLabel = "N",
-      converter = CountConverter.class,
+      converter = CountConverter.OrZero.class,
       description =
           "transactions of the generated chain with a HASHED (Core v32) txindex (default"
               + " 10,000,000, --quick 1,000,000; 0: skip)")
@@ -91,12 +94,21 @@ public final class StoreBench implements Callable<Integer> {
   boolean unsalted;
 
   @Option(
+      names = "--fpr",
+      paramLabel = "P",
+      description =
+          "target false-positive rate of the store's filters, as ingest/serve --fpr (default"
+              + " 0.01): a lower one costs bits a txid and saves index reads on negatives (the"
+              + " table 'where a negative's time goes' shows the split)")
+  @Nullable Double fpr;
+
+  @Option(
       names = {"-h", "--help"},
       usageHelp = true,
       description = "this help")
   boolean help;
 
-  /** What to run. */
+  /** What to run; {@code fpr} is the store's target FPR (the product's default unless --fpr). */
   record Config(
       long records,
       int queries,
@@ -104,24 +116,30 @@ public final class StoreBench implements Callable<Integer> {
       int rounds,
       long seed,
       boolean quick,
-      boolean unsalted) {
-    /** Salted, as the product builds stores. */
+      boolean unsalted,
+      double fpr) {
+    /** Salted, at the product's default FPR, as the product builds stores. */
     Config(long records, int queries, long minNanosPerRound, int rounds, long seed, boolean quick) {
-      this(records, queries, minNanosPerRound, rounds, seed, quick, false);
+      this(
+          records, queries, minNanosPerRound, rounds, seed, quick, false, BuildOptions.DEFAULT_FPR);
     }
 
     static Config of(boolean quick) {
       return quick
-          ? new Config(2_000_000, 100_000, 300_000_000L, 3, 0x5702EL, true, false)
-          : new Config(10_000_000, 200_000, 1_000_000_000L, 5, 0x5702EL, false, false);
+          ? new Config(2_000_000, 100_000, 300_000_000L, 3, 0x5702EL, true)
+          : new Config(10_000_000, 200_000, 1_000_000_000L, 5, 0x5702EL, false);
     }
 
     Config withRecords(long r) {
-      return new Config(r, queries, minNanosPerRound, rounds, seed, quick, unsalted);
+      return new Config(r, queries, minNanosPerRound, rounds, seed, quick, unsalted, fpr);
     }
 
     Config withUnsalted(boolean u) {
-      return new Config(records, queries, minNanosPerRound, rounds, seed, quick, u);
+      return new Config(records, queries, minNanosPerRound, rounds, seed, quick, u, fpr);
+    }
+
+    Config withFpr(double f) {
+      return new Config(records, queries, minNanosPerRound, rounds, seed, quick, unsalted, f);
     }
   }
 
@@ -146,6 +164,8 @@ public final class StoreBench implements Callable<Integer> {
       int positives,
       int posFoundExact) {}
 
+  @Spec CommandSpec spec;
+
   StoreBench() {}
 
   @Override
@@ -153,6 +173,13 @@ public final class StoreBench implements Callable<Integer> {
     Config c = Config.of(quick).withUnsalted(unsalted);
     if (records != null) {
       c = c.withRecords(records);
+    }
+    if (fpr != null) {
+      if (!(fpr >= 1e-9 && fpr <= 0.5)) {
+        throw new ParameterException(
+            spec.commandLine(), "--fpr must be in [1e-9, 0.5], got " + fpr);
+      }
+      c = c.withFpr(fpr);
     }
     BenchReport report = new BenchReport(c.quick() ? "store-quick" : "store", System.out);
     try (BenchTempDir tmp = BenchTempDir.create("bbf-bench-store-")) {
@@ -172,8 +199,14 @@ public final class StoreBench implements Callable<Integer> {
 
     // salted as the product's stores are (a secret salt per store), unless --unsalted
     BuildOptions opts =
-        BuildOptions.defaults().withSalt(c.unsalted() ? 0 : new SplittableRandom().nextLong() | 1);
-    r.line("store derivation: %s", c.unsalted() ? "unsalted (--unsalted)" : "salted (the default)");
+        BuildOptions.defaults()
+            .withTargetFpr(c.fpr())
+            .withSalt(c.unsalted() ? 0 : new SplittableRandom().nextLong() | 1);
+    r.line(
+        "store derivation: %s; target FPR %s%s",
+        c.unsalted() ? "unsalted (--unsalted)" : "salted (the default)",
+        c.fpr(),
+        c.fpr() == BuildOptions.DEFAULT_FPR ? " (the default)" : " (--fpr)");
     long t0 = System.nanoTime();
     // laid out as IngestThroughputBench expects (DIR/RECORDS-SEED), so it reuses this txindex
     Path ingestDir = tmp.resolve("ingest");
@@ -247,6 +280,7 @@ public final class StoreBench implements Callable<Integer> {
         "negatives answered by the filter alone: %d of %d (observed FPR %.4f; the summary is sized"
             + " for 1%% at 1.25x its keys); positives found at their exact location: %d of %d",
         negAbsent, neg.length, 1 - (double) negAbsent / neg.length, posExact, pos.length);
+    NegativeCost.measure(c, r, store, lookups, neg, 1e9 / pn);
     r.summary("records", c.records());
     r.summary("neg_speedup_over_leveldb", pn / ln);
     r.summary("pos_overhead_over_leveldb", lp / pp);
