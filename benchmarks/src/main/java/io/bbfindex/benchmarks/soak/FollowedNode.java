@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * miner that sends a transaction and mines a block every {@value #BLOCK_SECONDS} s while the
  * traffic runs, so the server connects blocks and churns its mempool under load.
  */
-final class FollowedNode implements AutoCloseable {
+public final class FollowedNode implements AutoCloseable {
 
   static final int BLOCK_SECONDS = 5;
   static final int INITIAL_BLOCKS = 101;
@@ -31,7 +31,7 @@ final class FollowedNode implements AutoCloseable {
   }
 
   /** Mines the initial chain; the txids of its coinbases (blocks 1-101), which stay confirmed. */
-  static List<String> prepare(RegtestNode node) throws IOException, InterruptedException {
+  public static List<String> prepare(RegtestNode node) throws IOException, InterruptedException {
     node.mine(INITIAL_BLOCKS);
     node.stop(); // Core writes its block index at shutdown: serve's snapshot needs it
     node.restart();
@@ -44,7 +44,8 @@ final class FollowedNode implements AutoCloseable {
   }
 
   /** {@code serve --follow} of the node, in its own JVM. */
-  static ServerProcess serve(RegtestNode node, Path tmp) throws IOException, InterruptedException {
+  public static ServerProcess serve(RegtestNode node, Path tmp)
+      throws IOException, InterruptedException {
     return ServerProcess.serve(
             SoakBench.SERVER_JVM,
             ServerProcess.serveArgs(

@@ -2,6 +2,7 @@ package io.bbfindex.benchmarks.follow;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bbfindex.follow.layer.DecodedBlock;
 import io.bbfindex.ingest.encoding.Hash32;
@@ -30,6 +31,7 @@ class DecodedBlockParseTest {
     for (int i = 0; i < 300; i++) {
       assertEquals(buf.position() - 80, block.txOffsets()[i]);
       Transaction tx = Transaction.read(buf);
+      assertTrue(tx.hasWitnesses(), "the synthetic payments are segwit spends");
       assertEquals(tx.getTxId().toString(), block.txids()[i].displayHex());
     }
   }
