@@ -72,7 +72,7 @@ class BlkIngestBenchTest {
           "ingest_records_per_second",
           "blk_ingest_mb_per_second",
           "sha256_mb_per_second",
-          "blk_ingest_over_sha256_limit",
+          "blk_ingest_over_sha256_same_bytes",
           "blk_ingest_over_sha256_per_cpu_second"
         }) {
       assertTrue(out.contains("summary: " + key + " "), key + " in:\n" + out);
