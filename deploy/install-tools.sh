@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the deployment tests (and bench http/soak) run for real:
-# prometheus (with promtool), haproxy and wrk. Does nothing for a tool already on the PATH, so a
+# Installs the Debian packages the deployment tests (and bench http/soak/store) run for real:
+# prometheus (with promtool), haproxy, wrk, and libleveldb1d (Google's LevelDB 1.23, which bench
+# store calls with Core's Bloom filter policy). Does nothing for a tool already on the PATH, so a
 # second run costs nothing. Without apt-get or root it says what is missing and exits 0: the tests
 # that need a missing tool then skip with that reason (and fail under CI=true).
 #
@@ -18,12 +19,15 @@ missing_packages() {
       pkgs+=("${PACKAGE[$tool]}")
     fi
   done
+  if ! ls /usr/lib/*-linux-gnu/libleveldb.so.1d >/dev/null 2>&1; then
+    pkgs+=(libleveldb1d)
+  fi
   printf '%s\n' "${pkgs[@]}" | sort -u | grep -v '^$' || true
 }
 
 mapfile -t wanted < <(missing_packages)
 if [ "${#wanted[@]}" -eq 0 ]; then
-  echo "deploy/install-tools.sh: prometheus, promtool, haproxy and wrk are installed"
+  echo "deploy/install-tools.sh: prometheus, promtool, haproxy, wrk and libleveldb1d are installed"
   exit 0
 fi
 if [ "${1:-}" = "--check" ]; then

@@ -241,6 +241,8 @@ public final class StoreBench implements Callable<Integer> {
       try (FilterStore store = FilterStore.open(storeDir)) {
         Result result = measure(c, r, txindex, store, pos, neg, ingest);
         SaltCost.measure(c, r, store.summaryFilter().geometry(), pos, neg);
+        BloomLevelDbCost.measure(
+            c, r, gen.txindexDir(), tmp, pos, neg, result.productNegPerSecond());
         return result;
       }
     }
