@@ -111,6 +111,7 @@ class PageInChromiumTest {
         "--disable-background-networking",
         "--disable-component-update",
         "--disable-sync",
+        "--disable-dev-shm-usage", // a container's small /dev/shm must not crash the renderer
         "--window-size=1000,900",
         "--user-data-dir=" + tmp.resolve("chromium-profile"));
     LoggingPreferences logs = new LoggingPreferences();
