@@ -145,12 +145,22 @@
     }
   }
 
+  // A source this server does not have (404) is not asked again.
+  const hasSource = { bitcoin: true, eth: true };
+
+  async function sourceStatus(source, path) {
+    if (!hasSource[source]) return { ok: false, status: 404, body: {} };
+    const answer = await getJson(path);
+    if (answer.status === 404) hasSource[source] = false;
+    return answer;
+  }
+
   /** The server's follow state: /readyz, then /v1/status (Bitcoin) or /v1/eth/status. */
   async function status() {
     const parts = [];
     const ready = await getJson('/readyz');
     parts.push(ready.ok ? 'ready' : 'not ready' + (ready.body.detail ? ' (' + ready.body.detail + ')' : ''));
-    const bitcoin = await getJson('/v1/status');
+    const bitcoin = await sourceStatus('bitcoin', '/v1/status');
     let state = ready.ok ? 'ready' : 'not ready';
     if (bitcoin.ok) {
       const f = bitcoin.body.follow;
@@ -164,7 +174,7 @@
       }
       if (typeof bitcoin.body.mempoolSize === 'number') parts.push('mempool ' + bitcoin.body.mempoolSize);
     }
-    const eth = await getJson('/v1/eth/status');
+    const eth = await sourceStatus('eth', '/v1/eth/status');
     if (eth.ok) {
       parts.push('Ethereum: ' + (eth.body.caughtUp ? 'caught up' : 'catching up') +
         ', tip ' + printable(eth.body.servedTip) +
