@@ -90,6 +90,13 @@ class PageInChromiumTest {
 
           Path shot = screenshot(browser);
           System.out.println("screenshot of the page showing confirmed: " + shot);
+
+          // the address kept the txid: opened again (a bookmark, a shared link), the same tx
+          browser.navigate().refresh();
+          awaitText(browser, "state", "confirmed", READY);
+          assertEquals(null, js.executeScript("return window.bbfNoReload ?? null;"));
+          assertEquals(
+              paid.displayHex(), browser.findElement(By.id("txid")).getDomProperty("value"));
           assertNoCspViolation(browser);
         } finally {
           browser.quit();

@@ -192,7 +192,12 @@
     });
     status();
     setInterval(status, STATUS_EVERY_MS);
-    const fromAddress = decodeURIComponent(location.hash.slice(1));
+    let fromAddress = '';
+    try {
+      fromAddress = decodeURIComponent(location.hash.slice(1));
+    } catch (e) {
+      // a malformed fragment (a stray %): nothing to look up
+    }
     if (fromAddress) {
       $('txid').value = fromAddress;
       lookup(fromAddress);
