@@ -98,6 +98,9 @@ public final class Follower implements AutoCloseable {
   /** Why the follower cannot follow now (refused, timeout, 401, ...); null while it follows. */
   private volatile @Nullable String lastError;
 
+  /** Whether listeners were told the node is lost and not yet that it is found (this thread). */
+  private boolean reportedStale;
+
   private Follower(FollowConfig config, Optional<BlockFileLocator> locator, FollowStats stats) {
     this.config = config;
     this.stats = stats;
@@ -615,7 +618,22 @@ public final class Follower implements AutoCloseable {
       }
       state = s;
       stateSince = Instant.now();
+      reportHealth(s);
       signalProgress();
+    }
+  }
+
+  /**
+   * Tells listeners when answers may be old (the node is unreachable) and when they are current
+   * again (following, after the catch-up's own events): once per outage, not per retry.
+   */
+  private void reportHealth(FollowState s) {
+    if (s == FollowState.NODE_UNREACHABLE && !reportedStale) {
+      reportedStale = true;
+      sink.publish(new ChainEvent.FollowHealth(true, lastError));
+    } else if (s == FollowState.FOLLOWING && reportedStale) {
+      reportedStale = false;
+      sink.publish(new ChainEvent.FollowHealth(false, null));
     }
   }
 

@@ -141,18 +141,7 @@ class PrometheusDashboardTest {
   }
 
   private ServerProcess followServer(RegtestNode node) throws Exception {
-    return ServerProcess.serve(
-            List.of("-Xmx256m"),
-            ServerProcess.serveArgs(
-                node.datadir().resolve("regtest"),
-                tmp.resolve("follow-filters"),
-                tmp.resolve("follow-work"),
-                "--follow",
-                "--rpc",
-                node.rpc().endpoint().toString()),
-            tmp.resolve("follow.log"),
-            180)
-        .awaitReady(java.time.Duration.ofSeconds(120)); // at the node's tip: absent ids are 404
+    return Deploy.followServer(node, tmp, "follow");
   }
 
   private Path writeConfig(Path rules, List<String> targets) throws java.io.IOException {

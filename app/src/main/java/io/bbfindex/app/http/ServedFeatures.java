@@ -15,6 +15,7 @@ import io.bbfindex.app.lookup.Readiness;
 import io.bbfindex.app.metrics.Metrics;
 import io.bbfindex.app.ops.IndexStatusRoutes;
 import io.bbfindex.app.ops.OpsRoutes;
+import io.bbfindex.app.page.PageRoutes;
 import io.bbfindex.app.push.PushHub;
 import io.bbfindex.app.push.PushMetrics;
 import io.bbfindex.app.push.PushOptions;
@@ -37,7 +38,7 @@ import java.util.Optional;
 /**
  * Which features a server runs, from the sources it has: with Bitcoin data, the tx, block, wallet,
  * status and esplora routes; with an Ethereum source, its routes (else a 404 naming the missing
- * source under {@code /v1/eth/}); always the health and metrics routes.
+ * source under {@code /v1/eth/}); always the page at {@code /}, the health and metrics routes.
  */
 final class ServedFeatures {
   private ServedFeatures() {}
@@ -88,6 +89,7 @@ final class ServedFeatures {
     } else {
       features.add(EthRoutes.absent());
     }
+    features.add(new PageRoutes());
     features.add(
         new OpsRoutes(
             registry::scrape, readiness, sources.bitcoin().map(backend -> (IndexStatus) backend)));

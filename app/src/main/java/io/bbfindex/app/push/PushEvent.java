@@ -17,10 +17,25 @@ import java.util.Objects;
  */
 public record PushEvent(
     long id, String topic, String kind, Map<String, Object> data, long observedNanos) {
+  /**
+   * The field of an event about the follower rather than the tx: {@code stale} when it lost its
+   * node ({@code "node unreachable"}), the state sent again when it follows it ({@code
+   * "following"}).
+   */
+  public static final String FOLLOW = "follow";
+
   public PushEvent {
     Objects.requireNonNull(topic, "topic");
     Objects.requireNonNull(kind, "kind");
     data = Map.copyOf(data);
+  }
+
+  /**
+   * Whether this event is about the follower's node (lost, or found again with the tx's state
+   * unchanged), not a change of the tx itself.
+   */
+  public boolean aboutFollower() {
+    return data.containsKey(FOLLOW);
   }
 
   /** Whether this event reports a change (not a current state sent on subscribing). */

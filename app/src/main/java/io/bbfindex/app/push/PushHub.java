@@ -1,6 +1,7 @@
 package io.bbfindex.app.push;
 
 import io.bbfindex.app.lookup.ChainBackend;
+import io.bbfindex.follow.FollowState;
 import io.bbfindex.follow.events.ChainEvent;
 import io.bbfindex.follow.events.ChainListener;
 import io.bbfindex.follow.events.FollowEvents;
@@ -17,6 +18,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Turns the follower's changes into events for the txids and blocks clients subscribed to, keeps
@@ -28,6 +30,11 @@ import java.util.Set;
  * <p>A tx event is only sent when the tx's state changes (a history refresh can report a change
  * twice); after a mempool resync, which reports no single change, each subscribed txid's state is
  * looked up again.
+ *
+ * <p>When the follower loses its node, every followed txid gets a {@code stale} event (with {@code
+ * follow}: its answers may be old, the tx may have moved meanwhile); when it follows again, each
+ * txid whose state the catch-up did not already report gets its current state (with {@code follow}
+ * too, so that the WebSocket dialect, which has no word for this, can pass both over).
  */
 public final class PushHub implements ChainListener {
   /** The topic of connected and disconnected blocks. */
@@ -38,6 +45,8 @@ public final class PushHub implements ChainListener {
 
   /** How long a txid's changes are still recorded after its last subscriber left. */
   static final Duration LINGER = Duration.ofMinutes(5);
+
+  private static final String STALE = "stale";
 
   private final CurrentState current;
   private final FollowEvents events;
@@ -56,6 +65,12 @@ public final class PushHub implements ChainListener {
 
   /** Txids whose inputs {@link FollowEvents} keeps (to name a replacement). */
   private final Set<String> watched = new HashSet<>();
+
+  /** Txids told the follower is stale and told nothing since: their state is sent on recovery. */
+  private final Set<String> toldStale = new HashSet<>();
+
+  /** Why the follower lost its node, while it has; null while it follows. */
+  private @Nullable String staleReason;
 
   /**
    * Listens to {@code events}; answers current states from {@code backend}. Event ids start at the
@@ -93,6 +108,11 @@ public final class PushHub implements ChainListener {
       CurrentState.Snapshot now = current.of(txid);
       s.deliver(new PushEvent(ring.lastId(), topic, now.kind(), now.data(), 0));
       lastKind.putIfAbsent(topic, now.kind());
+      if (staleReason != null) { // the state above is what was known when the node was lost
+        s.deliver(new PushEvent(ring.lastId(), topic, STALE, staleData(topic, staleReason), 0));
+        lastKind.put(topic, STALE);
+        toldStale.add(topic);
+      }
     }
     join(topic, s);
     lingeringSince.remove(topic);
@@ -132,6 +152,7 @@ public final class PushHub implements ChainListener {
       if (now - e.getValue() > LINGER.toNanos()) {
         it.remove();
         lastKind.remove(e.getKey());
+        toldStale.remove(e.getKey());
         watched.remove(e.getKey());
         events.unwatch(Hash32.ofDisplayHex(e.getKey()));
       }
@@ -168,8 +189,18 @@ public final class PushHub implements ChainListener {
           }
         }
       }
+      case ChainEvent.FollowHealth h -> {
+        if (h.stale()) {
+          followerStale(h.reason() == null ? "unknown" : h.reason(), observedNanos);
+        } else {
+          followerRecovered(observedNanos);
+        }
+      }
       case ChainEvent.MempoolResynced r -> {
         for (String topic : List.copyOf(lastKind.keySet())) {
+          if (toldStale.contains(topic)) {
+            continue; // its state is sent when the follower reports it follows again
+          }
           CurrentState.Snapshot now = current.of(Hash32.ofDisplayHex(topic));
           if (!now.kind().equals(lastKind.get(topic))) {
             publishTx(topic, now.kind(), now.data(), observedNanos);
@@ -177,6 +208,37 @@ public final class PushHub implements ChainListener {
         }
       }
     }
+  }
+
+  /** Every followed txid: {@code stale}, its answers may be old. */
+  private void followerStale(String reason, long nanos) {
+    staleReason = reason;
+    for (String topic : List.copyOf(lastKind.keySet())) {
+      publishTx(topic, STALE, staleData(topic, reason), nanos);
+      toldStale.add(topic);
+    }
+  }
+
+  /** The current state of each followed txid whose change the catch-up did not report. */
+  private void followerRecovered(long nanos) {
+    staleReason = null;
+    for (String topic : List.copyOf(toldStale)) {
+      if (lastKind.containsKey(topic)) {
+        CurrentState.Snapshot now = current.of(Hash32.ofDisplayHex(topic));
+        Map<String, Object> data = new LinkedHashMap<>(now.data());
+        data.put(PushEvent.FOLLOW, FollowState.FOLLOWING.text());
+        publishTx(topic, now.kind(), data, nanos);
+      }
+    }
+    toldStale.clear();
+  }
+
+  private static Map<String, Object> staleData(String topic, String reason) {
+    Map<String, Object> data = new LinkedHashMap<>();
+    data.put("txid", topic);
+    data.put(PushEvent.FOLLOW, FollowState.NODE_UNREACHABLE.text());
+    data.put("reason", reason);
+    return data;
   }
 
   private static Map<String, Object> block(Hash32 hash, int height) {
@@ -205,6 +267,7 @@ public final class PushHub implements ChainListener {
 
   private void publishTx(String topic, String kind, Map<String, Object> data, long nanos) {
     lastKind.put(topic, kind);
+    toldStale.remove(topic);
     publish(topic, kind, data, nanos);
   }
 

@@ -292,8 +292,8 @@ final class WsSession extends SimpleChannelInboundHandler<WebSocketFrame> implem
   }
 
   private void onEvent(PushEvent event) {
-    if (!channel.isActive()) {
-      return;
+    if (!channel.isActive() || event.aboutFollower()) {
+      return; // the dialect has no word for a lost node; its changes come as changes
     }
     Map<String, Object> message = new LinkedHashMap<>();
     if (event.topic().equals(PushHub.BLOCKS)) {

@@ -18,10 +18,11 @@ import java.time.Duration;
  * {@code serve --follow} of a running regtest node in this JVM, on 127.0.0.1, once it follows; its
  * filters and work directory under {@code tmp}.
  */
-record FollowedServer(FollowingBackend backend, Service service, ApiClient api)
+public record FollowedServer(FollowingBackend backend, Service service, ApiClient api)
     implements AutoCloseable {
 
-  static FollowedServer start(RegtestNode node, Path tmp) throws IOException, InterruptedException {
+  public static FollowedServer start(RegtestNode node, Path tmp)
+      throws IOException, InterruptedException {
     FollowingBackend backend = open(node, tmp, 0);
     Service service =
         Service.start(

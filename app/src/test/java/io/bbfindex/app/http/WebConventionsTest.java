@@ -68,7 +68,7 @@ class WebConventionsTest {
     }
   }
 
-  private static HttpResponse<String> send(Service s, String method, String path, String... headers)
+  static HttpResponse<String> send(Service s, String method, String path, String... headers)
       throws IOException, InterruptedException {
     HttpRequest.Builder b =
         HttpRequest.newBuilder(URI.create(s.server().baseUrl() + path))
@@ -80,7 +80,7 @@ class WebConventionsTest {
     return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
   }
 
-  private static String header(HttpResponse<?> r, String name) {
+  static String header(HttpResponse<?> r, String name) {
     return r.headers().firstValue(name).orElse(null);
   }
 

@@ -368,7 +368,7 @@ class PushFollowTest {
     }
   }
 
-  private static void awaitMempool(ApiClient api, Hash32 txid) throws InterruptedException {
+  static void awaitMempool(ApiClient api, Hash32 txid) throws InterruptedException {
     long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
     while (System.nanoTime() < deadline) {
       if (api.get("/v1/tx/" + txid.displayHex()).body().contains("mempool")) {

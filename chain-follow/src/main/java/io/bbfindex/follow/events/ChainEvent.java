@@ -3,11 +3,13 @@ package io.bbfindex.follow.events;
 import io.bbfindex.ingest.encoding.Hash32;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One change the follower applied, reported in the order it applied them: a tx entered or left the
  * mempool, a block was connected or disconnected, or the mempool was taken again as a whole (a
- * resync reports no per-tx changes: a listener looks again at the txids it cares about).
+ * resync reports no per-tx changes: a listener looks again at the txids it cares about); and when
+ * the node is lost and found again.
  */
 public sealed interface ChainEvent {
 
@@ -47,4 +49,11 @@ public sealed interface ChainEvent {
 
   /** The mempool was taken again as a whole (start, ZMQ gap, polling): per-tx changes unknown. */
   record MempoolResynced() implements ChainEvent {}
+
+  /**
+   * The follower lost its node ({@code stale}: it answers from what it knew when the node stopped
+   * answering, which may be old by now; {@code reason} says why), or follows it again ({@code
+   * stale} false: reported once its blocks and mempool were caught up, after their own events).
+   */
+  record FollowHealth(boolean stale, @Nullable String reason) implements ChainEvent {}
 }
