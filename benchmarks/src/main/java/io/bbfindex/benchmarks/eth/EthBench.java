@@ -171,7 +171,7 @@ public final class EthBench {
           EthConfig.of(node.url(), store).withRangeBits(plan.rangeBits()).withFinalityDepth(0);
       EthIndex index = EthIndex.open(config);
       double[] inProcess = inProcessRates(index, sent, absent, plan);
-      ServerRates served = serverRates(index, http, absent, known, dir, plan, wrk);
+      ServerRates served = serverRates(index, http, node.url(), absent, known, dir, plan, wrk);
       Measured m = new Measured(inProcess[0], inProcess[1], served, nodeRates, nodeWrk);
       printRates(plan, report, wrk, m);
       summarize(plan, report, wrk, m);
@@ -277,13 +277,89 @@ public final class EthBench {
     return new double[] {inProcess, inProcessAll};
   }
 
-  /** The served negatives: through the JDK client, through wrk when installed; RPC calls made. */
-  private record ServerRates(Rates jdk, Optional<Rates> wrk, long negativeCalls) {}
+  /**
+   * The served rates: through the JDK client, through wrk when installed (and then the paired
+   * rounds against the node); RPC calls made.
+   */
+  private record ServerRates(
+      Rates jdk, Optional<Rates> wrk, Optional<Paired> paired, long negativeCalls) {}
+
+  /** Rounds of the node's and the server's wrk rates back to back (the headline's median). */
+  static final int PAIRED_ROUNDS = 3;
+
+  /** Per paired round, the server's rate over the node's: absent and known hashes. */
+  record Paired(double[] negative, double[] positive) {}
+
+  /**
+   * {@link #PAIRED_ROUNDS} rounds, each measuring the node and the server back to back with the
+   * same wrk (the side that goes first alternates), for absent and known hashes: the ratio of each
+   * round shares that round's load, which the rates measured minutes apart do not.
+   */
+  private static Paired paired(
+      WrkLoad wrk,
+      String nodeUrl,
+      String baseUrl,
+      String[] absent,
+      String[] known,
+      Path dir,
+      Plan plan)
+      throws IOException, InterruptedException {
+    List<String> nodeMiss = new ArrayList<>();
+    List<String> nodeHit = new ArrayList<>();
+    List<String> getMiss = new ArrayList<>();
+    List<String> getHit = new ArrayList<>();
+    for (int i = 0; i < 4096; i++) {
+      nodeMiss.add(rpc(i, absent[i]));
+      nodeHit.add(rpc(i, known[i]));
+      getMiss.add("/v1/eth/tx/" + absent[i]);
+      getHit.add("/v1/eth/tx/" + known[i]);
+    }
+    Path nm = Files.write(dir.resolve("pair-node-miss.txt"), nodeMiss);
+    Path nh = Files.write(dir.resolve("pair-node-hit.txt"), nodeHit);
+    Path gm = Files.write(dir.resolve("pair-get-miss.txt"), getMiss);
+    Path gh = Files.write(dir.resolve("pair-get-hit.txt"), getHit);
+    double[] negative = new double[PAIRED_ROUNDS];
+    double[] positive = new double[PAIRED_ROUNDS];
+    for (int r = 0; r < PAIRED_ROUNDS; r++) {
+      boolean nodeFirst = r % 2 == 0;
+      negative[r] = pair(wrk, nodeFirst, nodeUrl, nm, baseUrl, gm, true, plan);
+      positive[r] = pair(wrk, !nodeFirst, nodeUrl, nh, baseUrl, gh, false, plan);
+    }
+    return new Paired(negative, positive);
+  }
+
+  /** One paired round: the server's wrk rate over the node's, status codes checked. */
+  private static double pair(
+      WrkLoad wrk,
+      boolean nodeFirst,
+      String nodeUrl,
+      Path nodeLines,
+      String baseUrl,
+      Path getLines,
+      boolean absent,
+      Plan plan)
+      throws IOException, InterruptedException {
+    WrkRun node = null;
+    WrkRun server = null;
+    for (int side = 0; side < 2; side++) {
+      if ((side == 0) == nodeFirst) {
+        node = wrk.run(nodeUrl, nodeLines, "/", seconds(plan));
+      } else {
+        server = wrk.run(baseUrl, getLines, null, seconds(plan));
+      }
+    }
+    WrkRun n = java.util.Objects.requireNonNull(node);
+    WrkRun g = java.util.Objects.requireNonNull(server);
+    requireStatus(n, 0, "anvil, paired round");
+    requireStatus(g, absent ? g.requests() : 0, "bbf-index GET, paired round");
+    return g.requestsPerSecond() / n.requestsPerSecond();
+  }
 
   /** Serves the index (the service owns and closes it) and measures its negatives over HTTP. */
   private static ServerRates serverRates(
       EthIndex index,
       HttpClient http,
+      String nodeUrl,
       String[] absent,
       String[] known,
       Path dir,
@@ -292,6 +368,7 @@ public final class EthBench {
       throws IOException, InterruptedException {
     Rates serverRates;
     Optional<Rates> serverWrk = Optional.empty();
+    Optional<Paired> paired = Optional.empty();
     long negativeCalls;
     // the service owns the index from here on and closes it
     try (Service service =
@@ -306,11 +383,14 @@ public final class EthBench {
         serverWrk =
             Optional.of(
                 serverLookupsWrk(wrk.get(), service.server().baseUrl(), absent, known, dir, plan));
+        paired =
+            Optional.of(
+                paired(wrk.get(), nodeUrl, service.server().baseUrl(), absent, known, dir, plan));
       }
       requireNoCalls(index, calls);
       negativeCalls = index.rpcCalls().of(NODE_METHOD);
     }
-    return new ServerRates(serverRates, serverWrk, negativeCalls);
+    return new ServerRates(serverRates, serverWrk, paired, negativeCalls);
   }
 
   /**
@@ -379,8 +459,22 @@ public final class EthBench {
     // Server and node through the same client: wrk when installed, else the JDK's.
     Rates httpServer = m.served().wrk().orElse(m.served().jdk());
     Rates httpNode = m.nodeWrk().orElse(m.nodeRates());
-    double negHttp = httpServer.single() / httpNode.single();
-    double posHttp = httpServer.positive() / httpNode.positive();
+    // With wrk, the median of the paired rounds (each ratio within one round's load); else the
+    // JDK client's rates, measured minutes apart.
+    Optional<Paired> paired = m.served().paired();
+    double negHttp =
+        paired
+            .map(p -> BenchReport.median(p.negative()))
+            .orElse(httpServer.single() / httpNode.single());
+    double posHttp =
+        paired
+            .map(p -> BenchReport.median(p.positive()))
+            .orElse(httpServer.positive() / httpNode.positive());
+    paired.ifPresent(
+        p ->
+            report.line(
+                "paired rounds (node and server back to back, wrk): absent %s, known %s",
+                ratios(p.negative()), ratios(p.positive())));
     double batchOverCalls = httpServer.batched() / httpNode.single();
     double inProcessBest = Math.max(inProcess, inProcessAll);
     report.line(
@@ -406,11 +500,20 @@ public final class EthBench {
     report.summary("eth_http_client", wrk.isPresent() ? "wrk" : "jdk");
     report.summary("eth_neg_rpc_calls", m.served().negativeCalls());
     report.summary("eth_neg_http_over_node_http", negHttp);
+    paired.ifPresent(p -> report.summary("eth_http_paired_rounds", p.negative().length));
     report.summary("eth_pos_http_over_node_http", posHttp);
     report.summary("eth_batch_" + BATCH + "_over_node_single_calls", batchOverCalls);
     report.summary(
         "eth_http_batched_over_node_batched_" + BATCH, httpServer.batched() / httpNode.batched());
     report.summary("eth_neg_in_process_over_node_http", inProcessBest / httpNode.single());
+  }
+
+  private static String ratios(double[] r) {
+    List<String> out = new ArrayList<>();
+    for (double x : r) {
+      out.add(BenchReport.format(x) + "x");
+    }
+    return String.join(", ", out) + " (median " + BenchReport.format(BenchReport.median(r)) + "x)";
   }
 
   /** Mines {@code plan.blocks()} blocks of transfers; the hashes sent. */
