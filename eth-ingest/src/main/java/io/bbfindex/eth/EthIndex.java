@@ -2,7 +2,9 @@ package io.bbfindex.eth;
 
 import java.io.IOException;
 import java.lang.System.Logger.Level;
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
@@ -61,6 +63,9 @@ public final class EthIndex implements AutoCloseable {
 
   /** The follower's last logged failure, so a failure that repeats every poll is logged once. */
   private @Nullable String loggedFailure;
+
+  /** Run after every successful {@link #poll()}: push subscriptions compare their states then. */
+  private final List<Runnable> pollListeners = new CopyOnWriteArrayList<>();
 
   private @Nullable Thread follower;
   private @Nullable Thread watchdog;
@@ -308,6 +313,23 @@ public final class EthIndex implements AutoCloseable {
       lastError = null;
       freshness.goodPoll(System.nanoTime());
     }
+    // Outside the writer lock: a listener does lookups, which never need it.
+    for (Runnable listener : pollListeners) {
+      try {
+        listener.run();
+      } catch (RuntimeException e) {
+        LOG.log(Level.ERROR, "eth follower: a poll listener failed", e);
+      }
+    }
+  }
+
+  /**
+   * Runs {@code listener} after every successful {@link #poll()} (on the polling thread), when the
+   * lookups answer from what that poll saw: how push subscriptions learn that a pending transaction
+   * was mined or a block holding one was reorged out, without a call of their own.
+   */
+  public void addPollListener(Runnable listener) {
+    pollListeners.add(listener);
   }
 
   /**

@@ -16,11 +16,13 @@ import io.bbfindex.app.metrics.Metrics;
 import io.bbfindex.app.ops.IndexStatusRoutes;
 import io.bbfindex.app.ops.OpsRoutes;
 import io.bbfindex.app.page.PageRoutes;
+import io.bbfindex.app.push.EthPushHub;
 import io.bbfindex.app.push.PushHub;
 import io.bbfindex.app.push.PushMetrics;
 import io.bbfindex.app.push.PushOptions;
 import io.bbfindex.app.route.Feature;
 import io.bbfindex.app.route.RouteTable;
+import io.bbfindex.app.sse.EthSseRoutes;
 import io.bbfindex.app.sse.SseRoutes;
 import io.bbfindex.app.wallet.StoreChecks;
 import io.bbfindex.app.wallet.VerifiedReads;
@@ -37,8 +39,9 @@ import java.util.Optional;
 
 /**
  * Which features a server runs, from the sources it has: with Bitcoin data, the tx, block, wallet,
- * status and esplora routes; with an Ethereum source, its routes (else a 404 naming the missing
- * source under {@code /v1/eth/}); always the page at {@code /}, the health and metrics routes.
+ * status and esplora routes; with an Ethereum source, its routes and its events stream (else a 404
+ * naming the missing source under {@code /v1/eth/}); always the page at {@code /}, the health and
+ * metrics routes.
  */
 final class ServedFeatures {
   private ServedFeatures() {}
@@ -63,6 +66,13 @@ final class ServedFeatures {
   static RouteTable routes(Sources sources, PrometheusMeterRegistry registry, Metrics metrics) {
     List<Feature> features = new ArrayList<>();
     List<Readiness> readiness = new ArrayList<>();
+    // One set of push meters for the Bitcoin and Ethereum streams (a gauge registers once), and
+    // none on a server without either.
+    Optional<PushMetrics> pushMetrics =
+        sources.eth().isPresent()
+                || sources.bitcoin().filter(b -> b instanceof FollowingBackend).isPresent()
+            ? Optional.of(new PushMetrics(registry))
+            : Optional.empty();
     sources
         .bitcoin()
         .ifPresent(
@@ -78,13 +88,17 @@ final class ServedFeatures {
                   new EsploraApi(sources.esploraPrefix(), wallet, sources.node().orElse(null));
               features.add(new EsploraRoutes(esplora));
               if (backend instanceof FollowingBackend following) {
-                features.addAll(push(following, esplora, sources, registry));
+                features.addAll(push(following, esplora, sources, pushMetrics.orElseThrow()));
               }
               readiness.add(backend);
             });
     if (sources.eth().isPresent()) {
-      EthRoutes eth = new EthRoutes(new EthApi(sources.eth().get(), registry));
+      EthIndex index = sources.eth().get();
+      EthRoutes eth = new EthRoutes(new EthApi(index, registry));
       features.add(eth);
+      features.add(
+          new EthSseRoutes(
+              new EthPushHub(index, pushMetrics.orElseThrow()), sources.push().heartbeat()));
       readiness.add(eth.readiness());
     } else {
       features.add(EthRoutes.absent());
@@ -98,11 +112,8 @@ final class ServedFeatures {
 
   /** Server-Sent Events and the WebSocket, on a followed node's changes. */
   private static List<Feature> push(
-      FollowingBackend backend,
-      EsploraApi esplora,
-      Sources sources,
-      PrometheusMeterRegistry registry) {
-    PushHub hub = new PushHub(backend, backend.events(), new PushMetrics(registry));
+      FollowingBackend backend, EsploraApi esplora, Sources sources, PushMetrics metrics) {
+    PushHub hub = new PushHub(backend, backend.events(), metrics);
     PushOptions options = sources.push();
     return List.of(
         new SseRoutes(hub, options.heartbeat()),

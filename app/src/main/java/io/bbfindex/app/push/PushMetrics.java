@@ -24,6 +24,9 @@ public final class PushMetrics {
   public static final String SSE_BLOCKS = "sse_blocks";
   public static final String WEBSOCKET = "websocket";
 
+  /** SSE streams of Ethereum transactions ({@code serve --eth-rpc}). */
+  public static final String SSE_ETH_TX = "sse_eth_tx";
+
   private final MeterRegistry registry;
   private final Map<String, AtomicInteger> subscribers = new ConcurrentHashMap<>();
   private final Map<String, Counter> notifications = new ConcurrentHashMap<>();
@@ -32,7 +35,7 @@ public final class PushMetrics {
 
   public PushMetrics(MeterRegistry registry) {
     this.registry = registry;
-    for (String kind : new String[] {SSE_TX, SSE_BLOCKS, WEBSOCKET}) {
+    for (String kind : new String[] {SSE_TX, SSE_BLOCKS, WEBSOCKET, SSE_ETH_TX}) {
       AtomicInteger n = new AtomicInteger();
       subscribers.put(kind, n);
       Gauge.builder("bbf.push.subscribers", n, AtomicInteger::get)

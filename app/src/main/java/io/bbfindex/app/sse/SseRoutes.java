@@ -84,7 +84,7 @@ public final class SseRoutes implements Feature {
   }
 
   /** The {@code Last-Event-ID} header: absent, or a decimal id this server gave out. */
-  private static OptionalLong lastEventId(RouteRequest request) {
+  static OptionalLong lastEventId(RouteRequest request) {
     String value = request.http().headers().get("Last-Event-ID");
     if (value == null || value.isBlank()) {
       return OptionalLong.empty();

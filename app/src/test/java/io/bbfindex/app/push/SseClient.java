@@ -20,10 +20,10 @@ import java.util.stream.Stream;
  * A Server-Sent Events client over the JDK's HTTP client: the stream's lines parsed into events
  * ({@code id}, {@code event}, {@code data}) on a thread of its own; comment lines counted.
  */
-final class SseClient implements AutoCloseable {
+public final class SseClient implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  record Event(long id, String kind, JsonNode data) {}
+  public record Event(long id, String kind, JsonNode data) {}
 
   private final BlockingQueue<Event> events = new LinkedBlockingQueue<>();
   private final AtomicInteger comments = new AtomicInteger();
@@ -32,7 +32,7 @@ final class SseClient implements AutoCloseable {
   private final HttpResponse<Stream<String>> response;
   private final Thread reader;
 
-  SseClient(String url, String lastEventId) throws Exception {
+  public SseClient(String url, String lastEventId) throws Exception {
     HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url)).GET();
     if (lastEventId != null) {
       request.header("Last-Event-ID", lastEventId);
@@ -71,25 +71,25 @@ final class SseClient implements AutoCloseable {
   }
 
   /** The next event, within {@code timeout}. */
-  Event next(Duration timeout) throws InterruptedException {
+  public Event next(Duration timeout) throws InterruptedException {
     Event e = events.poll(timeout.toMillis(), TimeUnit.MILLISECONDS);
     assertNotNull(e, "no event within " + timeout);
     return e;
   }
 
   /** The next event, which must be of {@code kind}. */
-  Event next(String kind, Duration timeout) throws InterruptedException {
+  public Event next(String kind, Duration timeout) throws InterruptedException {
     Event e = next(timeout);
     assertEquals(kind, e.kind(), e.toString());
     return e;
   }
 
   /** Whether no event arrives within {@code quiet}. */
-  boolean none(Duration quiet) throws InterruptedException {
+  public boolean none(Duration quiet) throws InterruptedException {
     return events.poll(quiet.toMillis(), TimeUnit.MILLISECONDS) == null;
   }
 
-  int comments() {
+  public int comments() {
     return comments.get();
   }
 

@@ -17,7 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code bench eth}'s measuring code on a tiny chain against a real anvil (skipped with the reason
  * printed when anvil is not installed, failed under {@code CI=true}): every figure is measured, the
- * negatives made no RPC call, and the in-process rate beats the node's.
+ * negatives made no RPC call, positives and negatives are measured over HTTP on both sides, and the
+ * in-process rate beats the node's.
  */
 class EthBenchTest {
 
@@ -43,11 +44,19 @@ class EthBenchTest {
           "eth_http_neg_per_s_batched_100",
           "eth_node_miss_per_s",
           "eth_node_miss_per_s_batched_100",
-          "eth_http_neg_speedup_over_node"
+          "eth_http_pos_per_s_get",
+          "eth_node_hit_per_s",
+          "eth_neg_http_over_node_http",
+          "eth_pos_http_over_node_http",
+          "eth_batch_100_over_node_single_calls"
         }) {
       assertTrue(Double.parseDouble(s.get(key)) > 0, key + " in\n" + text);
     }
-    assertTrue(Double.parseDouble(s.get("eth_neg_speedup_over_node")) > 1, text);
+    assertTrue(Double.parseDouble(s.get("eth_neg_in_process_over_node_http")) > 1, text);
     assertTrue(text.contains("anvil eth_getTransactionByHash"), text);
+    // A node keeping 16 blocks' transactions of 64 forgets about three quarters; the index none.
+    assertEquals(1.0, Double.parseDouble(s.get("eth_history_bbf_answered_fraction")), text);
+    double node = Double.parseDouble(s.get("eth_history_node_answered_fraction"));
+    assertTrue(node > 0 && node < 0.5, "the pruned node answered " + node + " in\n" + text);
   }
 }
