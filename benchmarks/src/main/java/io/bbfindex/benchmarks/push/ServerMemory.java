@@ -25,11 +25,28 @@ record ServerMemory(long rssBytes, long heapBytes) {
   static ServerMemory sample(long pid) throws IOException, InterruptedException {
     jcmd(pid, "GC.run");
     TimeUnit.MILLISECONDS.sleep(500); // the collector returns freed regions to the OS
-    Matcher m = USED.matcher(jcmd(pid, "GC.heap_info"));
-    if (!m.find()) {
-      throw new IOException("jcmd " + pid + " GC.heap_info printed no 'used NK'");
+    return new ServerMemory(BenchReport.rssBytes(pid), heapUsed(jcmd(pid, "GC.heap_info")));
+  }
+
+  /**
+   * The heap in use in {@code GC.heap_info}'s text: the sum of its generations' or regions' lines
+   * ({@code PSYoungGen total ..., used NK} and {@code ParOldGen ...} under the launcher's parallel
+   * collector, one {@code garbage-first heap} line under G1); metaspace lines have no total.
+   */
+  static long heapUsed(String heapInfo) throws IOException {
+    long kib = 0;
+    boolean found = false;
+    for (String line : heapInfo.lines().filter(l -> l.contains(" total ")).toList()) {
+      Matcher m = USED.matcher(line);
+      if (m.find()) {
+        kib += Long.parseLong(m.group(1));
+        found = true;
+      }
     }
-    return new ServerMemory(BenchReport.rssBytes(pid), Long.parseLong(m.group(1)) * 1024);
+    if (!found) {
+      throw new IOException("GC.heap_info printed no 'total ..., used NK': " + heapInfo);
+    }
+    return kib * 1024;
   }
 
   List<String> row(String name) {
