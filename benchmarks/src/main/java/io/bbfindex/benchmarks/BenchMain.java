@@ -6,6 +6,7 @@ import io.bbfindex.benchmarks.harness.ProjectHome;
 import io.bbfindex.benchmarks.http.HttpBench;
 import io.bbfindex.benchmarks.http.VsCoreBench;
 import io.bbfindex.benchmarks.ingest.IngestThroughputBench;
+import io.bbfindex.benchmarks.push.PushBench;
 import io.bbfindex.benchmarks.scale.ScaleBench;
 import io.bbfindex.benchmarks.soak.SoakBench;
 import io.bbfindex.benchmarks.store.StoreBench;
@@ -18,12 +19,12 @@ import picocli.CommandLine.Spec;
 
 /**
  * The one entry point of the cross-module benchmarks ({@code benchmarks/target/bbf-bench.jar}, run
- * by {@code ./bbf-index bench store|scale|http|ingest|follow|eth|soak|vs-core}). Options are parsed
- * strictly by picocli: an unknown option or a malformed value is an error (exit 2, with the usage),
- * never a silent full run. Each suite prints its tables, then {@code summary: NAME VALUE} lines,
- * and writes both to {@code bench-results/} under the project root ({@code -Dbbf.home}, set by the
- * launcher). The JMH suites of one module (filters, paper) are not here: they live in that module's
- * {@code src/jmh}.
+ * by {@code ./bbf-index bench store|scale|http|ingest|follow|eth|soak|vs-core|push}). Options are
+ * parsed strictly by picocli: an unknown option or a malformed value is an error (exit 2, with the
+ * usage), never a silent full run. Each suite prints its tables, then {@code summary: NAME VALUE}
+ * lines, and writes both to {@code bench-results/} under the project root ({@code -Dbbf.home}, set
+ * by the launcher). The JMH suites of one module (filters, paper) are not here: they live in that
+ * module's {@code src/jmh}.
  */
 @Command(
     name = "bbf-index bench",
@@ -40,7 +41,8 @@ import picocli.CommandLine.Spec;
       FollowBench.Suite.class,
       EthBench.Suite.class,
       SoakBench.class,
-      VsCoreBench.class
+      VsCoreBench.class,
+      PushBench.class
     })
 public final class BenchMain implements Runnable {
 
@@ -52,7 +54,7 @@ public final class BenchMain implements Runnable {
   public void run() {
     throw new ParameterException(
         spec.commandLine(),
-        "name a suite: store, scale, http, ingest, follow, eth, soak or vs-core");
+        "name a suite: store, scale, http, ingest, follow, eth, soak, vs-core or push");
   }
 
   public static void main(String[] args) {

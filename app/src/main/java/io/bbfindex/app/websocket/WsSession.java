@@ -66,6 +66,9 @@ final class WsSession extends SimpleChannelInboundHandler<WebSocketFrame> implem
   /** Set once the connection is closed for not reading. */
   private boolean dropped;
 
+  /** How long a non-reading client's close frame may wait to leave before the socket is closed. */
+  static final long SLOW_CLOSE_GRACE_MILLIS = 5_000;
+
   /** Messages a client may send in a second: a wallet sends a handful; more is a flood. */
   static final int MAX_MESSAGES_PER_SECOND = 100;
 
@@ -343,11 +346,24 @@ final class WsSession extends SimpleChannelInboundHandler<WebSocketFrame> implem
       frame.release();
       dropped = true; // events already queued for it find it dropped: counted once
       hub.metrics().slowConsumerClosed();
-      channel.close(); // a close frame would queue behind what it does not read
+      closeSlow();
       return false;
     }
     channel.writeAndFlush(frame, channel.voidPromise());
     return true;
+  }
+
+  /**
+   * Closes a connection that does not read: a 1008 close frame queued behind what it has not read
+   * (a client that was only slow reads it and knows why), and the connection closed outright after
+   * {@link #SLOW_CLOSE_GRACE_MILLIS} if that frame has not left by then (one that reads nothing).
+   * The queue beyond the high-water mark holds that one frame only.
+   */
+  private void closeSlow() {
+    close(WebSocketCloseStatus.POLICY_VIOLATION, "not reading: the connection's queue is full");
+    channel
+        .eventLoop()
+        .schedule(() -> channel.close(), SLOW_CLOSE_GRACE_MILLIS, TimeUnit.MILLISECONDS);
   }
 
   private void close(WebSocketCloseStatus status, String reason) {

@@ -5,22 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.bbfindex.app.follow.FollowOptions;
-import io.bbfindex.app.follow.FollowServe;
-import io.bbfindex.app.http.HttpInitializer;
 import io.bbfindex.app.http.HttpOptions;
 import io.bbfindex.app.http.Service;
-import io.bbfindex.app.lookup.ChainBackend;
 import io.bbfindex.app.testing.ApiClient;
 import io.bbfindex.app.testing.RoutesDocumented;
-import io.bbfindex.app.workdir.NodeDirectories;
-import io.bbfindex.follow.FollowState;
 import io.bbfindex.follow.regtest.RegtestNode;
 import io.bbfindex.follow.testnode.TestNodes;
 import io.bbfindex.ingest.encoding.Hash32;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -51,27 +44,11 @@ class PushFollowTest {
   @TempDir Path tmp;
 
   private Service start(RegtestNode node, int maxTracked) throws Exception {
-    ChainBackend backend =
-        FollowServe.open(
-            NodeDirectories.resolve(node.datadir().resolve("regtest"), null),
-            tmp.resolve("filters"),
-            tmp.resolve("work"),
-            0.01,
-            new FollowOptions(node.rpc().endpoint().toString(), null, null, null, null, 0),
-            System.err);
-    Service service =
-        Service.start(
-            backend,
-            null,
-            new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
-            HttpInitializer.DEFAULT_MAX_BODY_BYTES,
-            HttpOptions.DEFAULTS.withCorsOrigins(List.of(ALLOWED_ORIGIN)),
-            "/api",
-            null,
-            new PushOptions(HEARTBEAT, maxTracked));
-    assertEquals(
-        FollowState.FOLLOWING, FollowServe.awaitFollowing(backend, Duration.ofSeconds(30)));
-    return service;
+    return PushServer.start(
+        node,
+        tmp,
+        HttpOptions.DEFAULTS.withCorsOrigins(List.of(ALLOWED_ORIGIN)),
+        new PushOptions(HEARTBEAT, maxTracked));
   }
 
   @Test
@@ -335,28 +312,9 @@ class PushFollowTest {
 
   /** The status line of a WebSocket upgrade from a page of {@code origin}. */
   private static String upgradeStatus(String base, String origin) throws Exception {
-    java.net.URI u = java.net.URI.create(base);
-    try (Socket socket = new Socket(u.getHost(), u.getPort())) {
-      OutputStream out = socket.getOutputStream();
-      out.write(
-          ("GET /api/v1/ws HTTP/1.1\r\nHost: "
-                  + u.getHost()
-                  + ":"
-                  + u.getPort()
-                  + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                  + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
-                  + "Origin: "
-                  + origin
-                  + "\r\n\r\n")
-              .getBytes(StandardCharsets.US_ASCII));
-      out.flush();
-      InputStream in = socket.getInputStream();
-      StringBuilder line = new StringBuilder();
-      int c;
-      while ((c = in.read()) >= 0 && c != '\r') {
-        line.append((char) c);
-      }
-      return line.toString();
+    try (Socket socket = PushServer.connect(base)) {
+      return PushServer.status(
+          PushServer.exchange(socket, PushServer.upgrade(base, "/api/v1/ws", origin)));
     }
   }
 

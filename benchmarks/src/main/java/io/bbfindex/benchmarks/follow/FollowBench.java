@@ -455,7 +455,8 @@ public final class FollowBench {
     mempool.replaceAll(raw.txids(), raw.count());
   }
 
-  static double percentile(double[] values, double p) {
+  /** The {@code p}th percentile (0-100) of {@code values}, nearest rank. */
+  public static double percentile(double[] values, double p) {
     double[] s = values.clone();
     Arrays.sort(s);
     int i = (int) Math.ceil(p / 100 * s.length) - 1;

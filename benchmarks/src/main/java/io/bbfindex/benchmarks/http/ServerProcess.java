@@ -1,6 +1,7 @@
 package io.bbfindex.benchmarks.http;
 
 import io.bbfindex.benchmarks.harness.ChildJvm;
+import io.bbfindex.follow.regtest.RegtestNode;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -118,6 +119,27 @@ public final class ServerProcess implements AutoCloseable {
                 "127.0.0.1"));
     args.addAll(List.of(extra));
     return args;
+  }
+
+  /**
+   * {@code serve --follow} of the regtest {@code node} in its own JVM with {@code jvmFlags}, its
+   * files under {@code tmp} and {@code extra} options after the usual ones; returns once it is
+   * ready at the node's tip (until then absent ids are 503, not 404).
+   */
+  public static ServerProcess serveFollowing(
+      RegtestNode node, Path tmp, List<String> jvmFlags, String... extra)
+      throws IOException, InterruptedException {
+    List<String> args =
+        new java.util.ArrayList<>(
+            serveArgs(
+                node.datadir().resolve("regtest"),
+                tmp.resolve("filters"),
+                tmp.resolve("work"),
+                "--follow",
+                "--rpc",
+                node.rpc().endpoint().toString()));
+    args.addAll(List.of(extra));
+    return serve(jvmFlags, args, tmp.resolve("serve.log"), 300).awaitReady(Duration.ofSeconds(300));
   }
 
   /**

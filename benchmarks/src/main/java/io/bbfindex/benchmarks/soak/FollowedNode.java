@@ -46,18 +46,7 @@ public final class FollowedNode implements AutoCloseable {
   /** {@code serve --follow} of the node, in its own JVM. */
   public static ServerProcess serve(RegtestNode node, Path tmp)
       throws IOException, InterruptedException {
-    return ServerProcess.serve(
-            SoakBench.SERVER_JVM,
-            ServerProcess.serveArgs(
-                node.datadir().resolve("regtest"),
-                tmp.resolve("filters"),
-                tmp.resolve("work"),
-                "--follow",
-                "--rpc",
-                node.rpc().endpoint().toString()),
-            tmp.resolve("serve.log"),
-            300)
-        .awaitReady(java.time.Duration.ofSeconds(300)); // at the node's tip: absent ids are 404
+    return ServerProcess.serveFollowing(node, tmp, SoakBench.SERVER_JVM);
   }
 
   /** Starts mining. */
