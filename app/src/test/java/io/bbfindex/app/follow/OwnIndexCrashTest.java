@@ -2,6 +2,7 @@ package io.bbfindex.app.follow;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bbfindex.app.testing.ApiClient;
 import io.bbfindex.follow.regtest.RegtestNode;
@@ -11,15 +12,18 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -110,6 +114,38 @@ class OwnIndexCrashTest {
         node.restart(List.of("-txindex=0"));
       }
       assertEquals(moments.size(), kills, "killed at every moment " + moments);
+
+      // a damaged part file is named, dropped and its blocks indexed again: no full rebuild
+      node.send("bech32", 0.05);
+      node.mine(1);
+      Map<String, String> expected = NodeAnswers.expected(node, NodeAnswers.everyTxid(node));
+      node.stop();
+      Child.start(node, tmp, null).process.destroyForcibly().waitFor(); // adds a part
+      Path part = newestPart(tmp.resolve("filters"));
+      byte[] bytes = Files.readAllBytes(part);
+      bytes[bytes.length - 12] ^= 0x20;
+      Files.write(part, bytes);
+      Child again = Child.start(node, tmp, null);
+      try {
+        assertTrue(again.said(part + ": "), "the damaged part is named: " + again.lines);
+        assertFalse(again.said("own txid index built"), "no full rebuild: " + again.lines);
+        assertEquals(
+            List.of(),
+            NodeAnswers.awaitAgreement(new ApiClient(again.base), expected, Duration.ofSeconds(5)));
+        System.out.println("damaged part: " + again.line(part + ": "));
+      } finally {
+        again.process.destroyForcibly().waitFor();
+      }
+    }
+  }
+
+  private static Path newestPart(Path filters) throws IOException {
+    try (Stream<Path> s = Files.list(filters)) {
+      return s.filter(p -> p.getFileName().toString().startsWith("own-txindex.part-"))
+          .max(
+              Comparator.comparingInt(
+                  p -> Integer.parseInt(p.getFileName().toString().replaceAll("\\D", ""))))
+          .orElseThrow();
     }
   }
 
