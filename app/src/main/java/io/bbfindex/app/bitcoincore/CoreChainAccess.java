@@ -55,14 +55,22 @@ public final class CoreChainAccess implements ChainAccess {
       throws IOException {
     log.println(
         "bbf-index: reading " + datadir + " (private LevelDB snapshots under " + work + ")");
-    try (NodeIndex index = NodeIndex.open(datadir, work)) {
+    // a node without a txindex (Core's default) gets the own txid index beside its filters, as
+    // serve --txindex auto would build it
+    try (NodeIndex index = NodeIndex.open(datadir, work, false, true)) {
       BuildReport report =
           FilterBuilder.build(index, filters, options(filters, store), new ConsoleProgress());
+      String own = "";
+      if (index.txindexLayout() == TxIndexLayout.NONE) {
+        OwnIndexStore.open(index, filters.resolve(OwnIndexStore.FILE_NAME), work, log).close();
+        own = "\nown txid index: " + filters.resolve(OwnIndexStore.FILE_NAME);
+      }
       return "txindex: "
           + index.txindexDescription()
           + (index.txindexLayout().storesEveryTxid() ? "" : " (txids computed from the blk files)")
           + "\n"
           + report.describe()
+          + own
           + "\nfilter store: "
           + filters
           + " (index tip "

@@ -86,6 +86,16 @@ public final class CoreChainBackend implements ChainBackend {
   }
 
   /**
+   * As {@link #CoreChainBackend(NodeIndex, FilterStore)}, with txid lookups answered by the own
+   * index {@code own} (owned too) instead of the node's txindex: {@code serve --follow} beside a
+   * node without one.
+   */
+  public static CoreChainBackend withOwnIndex(NodeIndex index, FilterStore store, OwnTxLookup own) {
+    return new CoreChainBackend(
+        index, store, () -> FilterStore.open(store.dir()), Optional.of(own));
+  }
+
+  /**
    * As {@link #CoreChainBackend(NodeIndex, FilterStore, StoreRecovery.Reopen)}; a present {@code
    * own} answers txid lookups (and is closed with the backend).
    */

@@ -66,14 +66,14 @@ final class BitcoinServe {
     }
     // Without --fpr an existing store is served at the FPR it was built with, not rebuilt.
     double fpr = c.store.fpr.orElseGet(() -> StoreFpr.forStore(filters, StoreOptions.DEFAULT_FPR));
-    TxIndexChoice txindex = c.txindex.choice(c.follow.follow);
+    TxIndexChoice txindex = c.txindex.choice();
     Service service;
     if (node.isPresent() && c.follow.follow) {
       FollowOptions f = c.follow.options();
       ChainBackend backend;
       NodeRelay relay;
       try {
-        backend = FollowServe.open(node.get(), filters, work, fpr, f, err);
+        backend = FollowServe.open(node.get(), filters, work, fpr, f, txindex, err);
         relay = FollowServe.relay(node.get(), f, c.esplora.relay);
       } catch (IllegalArgumentException e) {
         throw new UsageException(e.getMessage());

@@ -1,6 +1,7 @@
 package io.bbfindex.app.follow;
 
 import io.bbfindex.app.bitcoincore.CoreChainBackend;
+import io.bbfindex.app.bitcoincore.TxIndexChoice;
 import io.bbfindex.app.esplora.NodeRelay;
 import io.bbfindex.app.lookup.ChainBackend;
 import io.bbfindex.app.workdir.NodeDirectories;
@@ -13,10 +14,12 @@ import io.bbfindex.follow.events.FollowEvents;
 import io.bbfindex.follow.node.NodeAccess;
 import io.bbfindex.follow.node.NodeRpc;
 import io.bbfindex.ingest.NodeIndex;
+import io.bbfindex.ingest.TxIndexLayout;
 import io.bbfindex.ingest.filterbuild.BuildOptions;
 import io.bbfindex.ingest.filterbuild.ConsoleProgress;
 import io.bbfindex.ingest.filterbuild.FilterBuilder;
 import io.bbfindex.ingest.filterbuild.StoreSalt;
+import io.bbfindex.ingest.ownindex.OwnIndexStore;
 import io.bbfindex.ingest.store.FilterStore;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -40,7 +43,22 @@ public final class FollowServe {
 
   private FollowServe() {}
 
+  /** As the full overload, with {@code --txindex auto}. */
+  public static ChainBackend open(
+      NodeDirectories node,
+      Path filters,
+      Path work,
+      double targetFpr,
+      FollowOptions options,
+      PrintStream log)
+      throws IOException {
+    return open(node, filters, work, targetFpr, options, TxIndexChoice.AUTO, log);
+  }
+
   /**
+   * @param txindex what answers the history's txid lookups: with the own index (a node without
+   *     -txindex, or {@code own}) it is brought up to the snapshot's blocks at every refresh, a
+   *     part file for the new blocks ({@link OwnIndexStore}), never a full rebuild
    * @throws IllegalArgumentException if the options are inconsistent (the message says which)
    * @throws IOException if the history cannot be opened or built
    */
@@ -50,6 +68,7 @@ public final class FollowServe {
       Path work,
       double targetFpr,
       FollowOptions options,
+      TxIndexChoice txindex,
       PrintStream log)
       throws IOException {
     if ((options.user() == null) != (options.password() == null)) {
@@ -75,7 +94,7 @@ public final class FollowServe {
     SnapshotDirectories.Claim claim = SnapshotDirectories.claim(work);
     NodeIndex index;
     try {
-      index = NodeIndex.open(datadir, claim.dir(), true);
+      index = NodeIndex.open(datadir, claim.dir(), true, txindex != TxIndexChoice.NODE);
     } catch (IOException | RuntimeException e) {
       claim.close();
       throw e;
@@ -88,8 +107,9 @@ public final class FollowServe {
               .withTargetFpr(targetFpr)
               .withSalt(StoreSalt.forStore(filters, false));
       FilterStore store = FilterBuilder.ensureBuilt(index, filters, build, new ConsoleProgress());
-      history = new CoreChainBackend(index, store);
-      SnapshotBase base = SnapshotBase.of(index);
+      boolean own = txindex == TxIndexChoice.OWN || index.txindexLayout() == TxIndexLayout.NONE;
+      history = history(index, store, filters, claim.dir(), own, log);
+      SnapshotBase base = SnapshotBase.of(index, own);
       FollowConfig config =
           new FollowConfig(
               rpc, access.zmq(), datadir.resolve("blocks"), base.hash(), base.height(), POLL);
@@ -110,7 +130,9 @@ public final class FollowServe {
                 build,
                 config,
                 stats,
-                options.refreshBlocks());
+                options.refreshBlocks(),
+                own,
+                log);
         backend.ownRefresh(refresh);
         refresh.start(REFRESH_CHECK);
       }
@@ -122,6 +144,27 @@ public final class FollowServe {
         index.close();
       }
       claim.close();
+      throw e;
+    }
+  }
+
+  /**
+   * The history backend over a snapshot: with {@code own}, lookups from the own index, brought up
+   * to the snapshot's blocks first (incrementally, {@link OwnIndexStore}).
+   */
+  static CoreChainBackend history(
+      NodeIndex index, FilterStore store, Path filters, Path work, boolean own, PrintStream log)
+      throws IOException {
+    if (!own) {
+      return new CoreChainBackend(index, store);
+    }
+    try {
+      return CoreChainBackend.withOwnIndex(
+          index,
+          store,
+          OwnIndexStore.open(index, filters.resolve(OwnIndexStore.FILE_NAME), work, log));
+    } catch (IOException | RuntimeException e) {
+      store.close();
       throw e;
     }
   }

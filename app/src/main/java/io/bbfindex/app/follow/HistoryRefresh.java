@@ -11,6 +11,7 @@ import io.bbfindex.ingest.filterbuild.FilterBuilder;
 import io.bbfindex.ingest.filterbuild.ProgressListener;
 import io.bbfindex.ingest.store.FilterStore;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.lang.System.Logger.Level;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -47,6 +48,8 @@ final class HistoryRefresh implements AutoCloseable {
   private final FollowConfig template;
   private final FollowStats stats;
   private final int refreshBlocks;
+  private final boolean own;
+  private final PrintStream log;
   private final AtomicLong refreshes = new AtomicLong();
   private final ScheduledExecutorService scheduler =
       Executors.newSingleThreadScheduledExecutor(
@@ -55,6 +58,9 @@ final class HistoryRefresh implements AutoCloseable {
   /**
    * @param template the follower configuration whose base each refresh replaces
    * @param refreshBlocks tip-layer depth that triggers a refresh
+   * @param own whether the history answers from the own index (then brought up to each new
+   *     snapshot's blocks, in this background thread, before the swap)
+   * @param log where the own index says what it built or merged
    */
   HistoryRefresh(
       FollowingBackend backend,
@@ -64,7 +70,9 @@ final class HistoryRefresh implements AutoCloseable {
       BuildOptions options,
       FollowConfig template,
       FollowStats stats,
-      int refreshBlocks) {
+      int refreshBlocks,
+      boolean own,
+      PrintStream log) {
     this.backend = backend;
     this.datadir = datadir;
     this.filters = filters;
@@ -73,6 +81,8 @@ final class HistoryRefresh implements AutoCloseable {
     this.template = template;
     this.stats = stats;
     this.refreshBlocks = refreshBlocks;
+    this.own = own;
+    this.log = log;
   }
 
   /** Checks every {@code period}. */
@@ -108,11 +118,11 @@ final class HistoryRefresh implements AutoCloseable {
    */
   boolean refreshNow() throws IOException, InterruptedException {
     Follower current = backend.follower();
-    NodeIndex index = NodeIndex.open(datadir, work, true);
+    NodeIndex index = NodeIndex.open(datadir, work, true, own);
     CoreChainBackend history = null;
     Follower follower = null;
     try {
-      SnapshotBase base = SnapshotBase.of(index);
+      SnapshotBase base = SnapshotBase.of(index, own);
       if (base.height() <= current.status().snapshotTipHeight()) {
         LOG.log(
             Level.INFO,
@@ -122,7 +132,7 @@ final class HistoryRefresh implements AutoCloseable {
         return false;
       }
       FilterStore store = FilterBuilder.ensureBuilt(index, filters, options, ProgressListener.NONE);
-      history = new CoreChainBackend(index, store);
+      history = FollowServe.history(index, store, filters, work, own, log);
       follower =
           Follower.start(
               new FollowConfig(

@@ -13,10 +13,20 @@ import java.util.OptionalInt;
  * runs ahead instead, its extra rows point past the snapshot's blocks and the tip layer answers
  * those txs. A txindex that never committed (a node that has not written it yet) holds nothing
  * certain: the tip layer then starts at genesis and takes every block from the node.
+ *
+ * <p>With the own txid index ({@code own}) the txindex plays no part: the own index is brought up
+ * to the snapshot's block index, so the history is complete to the block index's tip.
  */
 record SnapshotBase(Hash32 hash, int height) {
 
   static SnapshotBase of(NodeIndex index) {
+    return of(index, false);
+  }
+
+  static SnapshotBase of(NodeIndex index, boolean own) {
+    if (own) {
+      return new SnapshotBase(Hash32.ofInternal(index.tipHash()), index.tipHeight());
+    }
     OptionalInt txHeight = index.txindexTipHeight();
     Optional<byte[]> txHash = index.txindexTipHash();
     if (txHash.isEmpty()) {

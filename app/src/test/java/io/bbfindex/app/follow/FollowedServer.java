@@ -2,6 +2,7 @@ package io.bbfindex.app.follow;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.bbfindex.app.bitcoincore.TxIndexChoice;
 import io.bbfindex.app.http.HttpInitializer;
 import io.bbfindex.app.http.Service;
 import io.bbfindex.app.testing.ApiClient;
@@ -9,6 +10,7 @@ import io.bbfindex.app.workdir.NodeDirectories;
 import io.bbfindex.follow.FollowState;
 import io.bbfindex.follow.regtest.RegtestNode;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -41,6 +43,13 @@ public record FollowedServer(FollowingBackend backend, Service service, ApiClien
 
   /** The backend alone, refreshed every {@code refreshBlocks} blocks (0: never). */
   static FollowingBackend open(RegtestNode node, Path tmp, int refreshBlocks) throws IOException {
+    return open(node, tmp, refreshBlocks, TxIndexChoice.AUTO, System.err);
+  }
+
+  /** As {@link #open(RegtestNode, Path, int)}, with {@code --txindex} and where it logs. */
+  static FollowingBackend open(
+      RegtestNode node, Path tmp, int refreshBlocks, TxIndexChoice txindex, PrintStream log)
+      throws IOException {
     FollowOptions options =
         new FollowOptions(node.rpc().endpoint().toString(), null, null, null, null, refreshBlocks);
     return (FollowingBackend)
@@ -50,7 +59,8 @@ public record FollowedServer(FollowingBackend backend, Service service, ApiClien
             tmp.resolve("work"),
             0.01,
             options,
-            System.err);
+            txindex,
+            log);
   }
 
   @Override

@@ -200,28 +200,9 @@ class ServeFollowCrashTest {
   /** {@code serve --follow} in a child JVM, started until it prints where it listens. */
   private record Child(Process process, String base) {
     static Child start(RegtestNode node, Path tmp) throws IOException, InterruptedException {
-      Path java = Path.of(System.getProperty("java.home"), "bin", "java");
       List<String> cmd =
-          List.of(
-              java.toString(),
-              "--add-modules=jdk.incubator.vector",
-              "--enable-native-access=ALL-UNNAMED",
-              "--sun-misc-unsafe-memory-access=allow",
-              "-cp",
-              System.getProperty("java.class.path"),
-              "io.bbfindex.app.Main",
-              "serve",
-              "--follow",
-              "--datadir",
-              node.datadir().resolve("regtest").toString(),
-              "--filters",
-              tmp.resolve("filters").toString(),
-              "--work",
-              tmp.resolve("work").toString(),
-              "--port",
-              "0",
-              "--rpc",
-              node.rpc().endpoint().toString());
+          ServeChildCommand.of(
+              node, tmp, List.of(), List.of("--follow", "--rpc", node.rpc().endpoint().toString()));
       Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
       BufferedReader out =
           new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));

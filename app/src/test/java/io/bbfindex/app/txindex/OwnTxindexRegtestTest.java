@@ -34,15 +34,16 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Acceptance of the own txid index with a real bitcoind (issue 26): a regtest node WITHOUT {@code
- * -txindex}, a few hundred blocks with transactions to every address type, a reorg (a branch
- * invalidated, a longer one mined: transactions in a stale and an active block, coinbases only in
- * stale ones). Stopped and served with {@code --txindex auto}: every txid of every block answers as
- * {@code getrawtransaction <txid> 1 <blockhash>} reports it (block, height, confirmations, the raw
- * bytes hashing to the txid, a merkle proof folding to the header's root), random txids 404. Then
- * the same node restarted with {@code -txindex=1} and served with {@code --txindex node}: the very
- * same answers, byte for byte, for every tx of the active chain (a tx only in the invalidated
- * branch is not in a txindex built after the reorg: 404 there, stale from the own index, as {@code
- * getrawtransaction} with its block hash reports it).
+ * -txindex} (ingested first: filters and own index), a few hundred blocks with transactions to
+ * every address type, a reorg (a branch invalidated, a longer one mined: transactions in a stale
+ * and an active block, coinbases only in stale ones). Stopped and served with {@code --txindex
+ * auto}: every txid of every block answers as {@code getrawtransaction <txid> 1 <blockhash>}
+ * reports it (block, height, confirmations, the raw bytes hashing to the txid, a merkle proof
+ * folding to the header's root), random txids 404. Then the same node restarted with {@code
+ * -txindex=1} and served with {@code --txindex node}: the very same answers, byte for byte, for
+ * every tx of the active chain (a tx only in the invalidated branch is not in a txindex built after
+ * the reorg: 404 there, stale from the own index, as {@code getrawtransaction} with its block hash
+ * reports it).
  */
 class OwnTxindexRegtestTest {
 
@@ -76,6 +77,18 @@ class OwnTxindexRegtestTest {
       Path datadir = node.datadir().resolve("regtest");
       List<String> ids = new ArrayList<>(expected.keySet());
       Map<String, String> ownAnswers = new LinkedHashMap<>();
+      // ingest of a node without a txindex builds its filters and the own index; serve uses them
+      String summary =
+          new CoreChainAccess()
+              .ingest(
+                  datadir,
+                  tmp.resolve("filters"),
+                  tmp.resolve("w1"),
+                  new StoreChoices(0.01, false, false),
+                  QUIET);
+      assertTrue(summary.contains("own txid index: "), summary);
+      Path ownFile = tmp.resolve("filters").resolve("own-txindex.dat");
+      java.nio.file.attribute.FileTime built = Files.getLastModifiedTime(ownFile);
       try (Service own =
           serve(datadir, tmp.resolve("filters"), TxIndexChoice.AUTO, tmp.resolve("w1"))) {
         ApiClient api = ApiClient.unrecorded(own.server().baseUrl());
@@ -83,6 +96,7 @@ class OwnTxindexRegtestTest {
         assertEquals("own", status.get("txindexSource").asText());
         assertEquals("none", status.get("txindexLayout").asText());
         assertEquals(tip, status.get("tipHeight").asInt());
+        assertEquals(built, Files.getLastModifiedTime(ownFile), "serve kept ingest's own index");
         for (String id : ids) {
           assertAsTheNode(api, expected.get(id));
           for (String route : List.of("", "/hex", "/merkle-proof")) {

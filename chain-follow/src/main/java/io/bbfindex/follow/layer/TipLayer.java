@@ -1,30 +1,34 @@
 package io.bbfindex.follow.layer;
 
+import io.bbfindex.filters.cuckoo.CuckooHashTable;
 import io.bbfindex.ingest.encoding.Hash32;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.locks.StampedLock;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The blocks the node connected after the history snapshot's tip: a cuckoo filter over their txids
- * (the negative path, no map access) and the exact txid -> block map behind it. {@link #connect}
- * inserts a block's txids, {@link #disconnectTip} deletes them again (a reorg), moving each txid
- * that no connected block holds any more to the stale set, which has its own cuckoo filter (a tx
- * seen only in a block that lost a reorg is answered {@code stale}, as Core's txindex keeps it).
+ * (the negative path, no map access) and the exact txid -> block map behind it (a bucketized cuckoo
+ * hash table of flat arrays). {@link #connect} inserts a block's txids, {@link #disconnectTip}
+ * deletes them again (a reorg), moving each txid that no connected block holds any more to the
+ * stale set, which has its own cuckoo filter (a tx seen only in a block that lost a reorg is
+ * answered {@code stale}, as Core's txindex keeps it).
  *
  * <p>One writer (the follower) and any number of readers; a lock keeps each block's insert or
  * delete atomic for readers, and filter probes read optimistically (no lock write).
  */
 public final class TipLayer {
 
-  /** A connected block: its txids and where they lie. */
-  private record Connected(DecodedBlock block, int height, @Nullable BlockPosition location) {}
-
-  private record Place(Connected in, int index) {}
+  /** A connected block: its txids and where they lie; {@code id} names it in the txid tables. */
+  private record Connected(
+      int id, DecodedBlock block, int height, @Nullable BlockPosition location) {}
 
   private final StampedLock lock = new StampedLock();
   // The block the layer builds on: the snapshot's tip, or lower after a reorg reached into the
@@ -32,10 +36,14 @@ public final class TipLayer {
   private Hash32 baseHash;
   private int baseHeight;
   private final Deque<Connected> blocks = new ArrayDeque<>();
-  private final Map<Hash32, Place> confirmed = new HashMap<>();
+  // txid -> place (the block's id << 32 | the tx's index in it), in the seeds' bucketized cuckoo
+  // hash table: flat arrays, bounded kicks, no object per txid (issue 26). Ids name the blocks.
+  private final CuckooHashTable confirmed = new CuckooHashTable();
   private final KeyFilter confirmedFilter = new KeyFilter();
-  private final Map<Hash32, Place> stale = new HashMap<>();
+  private final CuckooHashTable stale = new CuckooHashTable();
   private final KeyFilter staleFilter = new KeyFilter();
+  private final Map<Integer, Connected> byId = new HashMap<>();
+  private int nextId;
   // Blocks by hash, for block answers: the connected ones, and those a reorg disconnected.
   private final Map<Hash32, Connected> connectedByHash = new HashMap<>();
   private final Map<Hash32, Connected> staleByHash = new HashMap<>();
@@ -84,13 +92,11 @@ public final class TipLayer {
       if (!base.hash().equals(baseHash)) {
         throw new IllegalArgumentException("block " + base.hash() + " is not the base " + baseHash);
       }
-      Connected c = new Connected(base, baseHeight, null);
+      Connected c = connected(base, baseHeight, null);
       staleByHash.put(base.hash(), c);
       Hash32[] txids = base.txids();
       for (int i = 0; i < txids.length; i++) {
-        if (stale.put(txids[i], new Place(c, i)) == null) {
-          staleFilter.add(txids[i], stale.keySet(), stale.size());
-        }
+        putStale(txids[i], c, i);
       }
       baseHash = base.prevHash();
       baseHeight--;
@@ -142,17 +148,17 @@ public final class TipLayer {
         throw new IllegalArgumentException(
             "block " + block.hash() + " builds on " + block.prevHash() + ", not on the tip " + tip);
       }
-      Connected c = new Connected(block, baseHeight + blocks.size() + 1, location);
+      Connected c = connected(block, baseHeight + blocks.size() + 1, location);
       blocks.addLast(c);
       connectedByHash.put(block.hash(), c);
       staleByHash.remove(block.hash());
       Hash32[] txids = block.txids();
       for (int i = 0; i < txids.length; i++) {
-        Place old = confirmed.put(txids[i], new Place(c, i));
-        if (old == null) {
-          confirmedFilter.add(txids[i], confirmed.keySet(), confirmed.size());
+        byte[] key = txids[i].internal();
+        if (confirmed.put(key, 0, place(c, i)).isEmpty()) {
+          confirmedFilter.add(txids[i], keysOf(confirmed), confirmed.size());
         }
-        if (stale.remove(txids[i]) != null) {
+        if (stale.remove(key, 0).isPresent()) {
           staleFilter.remove(txids[i]);
         }
       }
@@ -168,7 +174,6 @@ public final class TipLayer {
    * @return the disconnected block
    * @throws IllegalStateException if no block is connected above the base
    */
-  @SuppressWarnings("ReferenceEquality") // a Place belongs to one exact connected block record
   public DecodedBlock disconnectTip() {
     long stamp = lock.writeLock();
     try {
@@ -181,13 +186,12 @@ public final class TipLayer {
       staleByHash.put(c.block().hash(), c);
       Hash32[] txids = c.block().txids();
       for (int i = 0; i < txids.length; i++) {
-        Place p = confirmed.get(txids[i]);
-        if (p != null && p.in() == c) {
-          confirmed.remove(txids[i]);
+        byte[] key = txids[i].internal();
+        OptionalLong p = confirmed.get(key, 0);
+        if (p.isPresent() && blockId(p.getAsLong()) == c.id()) {
+          confirmed.remove(key, 0);
           confirmedFilter.remove(txids[i]);
-          if (stale.put(txids[i], new Place(c, i)) == null) {
-            staleFilter.add(txids[i], stale.keySet(), stale.size());
-          }
+          putStale(txids[i], c, i);
         }
       }
       return c.block();
@@ -205,15 +209,14 @@ public final class TipLayer {
   public int addStaleBlock(DecodedBlock block, int height) {
     long stamp = lock.writeLock();
     try {
-      Connected c = new Connected(block, height, null);
+      Connected c = connected(block, height, null);
       if (!connectedByHash.containsKey(block.hash())) {
         staleByHash.put(block.hash(), c);
       }
       Hash32[] txids = block.txids();
       int added = 0;
       for (int i = 0; i < txids.length; i++) {
-        if (!confirmed.containsKey(txids[i]) && stale.put(txids[i], new Place(c, i)) == null) {
-          staleFilter.add(txids[i], stale.keySet(), stale.size());
+        if (!confirmed.containsKey(txids[i].internal(), 0) && putStale(txids[i], c, i)) {
           added++;
         }
       }
@@ -244,21 +247,25 @@ public final class TipLayer {
   public Optional<TipAnswer> lookup(Hash32 txid) {
     long stamp = lock.readLock();
     try {
-      Place p = confirmed.get(txid);
-      if (p != null) {
+      byte[] key = txid.internal();
+      OptionalLong p = confirmed.get(key, 0);
+      if (p.isPresent()) {
+        Connected in = blockOf(p.getAsLong());
         int tipHeight = baseHeight + blocks.size();
         return Optional.of(
             new TipAnswer.Confirmed(
-                p.in().block().hash(),
-                p.in().height(),
-                tipHeight - p.in().height() + 1,
-                p.in().location(),
-                p.in().block().txOffsets()[p.index()]));
+                in.block().hash(),
+                in.height(),
+                tipHeight - in.height() + 1,
+                in.location(),
+                in.block().txOffsets()[(int) p.getAsLong()]));
       }
-      Place s = stale.get(txid);
-      return s == null
-          ? Optional.empty()
-          : Optional.of(new TipAnswer.Stale(s.in().block().hash(), s.in().height()));
+      OptionalLong s = stale.get(key, 0);
+      if (s.isEmpty()) {
+        return Optional.empty();
+      }
+      Connected in = blockOf(s.getAsLong());
+      return Optional.of(new TipAnswer.Stale(in.block().hash(), in.height()));
     } finally {
       lock.unlockRead(stamp);
     }
@@ -290,7 +297,7 @@ public final class TipLayer {
   public boolean isConfirmed(Hash32 txid) {
     long stamp = lock.readLock();
     try {
-      return confirmed.containsKey(txid);
+      return confirmed.containsKey(txid.internal(), 0);
     } finally {
       lock.unlockRead(stamp);
     }
@@ -336,5 +343,48 @@ public final class TipLayer {
     } finally {
       lock.unlockRead(stamp);
     }
+  }
+
+  private Connected connected(DecodedBlock block, int height, @Nullable BlockPosition location) {
+    Connected c = new Connected(nextId++, block, height, location);
+    byId.put(c.id(), c);
+    return c;
+  }
+
+  /** Marks a txid stale in {@code c}; whether it was not stale before. */
+  private boolean putStale(Hash32 txid, Connected c, int index) {
+    if (stale.put(txid.internal(), 0, place(c, index)).isEmpty()) {
+      staleFilter.add(txid, keysOf(stale), stale.size());
+      return true;
+    }
+    return false;
+  }
+
+  private static long place(Connected c, int index) {
+    return (long) c.id() << 32 | Integer.toUnsignedLong(index);
+  }
+
+  private static int blockId(long place) {
+    return (int) (place >>> 32);
+  }
+
+  private Connected blockOf(long place) {
+    Connected c = byId.get(blockId(place));
+    if (c == null) {
+      throw new IllegalStateException("no block " + blockId(place) + " for a txid of the layer");
+    }
+    return c;
+  }
+
+  /**
+   * The table's keys, read only when a filter must be rebuilt at a larger size (rare): a list made
+   * then, not kept.
+   */
+  private static Iterable<Hash32> keysOf(CuckooHashTable table) {
+    return () -> {
+      List<Hash32> keys = new ArrayList<>(table.size());
+      table.forEach((key, value) -> keys.add(Hash32.ofInternal(key)));
+      return keys.iterator();
+    };
   }
 }

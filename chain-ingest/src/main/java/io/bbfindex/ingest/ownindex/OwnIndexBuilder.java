@@ -83,6 +83,7 @@ public final class OwnIndexBuilder {
         throw e.getCause();
       }
       spill.finish();
+      CrashPoints.reach(CrashPoints.SHARDS);
       PositionPacking packing = PositionPacking.fitting((int) max[0], max[1]);
       long keys = 0;
       long duplicates = 0;

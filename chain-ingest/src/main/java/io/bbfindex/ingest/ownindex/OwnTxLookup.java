@@ -10,6 +10,7 @@ import io.bbfindex.ingest.txindex.TxidHasher;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -37,6 +38,10 @@ public final class OwnTxLookup implements AutoCloseable {
   private final OwnIndexFile index;
   private final BlockPositions positions;
   private final BlockFileReader blocks;
+  // Part files of later blocks (OwnIndexStore's manifest), newest first: asked before this file.
+  private final List<OwnTxLookup> newer;
+  private final java.util.concurrent.atomic.AtomicBoolean closed =
+      new java.util.concurrent.atomic.AtomicBoolean();
 
   /**
    * @param index the own index (owned: closed by {@link #close})
@@ -44,9 +49,27 @@ public final class OwnTxLookup implements AutoCloseable {
    * @param blocks reads the node's blk files (not owned)
    */
   public OwnTxLookup(OwnIndexFile index, Collection<BlockInfo> chain, BlockFileReader blocks) {
+    this(index, new BlockPositions(chain), blocks, List.of());
+  }
+
+  /**
+   * One file of a manifest's index: {@code positions} holds only the blocks that file was built
+   * from, and {@code newer} (owned too) are asked first ({@link #find}).
+   */
+  OwnTxLookup(
+      OwnIndexFile index,
+      BlockPositions positions,
+      BlockFileReader blocks,
+      List<OwnTxLookup> newer) {
     this.index = Objects.requireNonNull(index, "index");
-    this.positions = new BlockPositions(chain);
+    this.positions = Objects.requireNonNull(positions, "positions");
     this.blocks = Objects.requireNonNull(blocks, "blocks");
+    this.newer = List.copyOf(newer);
+  }
+
+  /** The part files asked before this one, newest first. */
+  List<OwnTxLookup> newer() {
+    return newer;
   }
 
   /** The index file. */
@@ -63,6 +86,23 @@ public final class OwnTxLookup implements AutoCloseable {
    * @throws IOException if a blk file cannot be read
    */
   public Optional<TxLocation> find(byte[] txid) throws IOException {
+    // Each file keeps one position a txid; a txid in a block a reorg disconnected and again in a
+    // later one can sit in two files: an answer on the active chain wins, else the newest.
+    Optional<TxLocation> stale = Optional.empty();
+    for (OwnTxLookup part : newer) {
+      Optional<TxLocation> hit = part.findHere(txid);
+      if (hit.isPresent() && hit.get().block().onActiveChain()) {
+        return hit;
+      }
+      stale = stale.isPresent() ? stale : hit;
+    }
+    Optional<TxLocation> here = findHere(txid);
+    return here.isPresent() && (here.get().block().onActiveChain() || stale.isEmpty())
+        ? here
+        : stale;
+  }
+
+  private Optional<TxLocation> findHere(byte[] txid) throws IOException {
     if (txid.length != 32) {
       throw new IllegalArgumentException("txid must be 32 bytes: " + txid.length);
     }
@@ -107,6 +147,10 @@ public final class OwnTxLookup implements AutoCloseable {
 
   @Override
   public void close() {
+    if (closed.getAndSet(true)) {
+      return; // a backend closed twice (its server, then its owner) unmaps once
+    }
+    newer.forEach(OwnTxLookup::close);
     index.close();
   }
 }
