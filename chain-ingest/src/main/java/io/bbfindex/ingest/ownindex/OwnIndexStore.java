@@ -13,6 +13,11 @@ import java.util.Optional;
  * does not: missing, damaged (named in the log, then rebuilt), or built from other blocks (its
  * chain digest or active tip is not the node's). Incremental updates are later work: a changed
  * chain is a full rebuild here.
+ *
+ * <p>Opening checks the file's header and shard table only; its shards are checked by a background
+ * pass (and each before the first lookup that reads it, {@link OwnIndexFile#value}). A damaged
+ * shard found that way is named in the log and the file is deleted, so that the next open builds it
+ * again; until then lookups into that shard fail naming it, the others answer.
  */
 public final class OwnIndexStore {
 
@@ -39,7 +44,41 @@ public final class OwnIndexStore {
           r.keys(), r.bytes(), r.bytesPerTxid(), r.millis());
       current = Optional.of(OwnIndexFile.open(file));
     }
+    verifyInBackground(current.get(), log);
     return new OwnTxLookup(current.get(), node.blocks(), node.blockFileReader());
+  }
+
+  /**
+   * Checks every shard of {@code f} on a daemon thread of low priority; a damaged one is logged and
+   * the file deleted (its mapping stays readable for the sound shards until closed).
+   *
+   * @return the thread, for a caller that waits for the check
+   */
+  static Thread verifyInBackground(OwnIndexFile f, PrintStream log) {
+    return Thread.ofPlatform()
+        .daemon()
+        .name("own-index-verify")
+        .priority(Thread.MIN_PRIORITY)
+        .start(
+            () -> {
+              long start = System.nanoTime();
+              try {
+                f.verifyAll();
+                log.printf(
+                    "bbf-index: own txid index %s: %,d shards checked in %d ms%n",
+                    f.path(), f.shardsVerified(), (System.nanoTime() - start) / 1_000_000);
+              } catch (OwnIndexCorruptException e) {
+                log.println(
+                    "bbf-index: " + e.getMessage() + " (deleted: rebuilt at the next start)");
+                try {
+                  Files.deleteIfExists(f.path());
+                } catch (IOException gone) {
+                  log.println("bbf-index: could not delete " + f.path() + ": " + gone.getMessage());
+                }
+              } catch (IllegalStateException closed) {
+                // closed under the check (the server stopped): nothing was found damaged
+              }
+            });
   }
 
   private static Optional<OwnIndexFile> openMatching(NodeIndex node, Path file, PrintStream log)
@@ -50,7 +89,7 @@ public final class OwnIndexStore {
     }
     OwnIndexFile f;
     try {
-      f = OwnIndexFile.open(file);
+      f = OwnIndexFile.open(file); // header and shard table; the shards in the background
     } catch (OwnIndexCorruptException e) {
       log.println("bbf-index: " + e.getMessage() + " (rebuilding it)");
       return Optional.empty();
