@@ -270,7 +270,7 @@ public final class ScaleBench implements Callable<Integer> {
       throws IOException, InterruptedException {
     r.line("own txid index phase; load average %s", PhaseLock.loadAverage());
     OwnIndexScale.Result own =
-        OwnIndexScale.run(c, r, tmp.resolve("own-index"), 1 << 20, c.quick() ? 2_000 : 5_000);
+        OwnIndexScale.run(c, r, tmp.resolve("own-index"), 1 << 20, c.quick() ? 100 : 300);
     OwnIndexScale.summarize(r, own);
     return own;
   }
