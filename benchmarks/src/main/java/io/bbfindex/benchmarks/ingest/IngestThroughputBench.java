@@ -159,6 +159,7 @@ public final class IngestThroughputBench implements Callable<Integer> {
         report.summary("blk_ingest_over_sha256_per_cpu_second", blk.cpuRatio());
         report.summary("blk_ingest_with_own_index_mb_per_second", blk.withOwnIndexMbPerSecond());
         report.summary("own_index_ingest_time_factor", blk.ownIndexCost());
+        report.summary("own_index_ingest_cpu_factor", blk.ownIndexCpuCost());
       }
     }
     report.finish(ProjectHome.home());
