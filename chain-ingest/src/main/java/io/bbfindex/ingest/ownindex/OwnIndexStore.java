@@ -24,6 +24,9 @@ public final class OwnIndexStore {
   /** The file name inside the filter store's directory. */
   public static final String FILE_NAME = "own-txindex.dat";
 
+  /** Files up to this size are checked whole at open: 64 MiB, about 11 million txids. */
+  static final long EAGER_CHECK_BYTES = 64L << 20;
+
   private OwnIndexStore() {}
 
   /**
@@ -89,7 +92,10 @@ public final class OwnIndexStore {
     }
     OwnIndexFile f;
     try {
-      f = OwnIndexFile.open(file); // header and shard table; the shards in the background
+      f =
+          Files.size(file) <= EAGER_CHECK_BYTES
+              ? OwnIndexFile.openVerified(file)
+              : OwnIndexFile.open(file); // header and shard table; the shards in the background
     } catch (OwnIndexCorruptException e) {
       log.println("bbf-index: " + e.getMessage() + " (rebuilding it)");
       return Optional.empty();
