@@ -7,8 +7,11 @@ import io.bbfindex.filters.BlockedBloomFilter;
 import io.bbfindex.ingest.blockfile.BlockFileReader;
 import io.bbfindex.ingest.filterbuild.ProgressListener;
 import io.bbfindex.ingest.filterbuild.TxFilterPass;
+import io.bbfindex.ingest.ownindex.OwnIndexBuilder;
+import io.bbfindex.ingest.records.TxRecordConsumer;
 import io.bbfindex.ingest.txindex.BlockDataTxSource;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -53,7 +56,10 @@ public final class BlkIngestBench {
       double sha256MbPerSecond,
       double ratio,
       double ingestMbPerCpuSecond,
-      double sha256MbPerCpuSecond) {
+      double sha256MbPerCpuSecond,
+      double withOwnIndexMbPerSecond,
+      double ownIndexCost,
+      double ownIndexCpuCost) {
 
     /**
      * The ratio of MB per CPU-second of the whole process: what a shared machine's load does not
@@ -149,6 +155,9 @@ public final class BlkIngestBench {
     double[] ratio = new double[rounds];
     double[] ingestCpu = new double[rounds];
     double[] shaCpu = new double[rounds];
+    double[] withIndex = new double[rounds];
+    double[] indexCost = new double[rounds];
+    double[] indexCpuCost = new double[rounds];
     try (BlockFileReader reader =
         new BlockFileReader(chain.blocksDir(), chain.xor(), SyntheticChain.MAINNET_MAGIC)) {
       // one source for every round, as one build holds one: its file buffers are reused from round
@@ -162,12 +171,26 @@ public final class BlkIngestBench {
         long c1 = processCpuNanos();
         double sh = chain.blkBytes() / 1e6 / sha256Once(raw, digests);
         long c2 = processCpuNanos();
+        double inOwn = chain.blkBytes() / 1e6 / ingestWithOwnIndexOnce(chain, source);
+        long c3 = processCpuNanos();
         if (r >= 0) {
           ingest[r] = in;
           sha[r] = sh;
           ratio[r] = in / sh;
           ingestCpu[r] = chain.blkBytes() * 1e3 / Math.max(1, c1 - c0);
           shaCpu[r] = chain.blkBytes() * 1e3 / Math.max(1, c2 - c1);
+          withIndex[r] = inOwn;
+          indexCost[r] = in / inOwn;
+          indexCpuCost[r] = (c3 - c2) / (double) Math.max(1, c1 - c0);
+          out.accept(
+              String.format(
+                  Locale.ROOT,
+                  "round %d, with the own txid index kept: %.1f MB/s, %.2fx the time of the"
+                      + " filter pass alone, %.2fx its process CPU",
+                  r + 1,
+                  inOwn,
+                  in / inOwn,
+                  indexCpuCost[r]));
           out.accept(
               String.format(
                   Locale.ROOT,
@@ -192,7 +215,10 @@ public final class BlkIngestBench {
         BenchReport.median(sha),
         BenchReport.median(ratio),
         BenchReport.median(ingestCpu),
-        BenchReport.median(shaCpu));
+        BenchReport.median(shaCpu),
+        BenchReport.median(withIndex),
+        BenchReport.median(indexCost),
+        BenchReport.median(indexCpuCost));
   }
 
   /** The one-thread phases of a transaction's ingest ({@link BlkIngestPhases}), printed. */
@@ -261,6 +287,79 @@ public final class BlkIngestBench {
       for (BlockedBloomFilter f : byFile) {
         f.close();
       }
+    }
+  }
+
+  /**
+   * The build pass with the own txid index kept (issue 26): every transaction goes to the filters
+   * and to the own index's builder ({@link OwnIndexBuilder}: its spill of 24 bytes a txid, then its
+   * shards and the file), in one pass over the blk files; wall seconds to the index file written,
+   * which is then deleted.
+   */
+  private static double ingestWithOwnIndexOnce(
+      SyntheticChain.Result chain, BlockDataTxSource source) throws IOException {
+    long[] perFile = chain.txPerFile();
+    BlockedBloomFilter[] byFile = fileFilters(perFile);
+    Path work = chain.blocksDir().resolveSibling("own-index-pass");
+    Path file = work.resolve("own-txindex.dat");
+    try (BlockedBloomFilter summary = summaryFilter(chain.transactions())) {
+      TxFilterPass pass =
+          new TxFilterPass(
+              byFile, summary, null, ProgressListener.NONE, "bench", chain.transactions());
+      long t0 = System.nanoTime();
+      OwnIndexBuilder.Report built =
+          OwnIndexBuilder.build(
+              chain.transactions(),
+              sink ->
+                  forEachUnwrapped(
+                      source,
+                      new TxRecordConsumer() {
+                        @Override
+                        public void accept(byte[] txid, int f, long dataPos, long txOffset) {
+                          accept(txid, 0, f, dataPos, txOffset);
+                        }
+
+                        @Override
+                        public void accept(
+                            byte[] txids, int offset, int f, long dataPos, long txOffset) {
+                          pass.accept(txids, offset, f, dataPos, txOffset);
+                          try {
+                            sink.accept(
+                                txids,
+                                offset,
+                                f,
+                                dataPos + BlockFileReader.HEADER_BYTES + txOffset);
+                          } catch (IOException e) {
+                            throw new UncheckedIOException(e);
+                          }
+                        }
+                      }),
+              new byte[32],
+              new byte[32],
+              0,
+              file,
+              work.resolve("spill"));
+      double s = (System.nanoTime() - t0) / 1e9;
+      if (built.keys() != chain.transactions()) {
+        throw new IllegalStateException(
+            "own index of " + built.keys() + " txids, generated " + chain.transactions());
+      }
+      return s;
+    } finally {
+      for (BlockedBloomFilter f : byFile) {
+        f.close();
+      }
+      Files.deleteIfExists(file);
+    }
+  }
+
+  /** {@code source.forEachTx} over every file; a consumer's wrapped IOException unwrapped. */
+  private static void forEachUnwrapped(BlockDataTxSource source, TxRecordConsumer consumer)
+      throws IOException {
+    try {
+      source.forEachTx(0, 256, consumer);
+    } catch (UncheckedIOException e) {
+      throw e.getCause();
     }
   }
 

@@ -157,6 +157,9 @@ public final class IngestThroughputBench implements Callable<Integer> {
         report.summary("sha256_mb_per_second", blk.sha256MbPerSecond());
         report.summary("blk_ingest_over_sha256_same_bytes", blk.ratio());
         report.summary("blk_ingest_over_sha256_per_cpu_second", blk.cpuRatio());
+        report.summary("blk_ingest_with_own_index_mb_per_second", blk.withOwnIndexMbPerSecond());
+        report.summary("own_index_ingest_time_factor", blk.ownIndexCost());
+        report.summary("own_index_ingest_cpu_factor", blk.ownIndexCpuCost());
       }
     }
     report.finish(ProjectHome.home());

@@ -59,6 +59,9 @@ import picocli.CommandLine.Option;
  *       StartupProbe}), timed from process start to its {@code listening} line, and the memory it
  *       then holds (RSS): for the default store (no per-file filters: the summary and the
  *       block-hash filter) and for the same store with its per-file filters.
+ *   <li>The own txid index of the same txids (issue 26, {@link OwnIndexScale}): bytes a txid, build
+ *       time and keys per CPU second, open and whole-check cost, positive lookups in memory and
+ *       from a cold page cache ({@code --own-index-only}: this phase alone).
  * </ol>
  */
 @Command(
@@ -67,7 +70,9 @@ import picocli.CommandLine.Option;
       "Filter store at mainnet scale: 5,600 block files, 1.4 billion synthetic txids (--quick: 56"
           + " million, same file count). Build time, peak memory, filter bytes, negative-lookup"
           + " cost for 1, 56, 560 and 5,600 files, and the service's start-up time with 5,600"
-          + " filter files. Needs about 2.5 bytes of memory per txid (give the JVM -Xmx1g or more;"
+          + " filter files; then the own txid index of the same txids (bytes a txid, build,"
+          + " lookups in memory and from a cold page cache; 30 bytes a txid of temporary disk)."
+          + " Needs about 2.5 bytes of memory per txid (give the JVM -Xmx1g or more;"
           + " filters are off-heap)."
     })
 public final class ScaleBench implements Callable<Integer> {
@@ -91,6 +96,13 @@ public final class ScaleBench implements Callable<Integer> {
           "hold FILE with flock(1) during the lookup and start-up phases only (not the build),"
               + " e.g. the machine's shared benchmark lock")
   @Nullable Path lock;
+
+  @Option(
+      names = "--own-index-only",
+      description =
+          "only the own txid index phase (build, bytes a txid, lookups in memory and from a cold"
+              + " page cache), not the filter stores")
+  boolean ownIndexOnly;
 
   @Option(
       names = {"-h", "--help"},
@@ -189,7 +201,15 @@ public final class ScaleBench implements Callable<Integer> {
     }
     BenchReport report = new BenchReport(c.quick() ? "scale-quick" : "scale", System.out);
     try (BenchTempDir tmp = BenchTempDir.create("bbf-bench-scale-")) {
-      run(c, report, tmp.path(), new ConsoleProgress(), lock);
+      if (ownIndexOnly) {
+        report.line(
+            "bbf-index bench scale%s --own-index-only: %s synthetic txids in %s block files",
+            c.quick() ? " --quick" : "", BenchReport.count(c.keys()), BenchReport.count(c.files()));
+        report.environment();
+        ownIndex(c, report, tmp.path());
+      } else {
+        run(c, report, tmp.path(), new ConsoleProgress(), lock);
+      }
     }
     report.finish(ProjectHome.home());
     return 0;
@@ -231,14 +251,28 @@ public final class ScaleBench implements Callable<Integer> {
       r.line(
           "lookups and start-ups hold %s (flock); load average %s", lock, PhaseLock.loadAverage());
     }
+    Result result;
     try {
-      return measure(c, r, tmp, stores, main, plain, plainBytes, buildSeconds, peakRss);
+      result = measure(c, r, tmp, stores, main, plain, plainBytes, buildSeconds, peakRss);
     } finally {
       if (quiet != null) {
         quiet.close();
       }
       r.line("measured; load average %s", PhaseLock.loadAverage());
     }
+    // 5. the own txid index of the same txids (its own build, lookups from its mapping)
+    ownIndex(c, r, tmp);
+    return result;
+  }
+
+  /** Phase 5: the own txid index ({@link OwnIndexScale}) and its summary lines. */
+  static OwnIndexScale.Result ownIndex(Config c, BenchReport r, Path tmp)
+      throws IOException, InterruptedException {
+    r.line("own txid index phase; load average %s", PhaseLock.loadAverage());
+    OwnIndexScale.Result own =
+        OwnIndexScale.run(c, r, tmp.resolve("own-index"), 1 << 20, c.quick() ? 100 : 300);
+    OwnIndexScale.summarize(r, own);
+    return own;
   }
 
   /** The first lines: what is built and how. */

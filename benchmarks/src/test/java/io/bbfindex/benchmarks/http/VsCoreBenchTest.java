@@ -63,6 +63,33 @@ class VsCoreBenchTest {
     assertTrue(text.contains("absent (core rest)") && text.contains("all 404"), text);
   }
 
+  /**
+   * {@code --index own}: bbf-index serves from its own txid index (it says so), answers as Core
+   * does on its hashed txindex of the same data, and the ratios are printed.
+   */
+  @Test
+  void onItsOwnIndexBbfIndexAnswersAsCoreDoes() throws Exception {
+    boolean tools =
+        WrkRun.findWrk().isPresent()
+            && CoreRestNode.binary(VsCoreBench.Index.OWN.bitcoindVariable).isPresent();
+    if (!tools) {
+      RequiredTool.missing("wrk (apt-get install wrk) or $BITCOIND (a bitcoind) is missing");
+    }
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    BenchReport report =
+        new BenchReport("vs-core-own-test", new PrintStream(out, true, StandardCharsets.UTF_8));
+    VsCoreBench.run(
+        new VsCoreBench.Config(1, 1, 1, 1, 4, true, List.of(VsCoreBench.Index.OWN)), report, tmp);
+    report.finish(null);
+    String text = out.toString(StandardCharsets.UTF_8);
+    System.out.print(text);
+    assertTrue(text.contains("own: serve says") && text.contains("own txid index built"), text);
+    assertTrue(
+        text.contains("own: both servers answer a present txid 200 and an absent one 404"), text);
+    assertTrue(text.contains("present (bbf-index)") && text.contains("all 200"), text);
+    assertTrue(text.contains("summary: neg_rps_over_core_rest "), text);
+  }
+
   @Test
   void requestListsAskBothServersForTheSameIds() throws IOException {
     List<String> present = VsCoreBench.Index.HASHED.present();

@@ -36,12 +36,20 @@ class BlkIngestBenchTest {
           r.sha256MbPerSecond(),
           r.ratio(),
           r.ingestMbPerCpuSecond(),
-          r.sha256MbPerCpuSecond()
+          r.sha256MbPerCpuSecond(),
+          r.withOwnIndexMbPerSecond(),
+          r.ownIndexCost()
         }) {
       assertTrue(v > 0 && Double.isFinite(v), "rate: " + r);
     }
     assertEquals(
-        2, lines.stream().filter(l -> l.startsWith("round ")).count(), String.join("\n", lines));
+        2,
+        lines.stream().filter(l -> l.matches("round \\d: blk ingest.*")).count(),
+        String.join("\n", lines));
+    assertEquals(
+        2,
+        lines.stream().filter(l -> l.contains("with the own txid index kept")).count(),
+        String.join("\n", lines));
   }
 
   @Test

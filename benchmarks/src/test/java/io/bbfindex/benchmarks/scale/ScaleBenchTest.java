@@ -10,6 +10,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -63,9 +64,42 @@ class ScaleBenchTest {
           "summary_bytes_per_key ",
           "rss_after_start_mib ",
           "startup_seconds_no_class_archive ",
-          "rss_after_start_mib_with_file_filters "
+          "rss_after_start_mib_with_file_filters ",
+          "own_index_bytes_per_txid ",
+          "own_index_build_keys_per_cpu_s ",
+          "own_index_pos_lookup_ns ",
+          "own_index_pos_lookup_cold_us "
         }) {
       assertTrue(out.contains("summary: " + key), key);
+    }
+  }
+
+  /**
+   * The own index phase alone: every sampled txid's value is its exact synthetic position, values
+   * are mainnet's 40 bits (5,600 files, offsets up to 128 MiB), and the index file is gone after.
+   */
+  @Test
+  void theOwnIndexPhaseAnswersEverySampledTxidExactly() throws Exception {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    BenchReport report =
+        new BenchReport("scale-own-test", new PrintStream(bytes, true, StandardCharsets.UTF_8));
+    ScaleBench.Config c =
+        new ScaleBench.Config(
+            300_000, 5_600, new int[] {5_600}, 4_096, 16, 1, 1_000_000L, 0, 0x5CA1EL, true);
+    OwnIndexScale.Result r = ScaleBench.ownIndex(c, report, tmp);
+    assertTrue(r.allFound(), "every sampled inserted txid reads back its position");
+    assertEquals(300_000, r.keys());
+    // one shard of 300,000 keys at 40 bits: 1.125 slots a key, 5.6 bytes; a small shard a little
+    // more
+    assertTrue(r.bytesPerTxid() > 5 && r.bytesPerTxid() < 6.5, "bytes a txid: " + r.bytesPerTxid());
+    assertTrue(r.warmNs() > 0 && r.coldMedianUs() > 0, r.toString());
+    String out = bytes.toString(StandardCharsets.UTF_8);
+    assertTrue(out.contains("posix_fadvise"), out);
+    try (java.util.stream.Stream<Path> left = java.nio.file.Files.walk(tmp)) {
+      assertEquals(
+          List.of(),
+          left.filter(java.nio.file.Files::isRegularFile).toList(),
+          "index and spill deleted");
     }
   }
 

@@ -67,21 +67,93 @@ public final class OwnIndexBuilder {
       Path target,
       Path tempDir)
       throws IOException {
-    long start = System.nanoTime();
     long expected =
         blocks.stream()
             .filter(BlockPositions::holdsData)
             .mapToLong(b -> Integer.toUnsignedLong(b.txCount()))
             .sum();
-    int shardBits = shardBits(expected);
     BlockPositions positions = new BlockPositions(blocks);
+    return build(
+        expected,
+        sink -> {
+          try {
+            source.forEachTx(0, 256, spiller(sink));
+          } catch (UncheckedIOException e) {
+            throw e.getCause();
+          }
+        },
+        (file, offset) -> priority(positions, file, offset),
+        new OwnIndexHeader(
+            new PositionPacking(0, 1), 0, 0, ChainDigest.of(blocks), tip.hash(), tip.height()),
+        target,
+        tempDir);
+  }
+
+  /** Where every txid is: the first pass's input. */
+  public interface Positions {
+    /** Gives every (txid, position) to {@code sink}. */
+    void forEach(PositionSink sink) throws IOException;
+  }
+
+  /** Takes one txid (32 bytes at {@code offset}, internal order) and where its bytes start. */
+  public interface PositionSink {
+    void accept(byte[] txids, int offset, int file, long offsetInFile) throws IOException;
+  }
+
+  /** Of two positions of one txid, the one with the higher priority is kept. */
+  interface Priority {
+    long of(int file, long offsetInFile);
+  }
+
+  /**
+   * Builds an own index of the txids {@code positions} gives into {@code target} (replaced
+   * atomically): the two passes of {@link #build(NodeIndex, Path, Path, int)} over any source of
+   * positions, e.g. synthetic ones at mainnet scale. A txid given twice keeps its first position.
+   *
+   * @param expected about how many txids come (sizes the shards)
+   * @param chainDigest what the header names as the chain the index was built from
+   * @param tipHash the tip the header names
+   * @param tipHeight its height
+   */
+  public static Report build(
+      long expected,
+      Positions positions,
+      byte[] chainDigest,
+      byte[] tipHash,
+      int tipHeight,
+      Path target,
+      Path tempDir)
+      throws IOException {
+    return build(
+        expected,
+        positions,
+        (file, offset) -> 0L,
+        new OwnIndexHeader(new PositionPacking(0, 1), 0, 0, chainDigest, tipHash, tipHeight),
+        target,
+        tempDir);
+  }
+
+  /**
+   * @param chain the header's chain digest and tip (its other fields come from the build)
+   */
+  private static Report build(
+      long expected,
+      Positions positions,
+      Priority priority,
+      OwnIndexHeader chain,
+      Path target,
+      Path tempDir)
+      throws IOException {
+    long start = System.nanoTime();
+    int shardBits = shardBits(expected);
     long[] max = new long[2]; // largest file number and offset spilled
     try (ShardSpill spill = new ShardSpill(tempDir, shardBits)) {
-      try {
-        source.forEachTx(0, 256, spiller(spill, max));
-      } catch (UncheckedIOException e) {
-        throw e.getCause();
-      }
+      positions.forEach(
+          (txids, offset, file, at) -> {
+            max[0] = Math.max(max[0], file);
+            max[1] = Math.max(max[1], at);
+            spill.add(TxidKeys.k0(txids, offset), TxidKeys.k1(txids, offset), file, at);
+          });
       spill.finish();
       CrashPoints.reach(CrashPoints.SHARDS);
       PositionPacking packing = PositionPacking.fitting((int) max[0], max[1]);
@@ -93,14 +165,14 @@ public final class OwnIndexBuilder {
           spill.read(
               s,
               (k0, k1, file, offset) ->
-                  shard.add(k0, k1, packing.pack(file, offset), priority(positions, file, offset)));
+                  shard.add(k0, k1, packing.pack(file, offset), priority.of(file, offset)));
           duplicates += shard.removeDuplicates();
           writer.add(FuseShardBuilder.build(shard, s, packing.valueBits()), shard.size());
           keys += shard.size();
         }
         writer.commit(
             new OwnIndexHeader(
-                packing, shardBits, keys, ChainDigest.of(blocks), tip.hash(), tip.height()));
+                packing, shardBits, keys, chain.chainDigest(), chain.tipHash(), chain.tipHeight()));
       }
       long bytes = java.nio.file.Files.size(target);
       return new Report(
@@ -114,7 +186,7 @@ public final class OwnIndexBuilder {
     return Math.min(OwnIndexHeader.MAX_SHARD_BITS, 64 - Long.numberOfLeadingZeros(shards - 1));
   }
 
-  private static TxRecordConsumer spiller(ShardSpill spill, long[] max) {
+  private static TxRecordConsumer spiller(PositionSink sink) {
     return new TxRecordConsumer() {
       @Override
       public void accept(byte[] txid, int file, long dataPos, long txOffset) {
@@ -123,11 +195,8 @@ public final class OwnIndexBuilder {
 
       @Override
       public void accept(byte[] txids, int offset, int file, long dataPos, long txOffset) {
-        long at = dataPos + BlockFileReader.HEADER_BYTES + txOffset;
-        max[0] = Math.max(max[0], file);
-        max[1] = Math.max(max[1], at);
         try {
-          spill.add(TxidKeys.k0(txids, offset), TxidKeys.k1(txids, offset), file, at);
+          sink.accept(txids, offset, file, dataPos + BlockFileReader.HEADER_BYTES + txOffset);
         } catch (IOException e) {
           throw new UncheckedIOException(e);
         }

@@ -11,19 +11,30 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.zip.CRC32C;
 
 /**
- * An own index file, memory-mapped read-only and verified whole at open (magic, version, header and
- * table CRC32C, every shard's CRC32C, offsets and lengths that tile the file exactly): a damaged
- * file is refused with its name, never answered from. Mapped rather than loaded: at mainnet scale
- * the file is about 8 GB, which the page cache holds (or not) for every process at once, and the
- * server starts without reading it into its heap. (Sux4J's {@code GOV3Function} is the same kind of
- * structure, but it is loaded by Java serialization into the heap, and its objects do not map.)
+ * An own index file, memory-mapped read-only and verified in two steps, so that opening it costs
+ * the same at any size: {@link #open} checks what every lookup relies on (magic, version, header
+ * and shard table CRC32C, offsets and lengths that tile the file exactly, the key count), and each
+ * shard's data is checked against its CRC32C once, before the first value is read from it ({@link
+ * #value}) or when {@link #verifyAll} reaches it (the store runs that in the background). At
+ * mainnet size the file is about 8 GB: checked whole at open, it kept serve's start-up waiting for
+ * seconds (a cold page cache: minutes), while a shard is about 4 MB. A damaged shard is refused
+ * with the file's name and the shard's number, never answered from. Mapped rather than loaded: at
+ * mainnet scale the file is about 8 GB, which the page cache holds (or not) for every process at
+ * once, and the server starts without reading it into its heap. (Sux4J's {@code GOV3Function} is
+ * the same kind of structure, but it is loaded by Java serialization into the heap, and its objects
+ * do not map.)
  *
  * <p>A lookup ({@link #value}) is three unaligned 8-byte reads from the mapping. For a txid the
  * index was not built with, the value is arbitrary: callers must confirm it (see {@link
  * OwnTxLookup}). Thread-safe; the mapping lives until {@link #close}.
+ *
+ * <p>A shard checked is unloaded from the mapping after ({@link MemorySegment#unload}): its pages
+ * stay in the page cache but not in this process's RSS (which holds what lookups touch), and the
+ * kernel may drop them as any cached file page.
  */
 public final class OwnIndexFile implements AutoCloseable {
 
@@ -39,30 +50,42 @@ public final class OwnIndexFile implements AutoCloseable {
   private final long[] seeds;
   private final long[] dataOffsets;
   private final FuseShape[] shapes;
+  private final int[] dataCrcs;
+  private final long[] dataLengths;
+
+  /** Per shard: {@link #UNCHECKED}, {@link #SOUND} or {@link #DAMAGED}. */
+  private final AtomicIntegerArray checked;
+
   private final int valueBits;
   private final long valueMask;
 
+  private static final int UNCHECKED = 0;
+  private static final int SOUND = 1;
+  private static final int DAMAGED = 2;
+
+  /** The shard table as read at open: what each shard's data must be. */
+  private record Table(
+      long[] seeds, long[] offsets, FuseShape[] shapes, int[] crcs, long[] lengths) {}
+
   private OwnIndexFile(
-      Path path,
-      Arena arena,
-      MemorySegment map,
-      OwnIndexHeader header,
-      long[] seeds,
-      long[] dataOffsets,
-      FuseShape[] shapes) {
+      Path path, Arena arena, MemorySegment map, OwnIndexHeader header, Table table) {
     this.path = path;
     this.arena = arena;
     this.map = map;
     this.header = header;
-    this.seeds = seeds;
-    this.dataOffsets = dataOffsets;
-    this.shapes = shapes;
+    this.seeds = table.seeds();
+    this.dataOffsets = table.offsets();
+    this.shapes = table.shapes();
+    this.dataCrcs = table.crcs();
+    this.dataLengths = table.lengths();
+    this.checked = new AtomicIntegerArray(seeds.length);
     this.valueBits = header.packing().valueBits();
     this.valueMask = PackedSlots.mask(valueBits);
   }
 
   /**
-   * Maps and verifies {@code path}.
+   * Maps {@code path} and checks its header and shard table (not the shards' data: see {@link
+   * #value} and {@link #verifyAll}).
    *
    * @throws OwnIndexCorruptException if it is not a valid own index file of a known version
    * @throws IOException if it cannot be read
@@ -78,6 +101,22 @@ public final class OwnIndexFile implements AutoCloseable {
       }
     } catch (IOException | RuntimeException e) {
       arena.close();
+      throw e;
+    }
+  }
+
+  /**
+   * {@link #open} and {@link #verifyAll}: the whole file checked before it is returned.
+   *
+   * @throws OwnIndexCorruptException if it is not a valid own index file or a shard is damaged
+   */
+  public static OwnIndexFile openVerified(Path path) throws IOException {
+    OwnIndexFile f = open(path);
+    try {
+      f.verifyAll();
+      return f;
+    } catch (IOException | RuntimeException e) {
+      f.close();
       throw e;
     }
   }
@@ -131,6 +170,8 @@ public final class OwnIndexFile implements AutoCloseable {
     long[] seeds = new long[shards];
     long[] offsets = new long[shards];
     FuseShape[] shapes = new FuseShape[shards];
+    int[] crcs = new int[shards];
+    long[] lengths = new long[shards];
     long expected = tableEnd;
     long keys = 0;
     int bits = header.packing().valueBits();
@@ -152,11 +193,8 @@ public final class OwnIndexFile implements AutoCloseable {
         throw new OwnIndexCorruptException(
             path, "shard " + s + " data at " + offsets[s] + ", expected at " + expected);
       }
-      crc.reset();
-      crc.update(map.asSlice(offsets[s], length).asByteBuffer());
-      if ((int) crc.getValue() != map.get(INT_LE, e + ENTRY_DATA_CRC)) {
-        throw new OwnIndexCorruptException(path, "shard " + s + " CRC32C mismatch");
-      }
+      crcs[s] = map.get(INT_LE, e + ENTRY_DATA_CRC);
+      lengths[s] = length;
       expected += length;
     }
     if (expected != map.byteSize()) {
@@ -167,7 +205,62 @@ public final class OwnIndexFile implements AutoCloseable {
       throw new OwnIndexCorruptException(
           path, "shards hold " + keys + " keys, the header says " + header.keyCount());
     }
-    return new OwnIndexFile(path, arena, map, header, seeds, offsets, shapes);
+    return new OwnIndexFile(
+        path, arena, map, header, new Table(seeds, offsets, shapes, crcs, lengths));
+  }
+
+  /**
+   * Checks every shard not checked yet against its CRC32C, in file order (a sequential read of the
+   * file).
+   *
+   * @throws OwnIndexCorruptException naming the first damaged shard
+   */
+  public void verifyAll() throws OwnIndexCorruptException {
+    for (int s = 0; s < seeds.length; s++) {
+      requireSound(s);
+    }
+  }
+
+  /** Shards checked sound so far (of {@code 2^shardBits}). */
+  public int shardsVerified() {
+    int n = 0;
+    for (int s = 0; s < checked.length(); s++) {
+      n += checked.get(s) == SOUND ? 1 : 0;
+    }
+    return n;
+  }
+
+  /**
+   * Returns once shard {@code s} is known sound: checks it if no one has yet (two threads may both
+   * check it: the same answer). A damaged shard stays damaged.
+   */
+  private void requireSound(int s) throws OwnIndexCorruptException {
+    int state = checked.get(s);
+    if (state == SOUND) {
+      return;
+    }
+    if (state == UNCHECKED) {
+      state = crcOf(s) == dataCrcs[s] ? SOUND : DAMAGED;
+      checked.set(s, state);
+    }
+    if (state == DAMAGED) {
+      throw new OwnIndexCorruptException(path, "shard " + s + " CRC32C mismatch");
+    }
+  }
+
+  /**
+   * The CRC32C of shard {@code s}'s data, read through the mapping (the very bytes lookups read,
+   * even if the path was replaced since) and then unloaded from it: the pages checked stay in the
+   * page cache, not in this process's RSS, and the kernel may drop them as any cached file page.
+   */
+  private int crcOf(int s) {
+    CRC32C crc = new CRC32C();
+    MemorySegment data = map.asSlice(dataOffsets[s], dataLengths[s]);
+    crc.update(data.asByteBuffer());
+    if (data.byteSize() > 0) {
+      data.unload();
+    }
+    return (int) crc.getValue();
   }
 
   /** The header. */
@@ -187,12 +280,18 @@ public final class OwnIndexFile implements AutoCloseable {
 
   /**
    * The value stored for {@code txid} (internal order, 32 bytes at {@code offset}): XOR of its
-   * three slots. Arbitrary (but below {@code 2^valueBits}) for a txid not in the index.
+   * three slots. Arbitrary (but below {@code 2^valueBits}) for a txid not in the index. The first
+   * value read from a shard checks the shard first (a few MB at mainnet size).
+   *
+   * @throws OwnIndexCorruptException if the txid's shard is damaged (naming file and shard)
    */
-  public long value(byte[] txid, int offset) {
+  public long value(byte[] txid, int offset) throws OwnIndexCorruptException {
     long k0 = TxidKeys.k0(txid, offset);
     long k1 = TxidKeys.k1(txid, offset);
     int s = TxidKeys.shard(k0, header.shardBits());
+    if (checked.get(s) != SOUND) {
+      requireSound(s);
+    }
     FuseShape shape = shapes[s];
     long hash = TxidKeys.hash(k0, k1, seeds[s]);
     long base = dataOffsets[s];

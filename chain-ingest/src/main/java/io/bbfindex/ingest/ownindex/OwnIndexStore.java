@@ -41,7 +41,14 @@ import java.util.Set;
  *       {@code -reindex}) is a full build.
  * </ul>
  *
- * Not for concurrent use on one directory: a server opens it once, then from its one refresh
+ * <p>Opening an existing file checks its header and shard table; a file of more than {@value
+ * #EAGER_CHECK_BYTES} bytes has its shards checked by a background pass (and each before the first
+ * lookup that reads it, {@link OwnIndexFile#value}); a damaged shard found that way is named in the
+ * log and its file deleted, so that the next open rebuilds it (a part: its blocks only); until then
+ * lookups into that shard fail naming it, the others answer. Smaller files are checked whole at
+ * open, where a damaged one is dropped and rebuilt at once.
+ *
+ * <p>Not for concurrent use on one directory: a server opens it once, then from its one refresh
  * thread.
  */
 public final class OwnIndexStore {
@@ -51,6 +58,9 @@ public final class OwnIndexStore {
 
   /** Parts kept before they are merged. */
   static final int MAX_PARTS = 4;
+
+  /** Files up to this size are checked whole at open: 64 MiB, about 11 million txids. */
+  static final long EAGER_CHECK_BYTES = 64L << 20;
 
   private static final String PREFIX = "own-txindex.";
 
@@ -266,9 +276,47 @@ public final class OwnIndexStore {
     return Optional.of(new Opened(m, f.get(), chain.withData));
   }
 
+  /**
+   * Checks every shard of {@code f} on a daemon thread of low priority; a damaged one is logged and
+   * the file deleted (its mapping stays readable for the sound shards until closed).
+   *
+   * @return the thread, for a caller that waits for the check
+   */
+  static Thread verifyInBackground(OwnIndexFile f, PrintStream log) {
+    return Thread.ofPlatform()
+        .daemon()
+        .name("own-index-verify")
+        .priority(Thread.MIN_PRIORITY)
+        .start(
+            () -> {
+              long start = System.nanoTime();
+              try {
+                f.verifyAll();
+                log.printf(
+                    "bbf-index: own txid index %s: %,d shards checked in %d ms%n",
+                    f.path(), f.shardsVerified(), (System.nanoTime() - start) / 1_000_000);
+              } catch (OwnIndexCorruptException e) {
+                log.println(
+                    "bbf-index: " + e.getMessage() + " (deleted: rebuilt at the next start)");
+                try {
+                  Files.deleteIfExists(f.path());
+                } catch (IOException gone) {
+                  log.println("bbf-index: could not delete " + f.path() + ": " + gone.getMessage());
+                }
+              } catch (IllegalStateException closed) {
+                // closed under the check (the server stopped): nothing was found damaged
+              }
+            });
+  }
+
   private static Optional<OwnIndexFile> openNamed(Path path, PrintStream log) throws IOException {
     try {
-      return Optional.of(OwnIndexFile.open(path));
+      if (Files.size(path) <= EAGER_CHECK_BYTES) {
+        return Optional.of(OwnIndexFile.openVerified(path));
+      }
+      OwnIndexFile f = OwnIndexFile.open(path); // header and shard table; shards in the background
+      verifyInBackground(f, log);
+      return Optional.of(f);
     } catch (OwnIndexCorruptException e) {
       log.println("bbf-index: " + e.getMessage() + " (rebuilding it)");
       return Optional.empty();

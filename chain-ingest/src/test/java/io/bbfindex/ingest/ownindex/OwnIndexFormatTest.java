@@ -147,7 +147,7 @@ class OwnIndexFormatTest {
     b[i] ^= 0x01;
     Files.write(file, b);
     OwnIndexCorruptException e =
-        assertThrows(OwnIndexCorruptException.class, () -> OwnIndexFile.open(file));
+        assertThrows(OwnIndexCorruptException.class, () -> OwnIndexFile.openVerified(file));
     assertTrue(e.getMessage().startsWith(file.toString()), e.getMessage());
     assertEquals(file, e.file());
   }
@@ -179,5 +179,57 @@ class OwnIndexFormatTest {
     OwnIndexCorruptException e =
         assertThrows(OwnIndexCorruptException.class, () -> OwnIndexFile.open(file));
     assertTrue(e.getMessage().contains("format version 2"), e.getMessage());
+  }
+
+  /**
+   * Opening checks the header and the shard table only; a damaged shard opens, answers nothing,
+   * names itself to every lookup that reads it and to {@link OwnIndexFile#verifyAll}, and leaves
+   * the other shard answering.
+   */
+  @ParameterizedTest
+  @ValueSource(ints = {176, 400, -1})
+  void aDamagedShardIsFoundAtItsFirstUseNamingFileAndShard(int at) throws Exception {
+    Path file = writeGoldenInput(tmp.resolve("lazy.own"));
+    byte[] b = Files.readAllBytes(file);
+    int i = at >= 0 ? at : b.length - 1;
+    b[i] ^= 0x01;
+    Files.write(file, b);
+    int damaged = at >= 0 ? 0 : 1; // the golden file's shard 0 starts at 176, shard 1 ends it
+    List<byte[]> txids = goldenTxids();
+    long[] values = goldenValues();
+    try (OwnIndexFile f = OwnIndexFile.open(file)) {
+      assertEquals(0, f.shardsVerified());
+      int answered = 0;
+      int refused = 0;
+      for (int k = 0; k < txids.size(); k++) {
+        if (TxidKeys.shard(TxidKeys.k0(txids.get(k), 0), 1) == damaged) {
+          byte[] t = txids.get(k);
+          OwnIndexCorruptException e =
+              assertThrows(OwnIndexCorruptException.class, () -> f.value(t, 0));
+          assertEquals(file, e.file());
+          assertTrue(e.getMessage().contains("shard " + damaged + " CRC32C"), e.getMessage());
+          refused++;
+        } else {
+          assertEquals(values[k], f.value(txids.get(k), 0), "key " + k);
+          answered++;
+        }
+      }
+      assertTrue(answered > 400 && refused > 400, answered + " answered, " + refused + " refused");
+      assertEquals(1, f.shardsVerified());
+      OwnIndexCorruptException all = assertThrows(OwnIndexCorruptException.class, f::verifyAll);
+      assertTrue(all.getMessage().contains("shard " + damaged), all.getMessage());
+    }
+  }
+
+  @Test
+  void aSoundFileIsCheckedShardByShard() throws Exception {
+    Path file = writeGoldenInput(tmp.resolve("sound.own"));
+    try (OwnIndexFile f = OwnIndexFile.open(file)) {
+      assertEquals(0, f.shardsVerified());
+      f.value(goldenTxids().get(0), 0);
+      assertEquals(1, f.shardsVerified());
+      f.verifyAll();
+      assertEquals(2, f.shardsVerified());
+    }
   }
 }
