@@ -137,7 +137,7 @@ public final class PrunedBackfill implements AutoCloseable {
   /** The txids of block {@code b}, fetched from a peer unless the node holds it again. */
   private byte[] fetchTxids(BlockInfo b) throws IOException {
     Hash32 hash = Hash32.ofInternal(b.hash());
-    Optional<byte[]> raw = rpc.block(hash);
+    Optional<byte[]> raw = held(hash);
     if (raw.isEmpty()) {
       pace();
       raw = fromPeers(hash);
@@ -157,7 +157,7 @@ public final class PrunedBackfill implements AutoCloseable {
       }
       long deadline = System.nanoTime() + FETCH_TIMEOUT_MS * 1_000_000;
       while (running && System.nanoTime() < deadline) {
-        Optional<byte[]> got = rpc.block(hash);
+        Optional<byte[]> got = held(hash);
         if (got.isPresent()) {
           return got;
         }
@@ -169,6 +169,19 @@ public final class PrunedBackfill implements AutoCloseable {
         refusals.isEmpty()
             ? "the node has no peers to fetch it from"
             : "no peer gave it: " + String.join("; ", refusals));
+  }
+
+  /**
+   * The block's bytes if the node holds them ({@code getblock <hash> 0}); empty when it refuses
+   * ("Block not available (pruned data)", or not yet received).
+   */
+  private Optional<byte[]> held(Hash32 hash) throws IOException {
+    try {
+      return Optional.of(
+          java.util.HexFormat.of().parseHex(rpc.call("getblock", hash.displayHex(), 0).asText()));
+    } catch (RpcException e) {
+      return Optional.empty();
+    }
   }
 
   /** The block's txids, after checking the bytes hash to the block and fold to its merkle root. */

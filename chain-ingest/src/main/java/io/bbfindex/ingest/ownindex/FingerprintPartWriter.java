@@ -44,10 +44,29 @@ final class FingerprintPartWriter {
       Path tempDir,
       long salt)
       throws IOException {
+    return write(
+        target,
+        blocks,
+        expectedKeys,
+        txids,
+        tempDir,
+        salt,
+        OwnIndexBuilder.shardBits(expectedKeys));
+  }
+
+  /** As above, in {@code 2^shardBits} shards (the golden file has two). */
+  static long write(
+      Path target,
+      List<FingerprintBlock> blocks,
+      long expectedKeys,
+      FingerprintStore.TxidFeed txids,
+      Path tempDir,
+      long salt,
+      int shardBits)
+      throws IOException {
     if (blocks.isEmpty() || blocks.size() > MAX_BLOCKS) {
       throw new IllegalArgumentException("a part holds 1 to " + MAX_BLOCKS + " blocks");
     }
-    int shardBits = OwnIndexBuilder.shardBits(expectedKeys);
     int shards = 1 << shardBits;
     Path dir = target.toAbsolutePath().getParent();
     Files.createDirectories(dir);
