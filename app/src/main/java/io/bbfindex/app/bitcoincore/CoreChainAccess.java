@@ -132,7 +132,7 @@ public final class CoreChainAccess implements ChainAccess {
       FilterStore opened =
           FilterBuilder.ensureBuilt(index, filters, options, new ConsoleProgress());
       // after the store: the builder wants its directory to itself until its manifest is there
-      Optional<OwnTxLookup> ownLookup;
+      Optional<OwnTxLookup> ownLookup = Optional.empty();
       Optional<PrunedHistory> prunedHistory = Optional.empty();
       try {
         ownLookup =
@@ -144,6 +144,7 @@ public final class CoreChainAccess implements ChainAccess {
           prunedHistory = PrunedNode.open(index, filters, work, pruned, log);
         }
       } catch (IOException | RuntimeException e) {
+        ownLookup.ifPresent(OwnTxLookup::close);
         opened.close();
         throw e;
       }

@@ -304,7 +304,10 @@ public final class CoreChainBackend implements ChainBackend {
   @Override
   public boolean blockMaybe(byte[] hash) {
     try {
-      return store.mightContainBlock(hash, 0);
+      // a rebuilt block-hash filter may lack the blocks a pruning node deleted: the block index,
+      // in memory, still has their headers
+      return store.mightContainBlock(hash, 0)
+          || (pruned.isPresent() && index.findBlock(hash).isPresent());
     } catch (FilterStoreChangedException e) {
       throw unavailable(e);
     }
