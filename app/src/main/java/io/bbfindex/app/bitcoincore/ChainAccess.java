@@ -74,4 +74,21 @@ public interface ChainAccess {
       throws IOException {
     return open(datadir, filters, work, store, log);
   }
+
+  /**
+   * As {@link #open(Path, Path, Path, StoreChoices, TxIndexChoice, PrintStream)}, beside a node
+   * that may prune ({@code pruned}: what is known of it, and {@code --backfill-pruned}). An access
+   * without an own index of its own ignores it.
+   */
+  default ChainBackend open(
+      Path datadir,
+      Path filters,
+      Path work,
+      StoreChoices store,
+      TxIndexChoice txindex,
+      io.bbfindex.app.pruned.PrunedOptions pruned,
+      PrintStream log)
+      throws IOException {
+    return open(datadir, filters, work, store, txindex, log);
+  }
 }

@@ -1,6 +1,9 @@
 package io.bbfindex.app.bitcoincore;
 
 import io.bbfindex.app.lookup.ChainBackend;
+import io.bbfindex.app.pruned.PrunedHistory;
+import io.bbfindex.app.pruned.PrunedNode;
+import io.bbfindex.app.pruned.PrunedOptions;
 import io.bbfindex.ingest.NodeIndex;
 import io.bbfindex.ingest.TxIndexLayout;
 import io.bbfindex.ingest.filterbuild.BuildOptions;
@@ -106,10 +109,30 @@ public final class CoreChainAccess implements ChainAccess {
       TxIndexChoice txindex,
       PrintStream log)
       throws IOException {
+    return open(datadir, filters, work, store, txindex, PrunedOptions.NONE, log);
+  }
+
+  /**
+   * As {@link #open(Path, Path, Path, StoreChoices, TxIndexChoice, PrintStream)}; with the own
+   * index beside a pruning node ({@link PrunedNode}) the txids of every block on disk are also kept
+   * as fingerprints before the node can delete the block, and with {@code --backfill-pruned} (the
+   * node then runs: its index is copied live) the blocks it deleted earlier are fetched back.
+   */
+  @Override
+  public ChainBackend open(
+      Path datadir,
+      Path filters,
+      Path work,
+      StoreChoices store,
+      TxIndexChoice txindex,
+      PrunedOptions pruned,
+      PrintStream log)
+      throws IOException {
     long start = System.nanoTime();
     log.println(
         "bbf-index: opening " + datadir + " (private LevelDB snapshots under " + work + ")");
-    NodeIndex index = NodeIndex.open(datadir, work, false, txindex != TxIndexChoice.NODE);
+    NodeIndex index =
+        NodeIndex.open(datadir, work, pruned.backfill(), txindex != TxIndexChoice.NODE);
     try {
       boolean own = txindex == TxIndexChoice.OWN || index.txindexLayout() == TxIndexLayout.NONE;
 
@@ -117,14 +140,19 @@ public final class CoreChainAccess implements ChainAccess {
       FilterStore opened =
           FilterBuilder.ensureBuilt(index, filters, options, new ConsoleProgress());
       // after the store: the builder wants its directory to itself until its manifest is there
-      Optional<OwnTxLookup> ownLookup;
+      Optional<OwnTxLookup> ownLookup = Optional.empty();
+      Optional<PrunedHistory> prunedHistory = Optional.empty();
       try {
         ownLookup =
             own
                 ? Optional.of(
                     OwnIndexStore.open(index, filters.resolve(OwnIndexStore.FILE_NAME), work, log))
                 : Optional.empty();
+        if (own) {
+          prunedHistory = PrunedNode.open(index, filters, work, pruned, log);
+        }
       } catch (IOException | RuntimeException e) {
+        ownLookup.ifPresent(OwnTxLookup::close);
         opened.close();
         throw e;
       }
@@ -134,7 +162,11 @@ public final class CoreChainAccess implements ChainAccess {
               index,
               opened,
               () -> FilterBuilder.ensureBuilt(index, filters, options, ProgressListener.NONE),
-              ownLookup);
+              ownLookup,
+              prunedHistory);
+      if (pruned.backfill() && prunedHistory.isPresent()) {
+        backend.ownBackfill(PrunedNode.backfill(prunedHistory.get(), pruned, work, log));
+      }
       log.println(
           "bbf-index: txindex "
               + index.txindexDescription()

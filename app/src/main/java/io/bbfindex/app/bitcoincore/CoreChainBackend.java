@@ -7,21 +7,28 @@ import io.bbfindex.app.lookup.ChainBackend;
 import io.bbfindex.app.lookup.FilterSummary;
 import io.bbfindex.app.lookup.StoreInconsistentException;
 import io.bbfindex.app.lookup.TxAnswer;
+import io.bbfindex.app.pruned.PrunedBackfill;
+import io.bbfindex.app.pruned.PrunedHistory;
 import io.bbfindex.ingest.NodeIndex;
 import io.bbfindex.ingest.TxIndexLayout;
 import io.bbfindex.ingest.blockfile.DamagedBlockException;
 import io.bbfindex.ingest.ownindex.OwnTxLookup;
 import io.bbfindex.ingest.records.BlockInfo;
+import io.bbfindex.ingest.records.BlockStatus;
 import io.bbfindex.ingest.records.IndexReadException;
 import io.bbfindex.ingest.records.TxLocation;
 import io.bbfindex.ingest.store.FilterStore;
 import io.bbfindex.ingest.store.FilterStoreChangedException;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
+import java.nio.file.NoSuchFileException;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.function.DoubleSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -56,6 +63,11 @@ public final class CoreChainBackend implements ChainBackend {
   private final Optional<OwnTxLookup> own;
 
   private final BlockData blockData;
+
+  /** A pruning node's fingerprints of deleted blocks' txids ({@link PrunedHistory}). */
+  private final Optional<PrunedHistory> pruned;
+
+  private volatile @Nullable PrunedBackfill backfill;
   private volatile FilterStore store;
   private volatile FilterDescriptions descriptions;
   private volatile boolean open = true;
@@ -101,6 +113,20 @@ public final class CoreChainBackend implements ChainBackend {
    */
   CoreChainBackend(
       NodeIndex index, FilterStore store, StoreRecovery.Reopen reopen, Optional<OwnTxLookup> own) {
+    this(index, store, reopen, own, Optional.empty());
+  }
+
+  /**
+   * As {@link #CoreChainBackend(NodeIndex, FilterStore, StoreRecovery.Reopen, Optional)}; a present
+   * {@code pruned} answers the txids of blocks the node pruned (and is closed with the backend).
+   */
+  CoreChainBackend(
+      NodeIndex index,
+      FilterStore store,
+      StoreRecovery.Reopen reopen,
+      Optional<OwnTxLookup> own,
+      Optional<PrunedHistory> pruned) {
+    this.pruned = Objects.requireNonNull(pruned, "pruned");
     this.own = Objects.requireNonNull(own, "own");
     this.index = Objects.requireNonNull(index, "index");
     this.store = Objects.requireNonNull(store, "store");
@@ -111,6 +137,11 @@ public final class CoreChainBackend implements ChainBackend {
 
   public NodeIndex index() {
     return index;
+  }
+
+  /** Runs {@code b} with this backend: closed with it. */
+  void ownBackfill(PrunedBackfill b) {
+    backfill = b;
   }
 
   /**
@@ -124,7 +155,8 @@ public final class CoreChainBackend implements ChainBackend {
   @Override
   public boolean txMaybe(byte[] keys, int offset) {
     try {
-      return store.mightContainTx(keys, offset);
+      return store.mightContainTx(keys, offset)
+          || (pruned.isPresent() && pruned.get().maybe(keys, offset));
     } catch (FilterStoreChangedException e) {
       throw unavailable(e);
     }
@@ -133,7 +165,16 @@ public final class CoreChainBackend implements ChainBackend {
   @Override
   public int txMaybeBatch(byte[] keys, int count, long[] maybe) {
     try {
-      return store.mightContainTxBatch(keys, count, maybe);
+      int n = store.mightContainTxBatch(keys, count, maybe);
+      if (pruned.isPresent()) { // a pruned block's txids may be missing from a rebuilt summary
+        for (int i = 0; i < count; i++) {
+          if ((maybe[i >>> 6] & 1L << i) == 0 && pruned.get().maybe(keys, 32 * i)) {
+            maybe[i >>> 6] |= 1L << i;
+            n++;
+          }
+        }
+      }
+      return n;
     } catch (FilterStoreChangedException e) {
       throw unavailable(e);
     }
@@ -212,9 +253,12 @@ public final class CoreChainBackend implements ChainBackend {
    * The own index's answer, confirmed by the transaction's bytes ({@link OwnTxLookup}); a damaged
    * block is an inconsistent store, never an "absent".
    */
-  private static Optional<TxAnswer> lookupOwn(OwnTxLookup lookup, byte[] txid) {
+  private Optional<TxAnswer> lookupOwn(OwnTxLookup lookup, byte[] txid) {
     try {
-      return lookup.find(txid).map(CoreChainBackend::answer);
+      Optional<TxAnswer> found = lookup.find(txid).map(CoreChainBackend::answer);
+      return found.isPresent() ? found : lookupPruned(txid, false);
+    } catch (NoSuchFileException e) {
+      return lookupPruned(txid, true); // the node pruned the blk file under the server
     } catch (DamagedBlockException e) {
       throw new StoreInconsistentException(e.getMessage(), e);
     } catch (IOException e) {
@@ -225,6 +269,32 @@ public final class CoreChainBackend implements ChainBackend {
               + e.getMessage(),
           e);
     }
+  }
+
+  /**
+   * Where the fingerprints put a txid the own index did not find: in a block the node pruned. A
+   * match in a block whose data the node still has is a false one (the own index, built from that
+   * data, would have found the txid) unless its blk file went under the server ({@code fileGone}).
+   */
+  private Optional<TxAnswer> lookupPruned(byte[] txid, boolean fileGone) {
+    if (pruned.isEmpty()) {
+      return Optional.empty();
+    }
+    return pruned
+        .get()
+        .find(txid)
+        .flatMap(hit -> index.findBlock(hit.blockHash()))
+        .filter(b -> fileGone || !BlockStatus.hasData(b.status()) || b.file() < 0)
+        .map(
+            b ->
+                new TxAnswer(
+                    b.hash(),
+                    b.height(),
+                    b.onActiveChain() ? b.confirmations() : TxAnswer.STALE_CONFIRMATIONS,
+                    TxAnswer.PRUNED,
+                    0,
+                    0,
+                    b.onActiveChain()));
   }
 
   private static TxAnswer answer(TxLocation loc) {
@@ -244,7 +314,10 @@ public final class CoreChainBackend implements ChainBackend {
   @Override
   public boolean blockMaybe(byte[] hash) {
     try {
-      return store.mightContainBlock(hash, 0);
+      // a rebuilt block-hash filter may lack the blocks a pruning node deleted: the block index,
+      // in memory, still has their headers
+      return store.mightContainBlock(hash, 0)
+          || (pruned.isPresent() && index.findBlock(hash).isPresent());
     } catch (FilterStoreChangedException e) {
       throw unavailable(e);
     }
@@ -324,13 +397,36 @@ public final class CoreChainBackend implements ChainBackend {
 
   @Override
   public boolean ready() {
-    return open && notReady == null;
+    return open && notReady == null && prunedReason() == null;
   }
 
   @Override
   public String notReadyReason() {
     String why = notReady;
-    return !open ? "the index is closed" : why != null ? why : "ready";
+    String prunedWhy = prunedReason();
+    return !open
+        ? "the index is closed"
+        : why != null ? why : prunedWhy != null ? prunedWhy : "ready";
+  }
+
+  /** "Behind the node's prune horizon", or null. */
+  private @Nullable String prunedReason() {
+    return pruned.isPresent() ? pruned.get().notReadyReason() : null;
+  }
+
+  @Override
+  public Map<String, Object> status() {
+    if (pruned.isEmpty()) {
+      return ChainBackend.super.status();
+    }
+    Map<String, Object> m = new LinkedHashMap<>(ChainBackend.super.status());
+    m.put("pruned", pruned.get().status());
+    return m;
+  }
+
+  @Override
+  public Map<String, DoubleSupplier> gauges() {
+    return pruned.isPresent() ? pruned.get().gauges() : Map.of();
   }
 
   @Override
@@ -339,10 +435,15 @@ public final class CoreChainBackend implements ChainBackend {
       open = false;
     }
     watcher.interrupt();
+    PrunedBackfill b = backfill;
+    if (b != null) {
+      b.close();
+    }
     try {
       store.close();
     } finally {
       own.ifPresent(OwnTxLookup::close);
+      pruned.ifPresent(PrunedHistory::close);
       try {
         index.close();
       } catch (IOException e) {

@@ -9,8 +9,11 @@ import io.bbfindex.app.http.HttpInitializer;
 import io.bbfindex.app.http.HttpOptions;
 import io.bbfindex.app.http.Service;
 import io.bbfindex.app.lookup.ChainBackend;
+import io.bbfindex.app.pruned.PrunedOptions;
 import io.bbfindex.app.push.PushOptions;
 import io.bbfindex.app.workdir.NodeDirectories;
+import io.bbfindex.follow.node.NodeAccess;
+import io.bbfindex.follow.node.NodeRpc;
 import io.bbfindex.ingest.filterbuild.StoreFpr;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -67,6 +70,11 @@ final class BitcoinServe {
     // Without --fpr an existing store is served at the FPR it was built with, not rebuilt.
     double fpr = c.store.fpr.orElseGet(() -> StoreFpr.forStore(filters, StoreOptions.DEFAULT_FPR));
     TxIndexChoice txindex = c.txindex.choice();
+    if (c.pruned.backfill && (c.follow.follow || txindex == TxIndexChoice.NODE)) {
+      throw new UsageException(
+          "--backfill-pruned works with the own txid index (--txindex auto or own), without"
+              + " --follow yet");
+    }
     Service service;
     if (node.isPresent() && c.follow.follow) {
       FollowOptions f = c.follow.options();
@@ -80,12 +88,20 @@ final class BitcoinServe {
       }
       service = service(backend, address, http, esploraPrefix, relay, c.follow.push());
     } else {
+      PrunedOptions pruned = prunedOptions(c, node);
       service =
           StartWhileOpening.start(
               () ->
                   context
                       .access()
-                      .open(datadir, filters, work, c.store.choices(fpr), txindex, context.err()),
+                      .open(
+                          datadir,
+                          filters,
+                          work,
+                          c.store.choices(fpr),
+                          txindex,
+                          pruned,
+                          context.err()),
               backend ->
                   service(backend, address, http, esploraPrefix, null, PushOptions.DEFAULTS));
     }
@@ -98,6 +114,43 @@ final class BitcoinServe {
     }
     context.out().flush();
     return new ServeCommand.Started(service, demo);
+  }
+
+  /**
+   * What is known of the node's pruning (its bitcoin.conf) and {@code --backfill-pruned}, which
+   * reaches the node's RPC as {@code --follow} does ({@code --rpc}, {@code --rpc-cookie}, ...).
+   */
+  private static PrunedOptions prunedOptions(ServeCommand c, Optional<NodeDirectories> node)
+      throws UsageException, IOException {
+    double rate = c.pruned.rate();
+    if (node.isEmpty()) {
+      if (c.pruned.backfill) {
+        throw new UsageException("--backfill-pruned needs the --datadir of a running node");
+      }
+      return PrunedOptions.NONE;
+    }
+    NodeDirectories dirs = node.get();
+    boolean prunes = PrunedOptions.prunesPerConf(dirs.conf(), dirs.chain());
+    if (!c.pruned.backfill) {
+      return new PrunedOptions(prunes, false, rate, null);
+    }
+    FollowOptions f = c.follow.options();
+    NodeAccess access;
+    try {
+      access =
+          NodeAccess.resolve(
+              dirs.netDir(),
+              dirs.chain(),
+              dirs.conf(),
+              new NodeAccess.Flags(f.rpc(), f.cookie(), f.user(), f.password(), f.zmq()));
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(e.getMessage(), e);
+    }
+    return new PrunedOptions(
+        prunes,
+        true,
+        rate,
+        new NodeRpc(access.rpc(), access.credentials(), java.time.Duration.ofSeconds(30)));
   }
 
   private static Service service(

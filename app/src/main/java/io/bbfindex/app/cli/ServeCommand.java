@@ -74,6 +74,8 @@ public final class ServeCommand implements Callable<Integer> {
 
   @Mixin TxIndexOption txindex = new TxIndexOption();
 
+  @Mixin PrunedCliOptions pruned = new PrunedCliOptions();
+
   @ArgGroup(validate = false, heading = "%nFilter store (when serve builds it):%n", order = 2)
   StoreOptions store = new StoreOptions();
 

@@ -62,4 +62,12 @@ public interface IndexStatus {
   default Map<String, Object> status() {
     return Map.of("tipHeight", tipHeight());
   }
+
+  /**
+   * More gauges for {@code /metrics}, by meter name (e.g. a pruning node's backfill progress); none
+   * by default.
+   */
+  default Map<String, java.util.function.DoubleSupplier> gauges() {
+    return Map.of();
+  }
 }

@@ -131,6 +131,11 @@ public final class OpeningBackend implements ChainBackend {
   }
 
   @Override
+  public Map<String, java.util.function.DoubleSupplier> gauges() {
+    return open().gauges();
+  }
+
+  @Override
   public Optional<BlockData> blockData() {
     return open().blockData();
   }

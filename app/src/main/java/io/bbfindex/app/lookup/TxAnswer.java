@@ -48,6 +48,13 @@ public record TxAnswer(
   /** File number of an answer whose block position is unknown (a node on another host). */
   public static final int NO_LOCATION = -1;
 
+  /**
+   * File number of an answer whose block the node has pruned: the index kept where the transaction
+   * was confirmed (its txid's fingerprint, {@code io.bbfindex.ingest.ownindex.FingerprintStore}),
+   * but its bytes are gone; the byte routes answer 410 {@code block_pruned}.
+   */
+  public static final int PRUNED = -2;
+
   /** A transaction in the followed node's mempool: no block, no location. */
   public static TxAnswer mempool() {
     return new TxAnswer(new byte[HashKeys.KEY_BYTES], NO_HEIGHT, 0, NO_LOCATION, 0, 0, false);
@@ -60,6 +67,11 @@ public record TxAnswer(
 
   /** Whether file, dataPos and txOffset are known. */
   public boolean hasLocation() {
-    return file != NO_LOCATION;
+    return file >= 0;
+  }
+
+  /** Whether the transaction's block was pruned by the node ({@link #PRUNED}). */
+  public boolean blockPruned() {
+    return file == PRUNED;
   }
 }

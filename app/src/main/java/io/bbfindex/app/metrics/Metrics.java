@@ -173,6 +173,13 @@ public final class Metrics implements LookupCounter {
    * The meters that describe what the backend serves: its tip, its txindex and its lookup filters.
    */
   private void bindDescription(IndexStatus backend) {
+    backend
+        .gauges()
+        .forEach(
+            (name, value) ->
+                Gauge.builder(name, value, java.util.function.DoubleSupplier::getAsDouble)
+                    .strongReference(true)
+                    .register(registry));
     Gauge.builder(INDEX_TIP_HEIGHT, backend, IndexStatus::tipHeight)
         .description("Height of the active chain tip that the index serves")
         .register(registry);

@@ -18,6 +18,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.cache.CaffeineCacheMetrics;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.file.NoSuchFileException;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
@@ -156,7 +157,7 @@ public final class VerifiedReads {
    * checked against its txid, which covers every output. Its witness, which is not served, is not
    * checked (so no block is read for it).
    *
-   * @return null when the index does not know the spent transaction
+   * @return null when the index does not know the spent transaction, or its block was pruned
    */
   public @Nullable TransactionOutput spentOutput(TransactionOutPoint outpoint) {
     byte[] txid = outpoint.hash().getReversedBytes();
@@ -164,8 +165,8 @@ public final class VerifiedReads {
     try {
       spent = txidChecked(txid, locate(txid));
     } catch (WalletException e) {
-      if (e.status() == 404) {
-        return null;
+      if (e.status() == 404 || e.status() == BlockPruned.STATUS) {
+        return null; // unknown, or its bytes pruned: the output cannot be shown
       }
       throw e;
     }
@@ -211,12 +212,17 @@ public final class VerifiedReads {
               + HashKeys.toDisplayHex(txid)
               + " is in the mempool: bbf-index serves the bytes of transactions in blocks only");
     }
+    if (at.blockPruned()) {
+      throw BlockPruned.of(at.blockHash(), at.height());
+    }
     if (!at.hasLocation()) {
       throw WalletException.notFound("not_located", unlocated(txid, at));
     }
     RawTransaction raw;
     try {
       raw = data().rawTransaction(at);
+    } catch (NoSuchFileException e) {
+      throw BlockPruned.of(at.blockHash(), at.height(), e); // pruned under the running server
     } catch (CorruptRecordException e) {
       throw checks.inconsistent(e.getMessage());
     } catch (IOException e) {
@@ -314,10 +320,15 @@ public final class VerifiedReads {
    * root recomputed from its transactions and its witness commitment from their wtxids.
    */
   public StoredBlock block(BlockAnswer answer) {
+    if (answer.file() < 0) {
+      throw BlockPruned.of(answer.hash(), answer.height());
+    }
     blockReads.increment();
     byte[] bytes;
     try {
       bytes = data().rawBlock(answer);
+    } catch (NoSuchFileException e) {
+      throw BlockPruned.of(answer.hash(), answer.height(), e); // pruned under the running server
     } catch (CorruptRecordException e) {
       throw checks.inconsistent(e.getMessage());
     } catch (IOException e) {

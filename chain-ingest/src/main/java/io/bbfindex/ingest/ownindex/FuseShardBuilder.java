@@ -32,6 +32,16 @@ final class FuseShardBuilder {
    * @param keys the shard's distinct keys with their values, each below {@code 2^valueBits}
    */
   static Built build(ShardKeys keys, int shard, int valueBits) {
+    Built solved = solve(keys, shard);
+    return new Built(solved.seed(), solved.shape(), PackedSlots.pack(solved.packed(), valueBits));
+  }
+
+  /**
+   * As {@link #build}, with the slots' full 64-bit values unpacked ({@link Built#packed} holds one
+   * slot a long): for structures whose values are wider than {@link PackedSlots#MAX_BITS}, such as
+   * the pruned blocks' fingerprint parts ({@link FingerprintPartWriter}).
+   */
+  static Built solve(ShardKeys keys, int shard) {
     FuseShape shape = FuseShape.forKeys(keys.size());
     for (int attempt = 0; ; attempt++) {
       if (attempt > 0 && attempt % ATTEMPTS_PER_SHAPE == 0) {
@@ -40,8 +50,7 @@ final class FuseShardBuilder {
       long seed = seed(shard, attempt);
       long[] slots = tryPeel(keys, shape, seed);
       if (slots.length > 0 || keys.size() == 0) {
-        long[] values = slots.length > 0 ? slots : new long[shape.slots()];
-        return new Built(seed, shape, PackedSlots.pack(values, valueBits));
+        return new Built(seed, shape, slots.length > 0 ? slots : new long[shape.slots()]);
       }
     }
   }
