@@ -77,6 +77,12 @@ final class BitcoinServe {
     }
     Service service;
     if (node.isPresent() && c.follow.follow) {
+      if (PrunedOptions.prunesPerConf(node.get().conf(), node.get().chain())) {
+        throw new UsageException(
+            "--follow beside a pruning node (prune= in its bitcoin.conf) is not supported yet: run"
+                + " serve without --follow, restarted regularly (each start keeps what the node is"
+                + " about to delete), or follow a node that keeps its blocks");
+      }
       FollowOptions f = c.follow.options();
       ChainBackend backend;
       NodeRelay relay;

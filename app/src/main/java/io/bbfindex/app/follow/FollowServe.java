@@ -102,6 +102,16 @@ public final class FollowServe {
     ChainBackend history = null;
     try {
       NodeCheck.sameGenesis(index, nodeGenesis, rpcUri, datadir);
+      if (index.prunedBlockFiles()) {
+        // The fingerprints that keep a pruned block's txids answerable are captured at a start
+        // without --follow (PrunedNode); the follower does not capture them yet, so a block the
+        // node deleted while followed would turn its txids into false 404s: refused, not served.
+        throw new IllegalArgumentException(
+            "--follow beside a pruning node is not supported yet (its block index says it has"
+                + " pruned block files): run serve without --follow, restarted regularly (each"
+                + " start keeps what the node is about to delete), or follow a node that keeps its"
+                + " blocks");
+      }
       BuildOptions build =
           BuildOptions.defaults()
               .withTargetFpr(targetFpr)

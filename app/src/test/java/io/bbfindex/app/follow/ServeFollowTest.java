@@ -350,6 +350,25 @@ class ServeFollowTest {
   }
 
   @Test
+  void followingAPruningNodeIsRefusedNotServedWithFalse404s() throws Exception {
+    // the follower keeps no fingerprints of the blocks the node deletes: refused before anything
+    // is opened, with the way out in the message
+    Path dd = Files.createDirectories(tmp.resolve("pruning/blocks")).getParent();
+    Files.writeString(dd.resolve("bitcoin.conf"), "server=1\nprune=550\n");
+    String refused =
+        usageError(
+            "serve",
+            "--follow",
+            "--datadir",
+            dd.toString(),
+            "--filters",
+            tmp.resolve("pruning-filters").toString());
+    assertTrue(refused.contains("--follow beside a pruning node"), refused);
+    assertTrue(refused.contains("without --follow"), refused);
+    assertTrue(Files.notExists(tmp.resolve("pruning-filters")), "nothing was built");
+  }
+
+  @Test
   void followOptionsAreCheckedBeforeAnythingIsOpened() throws Exception {
     Files.createDirectories(tmp.resolve("dd/blocks"));
     ByteArrayOutputStream err = new ByteArrayOutputStream();
