@@ -14,11 +14,8 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
-import java.nio.channels.FileChannel;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.zip.CRC32C;
 
@@ -31,6 +28,10 @@ final class FingerprintPart implements AutoCloseable {
 
   private static final ValueLayout.OfLong LONG_LE =
       ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+  private static final MappedFormat FORMAT =
+      new MappedFormat(
+          "a fingerprint part", MAGIC, VERSION, HEADER_BYTES, OFF_VERSION, OFF_HEADER_CRC);
+
   private static final ValueLayout.OfInt INT_LE =
       ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
@@ -74,39 +75,21 @@ final class FingerprintPart implements AutoCloseable {
    * @throws OwnIndexCorruptException if it is not a valid fingerprint part of a known version
    */
   static FingerprintPart open(Path path) throws IOException {
-    Arena arena = Arena.ofShared();
-    try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
-      MemorySegment map = ch.map(FileChannel.MapMode.READ_ONLY, 0, ch.size(), arena);
-      try {
-        return verify(path, arena, map);
-      } catch (IndexOutOfBoundsException | IllegalArgumentException e) {
-        throw new OwnIndexCorruptException(path, "invalid fingerprint part: " + e.getMessage(), e);
-      }
-    } catch (IOException | RuntimeException e) {
-      arena.close();
-      throw e;
-    }
+    return FORMAT.open(
+        path,
+        (arena, map, h) -> {
+          try {
+            return verify(path, arena, map, h);
+          } catch (IllegalArgumentException e) {
+            throw new OwnIndexCorruptException(
+                path, "invalid fingerprint part: " + e.getMessage(), e);
+          }
+        });
   }
 
-  private static FingerprintPart verify(Path path, Arena arena, MemorySegment map)
+  private static FingerprintPart verify(Path path, Arena arena, MemorySegment map, byte[] h)
       throws OwnIndexCorruptException {
-    if (map.byteSize() < HEADER_BYTES) {
-      throw new OwnIndexCorruptException(path, "truncated: shorter than the header");
-    }
-    byte[] h = map.asSlice(0, HEADER_BYTES).toArray(ValueLayout.JAVA_BYTE);
-    if (!Arrays.equals(h, 0, MAGIC.length, MAGIC, 0, MAGIC.length)) {
-      throw new OwnIndexCorruptException(path, "not a fingerprint part (bad magic)");
-    }
-    int version = map.get(INT_LE, OFF_VERSION);
-    if (version != VERSION) {
-      throw new OwnIndexCorruptException(
-          path, "format version " + version + ", this build reads version " + VERSION);
-    }
     CRC32C crc = new CRC32C();
-    crc.update(h, 0, OFF_HEADER_CRC);
-    if ((int) crc.getValue() != map.get(INT_LE, OFF_HEADER_CRC)) {
-      throw new OwnIndexCorruptException(path, "header CRC32C mismatch");
-    }
     int shardBits = h[OFF_SHARD_BITS];
     int blockCount = map.get(INT_LE, OFF_BLOCK_COUNT);
     if (map.get(INT_LE, OFF_HEADER_LENGTH) != HEADER_BYTES
