@@ -5,14 +5,11 @@ import io.bbfindex.eth.EthIndex;
 import io.bbfindex.eth.EthTxLocation;
 import java.util.HashMap;
 import java.util.HexFormat;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -33,16 +30,13 @@ public final class EthPushHub {
   private final EthIndex index;
   private final PushMetrics metrics;
   private final EventRing ring;
-  private final Map<String, Set<Subscriber>> byTopic = new HashMap<>();
+  private final Topics topics = new Topics(PushHub.LINGER);
 
   /**
    * The state last sent for each followed hash: those subscribed to, and for {@link PushHub#LINGER}
    * after their last subscriber left, so a reconnect can resume.
    */
   private final Map<String, Followed> followed = new HashMap<>();
-
-  /** Followed hashes without a subscriber, since when ({@link System#nanoTime()}). */
-  private final Map<String, Long> lingeringSince = new HashMap<>();
 
   /** A followed hash: its 32 bytes and what its subscribers last heard. */
   private static final class Followed {
@@ -120,29 +114,16 @@ public final class EthPushHub {
         followed.put(topic, new Followed(key.clone(), now));
       }
     }
-    byTopic.computeIfAbsent(topic, t -> new LinkedHashSet<>()).add(s);
-    lingeringSince.remove(topic);
+    topics.join(topic, s);
   }
 
   public synchronized void unsubscribe(String topic, Subscriber s) {
-    Set<Subscriber> subs = byTopic.get(topic);
-    if (subs != null && subs.remove(s) && subs.isEmpty()) {
-      byTopic.remove(topic);
-      lingeringSince.put(topic, System.nanoTime()); // a reconnect within LINGER resumes
-    }
+    topics.leave(topic, s, true);
   }
 
   /** Forgets the hashes nobody subscribed to again within {@link PushHub#LINGER}. */
   private void expireLingering() {
-    long now = System.nanoTime();
-    Iterator<Map.Entry<String, Long>> it = lingeringSince.entrySet().iterator();
-    while (it.hasNext()) {
-      Map.Entry<String, Long> e = it.next();
-      if (now - e.getValue() > PushHub.LINGER.toNanos()) {
-        it.remove();
-        followed.remove(e.getKey());
-      }
-    }
+    topics.expire(followed::remove);
   }
 
   /** After a poll: each followed hash's answer against what its subscribers last heard. */
@@ -201,11 +182,6 @@ public final class EthPushHub {
   private void publish(String topic, String kind, Map<String, Object> data, long nanos) {
     PushEvent e = new PushEvent(ring.nextId(), topic, kind, data, nanos);
     ring.append(e);
-    Set<Subscriber> subs = byTopic.get(topic);
-    if (subs != null) {
-      for (Subscriber s : subs) {
-        s.deliver(e);
-      }
-    }
+    topics.deliver(e);
   }
 }

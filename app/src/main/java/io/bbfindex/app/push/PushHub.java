@@ -10,9 +10,7 @@ import io.bbfindex.ingest.encoding.Hash32;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -52,16 +50,13 @@ public final class PushHub implements ChainListener {
   private final FollowEvents events;
   private final PushMetrics metrics;
   private final EventRing ring;
-  private final Map<String, Set<Subscriber>> byTopic = new HashMap<>();
+  private final Topics topics = new Topics(LINGER);
 
   /**
    * The last kind sent for each followed txid: those subscribed to, and for {@link #LINGER} after
    * their last subscriber left, so that their changes are still recorded for a reconnect.
    */
   private final Map<String, String> lastKind = new HashMap<>();
-
-  /** Followed txids without a subscriber, since when. */
-  private final Map<String, Long> lingeringSince = new HashMap<>();
 
   /** Txids whose inputs {@link FollowEvents} keeps (to name a replacement). */
   private final Set<String> watched = new HashSet<>();
@@ -114,8 +109,7 @@ public final class PushHub implements ChainListener {
         toldStale.add(topic);
       }
     }
-    join(topic, s);
-    lingeringSince.remove(topic);
+    topics.join(topic, s);
     if (watched.add(topic)) {
       events.watch(txid);
     }
@@ -126,37 +120,22 @@ public final class PushHub implements ChainListener {
     if (lastEventId.isPresent()) {
       ring.since(BLOCKS, lastEventId.getAsLong()).orElse(List.of()).forEach(s::deliver);
     }
-    join(BLOCKS, s);
+    topics.join(BLOCKS, s);
   }
 
   public synchronized void unsubscribe(String topic, Subscriber s) {
-    Set<Subscriber> subs = byTopic.get(topic);
-    if (subs != null && subs.remove(s) && subs.isEmpty()) {
-      byTopic.remove(topic);
-      if (!topic.equals(BLOCKS)) {
-        lingeringSince.put(topic, System.nanoTime()); // a reconnect within LINGER resumes
-      }
-    }
-  }
-
-  private void join(String topic, Subscriber s) {
-    byTopic.computeIfAbsent(topic, t -> new LinkedHashSet<>()).add(s);
+    topics.leave(topic, s, !topic.equals(BLOCKS));
   }
 
   /** Forgets the txids nobody subscribed to again within {@link #LINGER}. */
   private void expireLingering() {
-    long now = System.nanoTime();
-    Iterator<Map.Entry<String, Long>> it = lingeringSince.entrySet().iterator();
-    while (it.hasNext()) {
-      Map.Entry<String, Long> e = it.next();
-      if (now - e.getValue() > LINGER.toNanos()) {
-        it.remove();
-        lastKind.remove(e.getKey());
-        toldStale.remove(e.getKey());
-        watched.remove(e.getKey());
-        events.unwatch(Hash32.ofDisplayHex(e.getKey()));
-      }
-    }
+    topics.expire(
+        topic -> {
+          lastKind.remove(topic);
+          toldStale.remove(topic);
+          watched.remove(topic);
+          events.unwatch(Hash32.ofDisplayHex(topic));
+        });
   }
 
   @Override
@@ -274,11 +253,6 @@ public final class PushHub implements ChainListener {
   private void publish(String topic, String kind, Map<String, Object> data, long nanos) {
     PushEvent e = new PushEvent(ring.nextId(), topic, kind, data, nanos);
     ring.append(e);
-    Set<Subscriber> subs = byTopic.get(topic);
-    if (subs != null) {
-      for (Subscriber s : subs) {
-        s.deliver(e);
-      }
-    }
+    topics.deliver(e);
   }
 }
