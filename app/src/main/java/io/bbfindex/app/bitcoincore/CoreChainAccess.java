@@ -28,32 +28,6 @@ import java.util.Optional;
 public final class CoreChainAccess implements ChainAccess {
 
   @Override
-  public String ingest(Path datadir, Path filters, Path work, double targetFpr, PrintStream log)
-      throws IOException {
-    return ingest(datadir, filters, work, targetFpr, false, log);
-  }
-
-  @Override
-  public ChainBackend open(Path datadir, Path filters, Path work, double targetFpr, PrintStream log)
-      throws IOException {
-    return open(datadir, filters, work, targetFpr, false, log);
-  }
-
-  @Override
-  public String ingest(
-      Path datadir, Path filters, Path work, double targetFpr, boolean unsalted, PrintStream log)
-      throws IOException {
-    return ingest(datadir, filters, work, new StoreChoices(targetFpr, unsalted, false), log);
-  }
-
-  @Override
-  public ChainBackend open(
-      Path datadir, Path filters, Path work, double targetFpr, boolean unsalted, PrintStream log)
-      throws IOException {
-    return open(datadir, filters, work, new StoreChoices(targetFpr, unsalted, false), log);
-  }
-
-  @Override
   public String ingest(Path datadir, Path filters, Path work, StoreChoices store, PrintStream log)
       throws IOException {
     log.println(
@@ -85,49 +59,20 @@ public final class CoreChainAccess implements ChainAccess {
   /**
    * Opens the index and its filter store, first building or repairing whatever the store lacks (a
    * missing store, a file that fails its checksum, blocks added since the last ingest): a store is
-   * never served in part or stale.
+   * never served in part or stale. With {@link TxIndexChoice#OWN} (or {@code AUTO} beside a node
+   * without a txindex) lookups are answered by the own index {@code filters/own-txindex.dat}, built
+   * or brought up to date first ({@link OwnIndexStore}); beside a pruning node ({@link PrunedNode})
+   * the txids of every block on disk are also kept as fingerprints before the node can delete the
+   * block, and with {@code --backfill-pruned} (the node then runs: its index is copied live) the
+   * blocks it deleted earlier are fetched back.
    */
   @Override
-  public ChainBackend open(
-      Path datadir, Path filters, Path work, StoreChoices store, PrintStream log)
-      throws IOException {
-    return open(datadir, filters, work, store, TxIndexChoice.NODE, log);
-  }
-
-  /**
-   * As {@link #open(Path, Path, Path, StoreChoices, PrintStream)}; with {@link TxIndexChoice#OWN}
-   * (or {@code AUTO} beside a node without a txindex) lookups are answered by the own index {@code
-   * filters/own-txindex.dat}, built or rebuilt first when it is missing, damaged or not of this
-   * chain ({@link OwnIndexStore}).
-   */
-  @Override
-  public ChainBackend open(
-      Path datadir,
-      Path filters,
-      Path work,
-      StoreChoices store,
-      TxIndexChoice txindex,
-      PrintStream log)
-      throws IOException {
-    return open(datadir, filters, work, store, txindex, PrunedOptions.NONE, log);
-  }
-
-  /**
-   * As {@link #open(Path, Path, Path, StoreChoices, TxIndexChoice, PrintStream)}; with the own
-   * index beside a pruning node ({@link PrunedNode}) the txids of every block on disk are also kept
-   * as fingerprints before the node can delete the block, and with {@code --backfill-pruned} (the
-   * node then runs: its index is copied live) the blocks it deleted earlier are fetched back.
-   */
-  @Override
-  public ChainBackend open(
-      Path datadir,
-      Path filters,
-      Path work,
-      StoreChoices store,
-      TxIndexChoice txindex,
-      PrunedOptions pruned,
-      PrintStream log)
-      throws IOException {
+  public ChainBackend open(ServeRequest request, PrintStream log) throws IOException {
+    Path datadir = request.datadir();
+    Path filters = request.filters();
+    Path work = request.work();
+    TxIndexChoice txindex = request.txindex();
+    PrunedOptions pruned = request.pruned();
     long start = System.nanoTime();
     log.println(
         "bbf-index: opening " + datadir + " (private LevelDB snapshots under " + work + ")");
@@ -136,7 +81,7 @@ public final class CoreChainAccess implements ChainAccess {
     try {
       boolean own = txindex == TxIndexChoice.OWN || index.txindexLayout() == TxIndexLayout.NONE;
 
-      BuildOptions options = options(filters, store);
+      BuildOptions options = options(filters, request.store());
       FilterStore opened =
           FilterBuilder.ensureBuilt(index, filters, options, new ConsoleProgress());
       // after the store: the builder wants its directory to itself until its manifest is there

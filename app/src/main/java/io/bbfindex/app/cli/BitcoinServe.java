@@ -1,5 +1,6 @@
 package io.bbfindex.app.cli;
 
+import io.bbfindex.app.bitcoincore.ServeRequest;
 import io.bbfindex.app.bitcoincore.TxIndexChoice;
 import io.bbfindex.app.demo.EmbeddedDemo;
 import io.bbfindex.app.esplora.NodeRelay;
@@ -101,12 +102,8 @@ final class BitcoinServe {
                   context
                       .access()
                       .open(
-                          datadir,
-                          filters,
-                          work,
-                          c.store.choices(fpr),
-                          txindex,
-                          pruned,
+                          new ServeRequest(
+                              datadir, filters, work, c.store.choices(fpr), txindex, pruned),
                           context.err()),
               backend ->
                   service(backend, address, http, esploraPrefix, null, PushOptions.DEFAULTS));

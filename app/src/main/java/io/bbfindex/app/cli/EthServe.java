@@ -1,5 +1,6 @@
 package io.bbfindex.app.cli;
 
+import io.bbfindex.app.bitcoincore.ServeRequest;
 import io.bbfindex.app.http.HttpInitializer;
 import io.bbfindex.app.http.HttpOptions;
 import io.bbfindex.app.http.Service;
@@ -52,7 +53,10 @@ final class EthServe {
     ChainBackend backend =
         context
             .access()
-            .open(datadir, filters, c.store.work(filters), c.store.choices(fpr), context.err());
+            .open(
+                ServeRequest.of(datadir, filters, c.store.work(filters), fpr)
+                    .withStore(c.store.choices(fpr)),
+                context.err());
     return start(config, Optional.of(backend), address, http, esploraPrefix, context);
   }
 

@@ -59,11 +59,8 @@ class KeyedStoreTest {
     Path filters = tmp.resolve(name);
     new CoreChainAccess()
         .open(
-            datadir,
-            filters,
-            tmp.resolve(name + "-work"),
-            0.01,
-            unsalted,
+            ServeRequest.of(datadir, filters, tmp.resolve(name + "-work"), 0.01)
+                .withStore(new StoreChoices(0.01, unsalted, false)),
             new PrintStream(OutputStream.nullOutputStream()))
         .close();
     return filters;
@@ -138,10 +135,7 @@ class KeyedStoreTest {
     ChainBackend backend =
         new CoreChainAccess()
             .open(
-                datadir,
-                filters,
-                tmp.resolve("served-work"),
-                0.01,
+                ServeRequest.of(datadir, filters, tmp.resolve("served-work"), 0.01),
                 new PrintStream(OutputStream.nullOutputStream()));
     try (Service service =
         Service.start(

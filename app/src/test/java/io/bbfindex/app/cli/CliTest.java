@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bbfindex.app.bitcoincore.ChainAccess;
+import io.bbfindex.app.bitcoincore.ServeRequest;
+import io.bbfindex.app.bitcoincore.StoreChoices;
 import io.bbfindex.app.lookup.ChainBackend;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -27,13 +29,12 @@ class CliTest {
       new ChainAccess() {
         @Override
         public String ingest(
-            Path datadir, Path filters, Path work, double fpr, PrintStream progress) {
+            Path datadir, Path filters, Path work, StoreChoices store, PrintStream progress) {
           throw new AssertionError("ingest must not run");
         }
 
         @Override
-        public ChainBackend open(
-            Path datadir, Path filters, Path work, double fpr, PrintStream progress) {
+        public ChainBackend open(ServeRequest request, PrintStream progress) {
           throw new AssertionError("open must not run");
         }
       };

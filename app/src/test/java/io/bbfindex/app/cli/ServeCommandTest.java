@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.bbfindex.app.bitcoincore.ChainAccess;
 import io.bbfindex.app.bitcoincore.CoreChainAccess;
+import io.bbfindex.app.bitcoincore.ServeRequest;
+import io.bbfindex.app.bitcoincore.StoreChoices;
 import io.bbfindex.app.demo.EmbeddedDemo;
 import io.bbfindex.app.lookup.ChainBackend;
 import io.bbfindex.app.testing.ApiClient;
@@ -41,17 +43,16 @@ class ServeCommandTest {
     Path filters;
 
     @Override
-    public String ingest(Path datadir, Path filters, Path work, double fpr, PrintStream progress) {
+    public String ingest(
+        Path datadir, Path filters, Path work, StoreChoices store, PrintStream progress) {
       throw new AssertionError("serve opens, it does not call ingest directly");
     }
 
     @Override
-    public ChainBackend open(
-        Path datadir, Path filters, Path work, double fpr, PrintStream progress)
-        throws IOException {
-      this.datadir = datadir;
-      this.filters = filters;
-      return new CoreChainAccess().open(datadir, filters, work, fpr, progress);
+    public ChainBackend open(ServeRequest request, PrintStream progress) throws IOException {
+      this.datadir = request.datadir();
+      this.filters = request.filters();
+      return new CoreChainAccess().open(request, progress);
     }
   }
 

@@ -1,6 +1,7 @@
 package io.bbfindex.app.testing;
 
 import io.bbfindex.app.bitcoincore.CoreChainAccess;
+import io.bbfindex.app.bitcoincore.ServeRequest;
 import io.bbfindex.app.http.HttpInitializer;
 import io.bbfindex.app.http.Service;
 import io.bbfindex.app.lookup.ChainBackend;
@@ -35,10 +36,8 @@ public final class CoreBackends {
   public static ChainBackend open(Path datadir, Path filters) throws IOException {
     return new CoreChainAccess()
         .open(
-            datadir,
-            filters,
-            filters.resolveSibling(filters.getFileName() + "-work"),
-            0.01,
+            ServeRequest.of(
+                datadir, filters, filters.resolveSibling(filters.getFileName() + "-work"), 0.01),
             new PrintStream(OutputStream.nullOutputStream()));
   }
 }

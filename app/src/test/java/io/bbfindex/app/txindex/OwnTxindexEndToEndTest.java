@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.bbfindex.app.bitcoincore.CoreChainAccess;
-import io.bbfindex.app.bitcoincore.StoreChoices;
+import io.bbfindex.app.bitcoincore.ServeRequest;
 import io.bbfindex.app.bitcoincore.TxIndexChoice;
 import io.bbfindex.app.http.HttpInitializer;
 import io.bbfindex.app.http.Service;
@@ -54,7 +54,7 @@ class OwnTxindexEndToEndTest {
       throws IOException {
     ChainBackend backend =
         new CoreChainAccess()
-            .open(datadir, filters, work, new StoreChoices(0.01, false, false), choice, QUIET);
+            .open(ServeRequest.of(datadir, filters, work, 0.01).withTxIndex(choice), QUIET);
     return Service.start(
         backend, new InetSocketAddress("127.0.0.1", 0), HttpInitializer.DEFAULT_MAX_BODY_BYTES);
   }
@@ -177,11 +177,8 @@ class OwnTxindexEndToEndTest {
     ChainBackend backend =
         new CoreChainAccess()
             .open(
-                datadir,
-                filters,
-                tmp.resolve("w"),
-                new StoreChoices(0.01, false, false),
-                TxIndexChoice.OWN,
+                ServeRequest.of(datadir, filters, tmp.resolve("w"), 0.01)
+                    .withTxIndex(TxIndexChoice.OWN),
                 new PrintStream(log, true, StandardCharsets.UTF_8));
     try (Service own =
         Service.start(

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.bbfindex.app.bitcoincore.CoreChainAccess;
+import io.bbfindex.app.bitcoincore.ServeRequest;
 import io.bbfindex.app.bitcoincore.StoreChoices;
 import io.bbfindex.app.bitcoincore.TxIndexChoice;
 import io.bbfindex.app.http.HttpInitializer;
@@ -142,7 +143,7 @@ class OwnTxindexRegtestTest {
       throws IOException {
     return Service.start(
         new CoreChainAccess()
-            .open(datadir, filters, work, new StoreChoices(0.01, false, false), choice, QUIET),
+            .open(ServeRequest.of(datadir, filters, work, 0.01).withTxIndex(choice), QUIET),
         new InetSocketAddress("127.0.0.1", 0),
         HttpInitializer.DEFAULT_MAX_BODY_BYTES);
   }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.bbfindex.app.bitcoincore.CoreChainAccess;
+import io.bbfindex.app.bitcoincore.ServeRequest;
 import io.bbfindex.app.bitcoincore.StoreChoices;
 import io.bbfindex.app.bitcoincore.TxIndexChoice;
 import io.bbfindex.app.http.HttpInitializer;
@@ -206,12 +207,13 @@ class PrunedNodeRegtestTest {
     return Service.start(
         new CoreChainAccess()
             .open(
-                datadir,
-                filters,
-                filters.resolveSibling(filters.getFileName() + "-work"),
-                new StoreChoices(0.01, false, false),
-                TxIndexChoice.AUTO,
-                pruned,
+                new ServeRequest(
+                    datadir,
+                    filters,
+                    filters.resolveSibling(filters.getFileName() + "-work"),
+                    new StoreChoices(0.01, false, false),
+                    TxIndexChoice.AUTO,
+                    pruned),
                 QUIET),
         new InetSocketAddress("127.0.0.1", 0),
         HttpInitializer.DEFAULT_MAX_BODY_BYTES);

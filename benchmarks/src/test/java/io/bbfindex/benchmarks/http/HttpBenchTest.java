@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.bbfindex.app.bitcoincore.CoreChainAccess;
+import io.bbfindex.app.bitcoincore.ServeRequest;
 import io.bbfindex.app.http.HttpInitializer;
 import io.bbfindex.app.http.Service;
 import io.bbfindex.app.lookup.ChainBackend;
@@ -119,10 +120,7 @@ class HttpBenchTest {
     ChainBackend backend =
         new CoreChainAccess()
             .open(
-                datadir,
-                tmp.resolve("filters"),
-                tmp.resolve("work"),
-                0.01,
+                ServeRequest.of(datadir, tmp.resolve("filters"), tmp.resolve("work"), 0.01),
                 new PrintStream(OutputStream.nullOutputStream()));
     try (Service s =
         Service.start(
