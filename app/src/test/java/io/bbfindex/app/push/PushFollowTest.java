@@ -19,6 +19,7 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -205,6 +206,50 @@ class PushFollowTest {
         assertTrue(metrics.contains("bbf_push_subscribers{kind=\"websocket\"}"), metrics);
       }
     }
+  }
+
+  @Test
+  void wantBlocksGetsEveryConnectedBlockOnceAndInOrderAcrossAReorg() throws Exception {
+    try (RegtestNode node = TestNodes.start(true)) {
+      node.mine(110);
+      try (Service service = start(node, 1_000)) {
+        String base = service.server().baseUrl();
+        ApiClient api = new ApiClient(base);
+        awaitTip(api, node.bestBlock());
+        try (WsClient client = new WsClient(base.replace("http://", "ws://") + "/api/v1/ws")) {
+          client.send("{\"action\":\"want\",\"data\":[\"blocks\"]}");
+          client.await("blocks", REORG_WITHIN);
+          List<Hash32> first = node.mine(3); // heights 111-113
+          List<String> expected = new ArrayList<>();
+          for (int i = 0; i < 3; i++) {
+            expected.add((111 + i) + " " + first.get(i).displayHex());
+          }
+          List<String> got = new ArrayList<>();
+          for (int i = 0; i < 3; i++) {
+            got.add(blockOf(client.await("block", REORG_WITHIN)));
+          }
+          // a reorg of two blocks: 112 and 113 are replaced by a longer branch 112'-114'
+          node.rpc().call("invalidateblock", first.get(1).displayHex());
+          List<Hash32> second = node.mine(3);
+          for (int i = 0; i < 3; i++) {
+            expected.add((112 + i) + " " + second.get(i).displayHex());
+            got.add(blockOf(client.await("block", REORG_WITHIN)));
+          }
+          assertEquals(expected, got, "every connected block once, in the order connected");
+          // nothing more: no block sent twice, none of the abandoned branch again
+          Thread.sleep(1_000);
+          node.mine(1);
+          String next = blockOf(client.await("block", REORG_WITHIN));
+          assertEquals("115 " + node.bestBlock().displayHex(), next);
+        }
+      }
+    }
+  }
+
+  /** "HEIGHT HASH" of a {@code block} message. */
+  private static String blockOf(JsonNode message) {
+    JsonNode b = message.get("block");
+    return b.path("height").asInt() + " " + b.path("id").asText();
   }
 
   @Test
