@@ -351,31 +351,42 @@ public final class VsCoreBench implements Callable<Integer> {
           epoll.transport(),
           bitcoind,
           core.baseUrl());
-      checkAnswers(
-          server.baseUrl(), core.baseUrl(), present.get(0), Filled.entry(files, TARGETS.get(0)));
-      checkAnswers(
-          epoll.baseUrl(), core.baseUrl(), present.get(0), Filled.entry(files, TARGETS.get(0)));
-      r.line(
-          "%s: both servers answer a present txid 200 and an absent one 404 (checked before"
-              + " timing, bbf-index on both transports)",
-          name);
-      if (index == Index.OWN) {
-        String log = Files.readString(tmp.resolve(name + "-serve.log"));
-        if (!log.contains("lookups from the own txid index")) {
-          throw new IOException("serve --txindex own did not say it uses its own index:\n" + log);
-        }
-        r.line(
-            "%s: serve says %s",
-            name,
-            log.lines()
-                .filter(l -> l.contains("own txid index"))
-                .reduce((a, b) -> a + " | " + b)
-                .orElse(""));
-      }
       Servers servers = new Servers(server, epoll, core);
+      checkBothAnswer(r, name, servers, present.get(0), Filled.entry(files, TARGETS.get(0)));
+      if (index == Index.OWN) {
+        checkOwnIndexServes(r, name, tmp.resolve(name + "-serve.log"));
+      }
       Map<Target, List<WrkRun>> runs = timedRuns(c, r, wrk, script, files, servers);
       return new Measured(runs, figures(c, r, name, index, runs));
     }
+  }
+
+  /** Every server answers a present txid 200 and an absent one 404 before any timing. */
+  private static void checkBothAnswer(
+      BenchReport r, String name, Servers s, String present, Path absentRequests)
+      throws IOException, InterruptedException {
+    checkAnswers(s.server().baseUrl(), s.core().baseUrl(), present, absentRequests);
+    checkAnswers(s.epoll().baseUrl(), s.core().baseUrl(), present, absentRequests);
+    r.line(
+        "%s: both servers answer a present txid 200 and an absent one 404 (checked before"
+            + " timing, bbf-index on both transports)",
+        name);
+  }
+
+  /** That {@code serve --txindex own} said it answers from its own index, its lines printed. */
+  private static void checkOwnIndexServes(BenchReport r, String name, Path serveLog)
+      throws IOException {
+    String log = Files.readString(serveLog);
+    if (!log.contains("lookups from the own txid index")) {
+      throw new IOException("serve --txindex own did not say it uses its own index:\n" + log);
+    }
+    r.line(
+        "%s: serve says %s",
+        name,
+        log.lines()
+            .filter(l -> l.contains("own txid index"))
+            .reduce((a, b) -> a + " | " + b)
+            .orElse(""));
   }
 
   /** The three servers a target's load goes to. */

@@ -182,28 +182,7 @@ public final class BlkIngestBench {
           withIndex[r] = inOwn;
           indexCost[r] = in / inOwn;
           indexCpuCost[r] = (c3 - c2) / (double) Math.max(1, c1 - c0);
-          out.accept(
-              String.format(
-                  Locale.ROOT,
-                  "round %d, with the own txid index kept: %.1f MB/s, %.2fx the time of the"
-                      + " filter pass alone, %.2fx its process CPU",
-                  r + 1,
-                  inOwn,
-                  in / inOwn,
-                  indexCpuCost[r]));
-          out.accept(
-              String.format(
-                  Locale.ROOT,
-                  "round %d: blk ingest %.1f MB/s, SHA-256 %.1f MB/s on %d threads: "
-                      + "ratio %.3f (per CPU-second of the process: %.1f vs %.1f MB, ratio %.3f)",
-                  r + 1,
-                  in,
-                  sh,
-                  threads,
-                  in / sh,
-                  ingestCpu[r],
-                  shaCpu[r],
-                  ingestCpu[r] / shaCpu[r]));
+          printRound(out, r, threads, in, sh, inOwn, ingestCpu[r], shaCpu[r], indexCpuCost[r]);
         }
       }
     }
@@ -219,6 +198,41 @@ public final class BlkIngestBench {
         BenchReport.median(withIndex),
         BenchReport.median(indexCost),
         BenchReport.median(indexCpuCost));
+  }
+
+  /** One round's rates: the filter pass with the own txid index kept, then against SHA-256. */
+  private static void printRound(
+      Consumer<String> out,
+      int r,
+      int threads,
+      double in,
+      double sh,
+      double inOwn,
+      double ingestCpu,
+      double shaCpu,
+      double indexCpuCost) {
+    out.accept(
+        String.format(
+            Locale.ROOT,
+            "round %d, with the own txid index kept: %.1f MB/s, %.2fx the time of the"
+                + " filter pass alone, %.2fx its process CPU",
+            r + 1,
+            inOwn,
+            in / inOwn,
+            indexCpuCost));
+    out.accept(
+        String.format(
+            Locale.ROOT,
+            "round %d: blk ingest %.1f MB/s, SHA-256 %.1f MB/s on %d threads: "
+                + "ratio %.3f (per CPU-second of the process: %.1f vs %.1f MB, ratio %.3f)",
+            r + 1,
+            in,
+            sh,
+            threads,
+            in / sh,
+            ingestCpu,
+            shaCpu,
+            ingestCpu / shaCpu));
   }
 
   /** The one-thread phases of a transaction's ingest ({@link BlkIngestPhases}), printed. */

@@ -148,7 +148,6 @@ public final class PushBench implements Callable<Integer> {
       double subscribeSeconds = (System.nanoTime() - t) / 1e9;
       TimeUnit.SECONDS.sleep(idleSeconds);
       ServerMemory idle = ServerMemory.sample(server.pid());
-      double perThousand = 1000.0 / txids.size();
 
       // one block confirms the first `confirm` txs (half of them watched over each protocol)
       List<String> mined = new ArrayList<>();
@@ -164,59 +163,91 @@ public final class PushBench implements Callable<Integer> {
       }
       TimeUnit.SECONDS.sleep(2); // anything more (a duplicate, a wrong subscriber) arrives by now
 
-      double[] latencyMs = new double[confirm];
-      int exactlyOnce = 0;
-      for (int i = 0; i < confirm; i++) {
-        long at = clients.firstReceipt(i);
-        latencyMs[i] = at == 0 ? Double.POSITIVE_INFINITY : (at - mining) / 1e6;
-        exactlyOnce += clients.notifications(i) == 1 ? 1 : 0;
-      }
-      long unexpected = 0;
-      for (int i = confirm; i < txids.size(); i++) {
-        unexpected += clients.notifications(i);
-      }
-      List<String> errors = clients.errors();
-      errors.stream().limit(10).forEach(e -> r.line("error: %s", e));
-      double p99 = FollowBench.percentile(latencyMs, 99);
-      double fraction = unexpected == 0 ? exactlyOnce / (double) confirm : 0;
-      r.table(
-          "notify latency, mining call start to the client's receipt (ms)",
-          List.of("p50", "p90", "p99", "max", "mining RPC"),
-          List.of(
-              List.of(
-                  BenchReport.format(FollowBench.percentile(latencyMs, 50)),
-                  BenchReport.format(FollowBench.percentile(latencyMs, 90)),
-                  BenchReport.format(p99),
-                  BenchReport.format(FollowBench.percentile(latencyMs, 100)),
-                  BenchReport.format((minedAt - mining) / 1e6))));
-      r.table(
-          "server memory (after a full GC)",
-          List.of("sample", "RSS MiB", "heap used MiB"),
-          List.of(before.row("before subscribing"), idle.row("subscribers idle")));
-      r.line(
-          "subscribed %,d in %.1f s; load average %s",
-          txids.size(), subscribeSeconds, BenchReport.loadAverage());
-      r.summary("push_subscribers", txids.size());
-      r.summary("push_confirmed_txs", confirm);
-      r.summary("push_notify_p50_ms", FollowBench.percentile(latencyMs, 50));
-      r.summary("push_notify_p99_ms", p99);
-      r.summary("push_notify_max_ms", FollowBench.percentile(latencyMs, 100));
-      r.summary("push_mining_rpc_ms", (minedAt - mining) / 1e6);
-      r.summary("push_notified_fraction", fraction);
-      r.summary("push_unexpected_notifications", unexpected + (confirm - exactlyOnce));
-      r.summary("push_client_errors", errors.size());
-      r.summary(
-          "push_rss_per_1000_idle_subscribers_mib",
-          (idle.rssBytes() - before.rssBytes()) / 1048576.0 * perThousand);
-      r.summary(
-          "push_heap_per_1000_idle_subscribers_mib",
-          (idle.heapBytes() - before.heapBytes()) / 1048576.0 * perThousand);
-      r.summary("push_p99_vs_target", p99 / TARGET_P99_MS);
-      r.summary("push_server_share_p99_ms_at_most", serverP99Ms(server.baseUrl()));
-      boolean ok = fraction == 1.0 && errors.isEmpty() && p99 <= TARGET_P99_MS;
-      r.summary("passed", ok ? "yes" : "no");
-      return ok;
+      return report(
+          r,
+          server,
+          clients,
+          txids.size(),
+          confirm,
+          new Timings(mining, minedAt, subscribeSeconds),
+          before,
+          idle);
     }
+  }
+
+  /**
+   * When the mining call started and returned ({@link System#nanoTime()}), how long subscribing
+   * took.
+   */
+  private record Timings(long mining, long minedAt, double subscribeSeconds) {}
+
+  /** The latencies, exactly-once counts and memory of the run, as tables and summary lines. */
+  private static boolean report(
+      BenchReport r,
+      ServerProcess server,
+      PushClients clients,
+      int subscribers,
+      int confirm,
+      Timings t,
+      ServerMemory before,
+      ServerMemory idle)
+      throws Exception {
+    long mining = t.mining();
+    long minedAt = t.minedAt();
+    double subscribeSeconds = t.subscribeSeconds();
+    double perThousand = 1000.0 / subscribers;
+    double[] latencyMs = new double[confirm];
+    int exactlyOnce = 0;
+    for (int i = 0; i < confirm; i++) {
+      long at = clients.firstReceipt(i);
+      latencyMs[i] = at == 0 ? Double.POSITIVE_INFINITY : (at - mining) / 1e6;
+      exactlyOnce += clients.notifications(i) == 1 ? 1 : 0;
+    }
+    long unexpected = 0;
+    for (int i = confirm; i < subscribers; i++) {
+      unexpected += clients.notifications(i);
+    }
+    List<String> errors = clients.errors();
+    errors.stream().limit(10).forEach(e -> r.line("error: %s", e));
+    double p99 = FollowBench.percentile(latencyMs, 99);
+    double fraction = unexpected == 0 ? exactlyOnce / (double) confirm : 0;
+    r.table(
+        "notify latency, mining call start to the client's receipt (ms)",
+        List.of("p50", "p90", "p99", "max", "mining RPC"),
+        List.of(
+            List.of(
+                BenchReport.format(FollowBench.percentile(latencyMs, 50)),
+                BenchReport.format(FollowBench.percentile(latencyMs, 90)),
+                BenchReport.format(p99),
+                BenchReport.format(FollowBench.percentile(latencyMs, 100)),
+                BenchReport.format((minedAt - mining) / 1e6))));
+    r.table(
+        "server memory (after a full GC)",
+        List.of("sample", "RSS MiB", "heap used MiB"),
+        List.of(before.row("before subscribing"), idle.row("subscribers idle")));
+    r.line(
+        "subscribed %,d in %.1f s; load average %s",
+        subscribers, subscribeSeconds, BenchReport.loadAverage());
+    r.summary("push_subscribers", subscribers);
+    r.summary("push_confirmed_txs", confirm);
+    r.summary("push_notify_p50_ms", FollowBench.percentile(latencyMs, 50));
+    r.summary("push_notify_p99_ms", p99);
+    r.summary("push_notify_max_ms", FollowBench.percentile(latencyMs, 100));
+    r.summary("push_mining_rpc_ms", (minedAt - mining) / 1e6);
+    r.summary("push_notified_fraction", fraction);
+    r.summary("push_unexpected_notifications", unexpected + (confirm - exactlyOnce));
+    r.summary("push_client_errors", errors.size());
+    r.summary(
+        "push_rss_per_1000_idle_subscribers_mib",
+        (idle.rssBytes() - before.rssBytes()) / 1048576.0 * perThousand);
+    r.summary(
+        "push_heap_per_1000_idle_subscribers_mib",
+        (idle.heapBytes() - before.heapBytes()) / 1048576.0 * perThousand);
+    r.summary("push_p99_vs_target", p99 / TARGET_P99_MS);
+    r.summary("push_server_share_p99_ms_at_most", serverP99Ms(server.baseUrl()));
+    boolean ok = fraction == 1.0 && errors.isEmpty() && p99 <= TARGET_P99_MS;
+    r.summary("passed", ok ? "yes" : "no");
+    return ok;
   }
 
   /**

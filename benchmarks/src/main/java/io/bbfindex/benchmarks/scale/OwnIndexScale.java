@@ -4,6 +4,7 @@ import io.bbfindex.benchmarks.harness.BenchReport;
 import io.bbfindex.benchmarks.harness.ThreadClock;
 import io.bbfindex.benchmarks.synthetic.SyntheticKeys;
 import io.bbfindex.ingest.ownindex.OwnIndexBuilder;
+import io.bbfindex.ingest.ownindex.OwnIndexCorruptException;
 import io.bbfindex.ingest.ownindex.OwnIndexFile;
 import io.bbfindex.ingest.ownindex.PositionPacking;
 import java.io.IOException;
@@ -80,46 +81,13 @@ final class OwnIndexScale {
    */
   static Result run(ScaleBench.Config c, BenchReport r, Path tmp, int warmSample, int coldSample)
       throws IOException, InterruptedException {
-    long keys = c.keys();
-    int files = c.files();
-    long need = keys * (SPILL_BYTES_PER_TXID + 6);
-    long free = Files.getFileStore(Files.createDirectories(tmp)).getUsableSpace();
-    if (free < need + (1L << 30)) {
-      throw new IOException(
-          String.format(
-              Locale.ROOT,
-              "the own index of %,d txids needs %,d bytes of disk under %s (spill and index),"
-                  + " %,d are free",
-              keys,
-              need,
-              tmp,
-              free));
-    }
-    SyntheticKeys txids = new SyntheticKeys(c.seed());
-    long stride = stride(keys, files);
+    Synthetic g = new Synthetic(c.keys(), c.files(), new SyntheticKeys(c.seed()));
+    checkDisk(g.keys(), tmp);
     Path file = tmp.resolve("own-txindex.dat");
     try {
       long cpu0 = processCpuNanos();
       long t0 = System.nanoTime();
-      OwnIndexBuilder.Report built =
-          OwnIndexBuilder.build(
-              keys,
-              sink -> {
-                byte[] k = new byte[SyntheticKeys.KEY_BYTES];
-                for (int f = 0; f < files; f++) {
-                  long start = SyntheticKeys.rangeStart(keys, files, f);
-                  long end = SyntheticKeys.rangeStart(keys, files, f + 1);
-                  for (long i = start; i < end; i++) {
-                    txids.key(i, k, 0);
-                    sink.accept(k, 0, f, offsetOf(i, start, stride));
-                  }
-                }
-              },
-              new byte[32],
-              new byte[32],
-              0,
-              file,
-              tmp.resolve("own-spill"));
+      OwnIndexBuilder.Report built = build(g, file, tmp.resolve("own-spill"));
       double buildSeconds = (System.nanoTime() - t0) / 1e9;
       double buildCpu = (processCpuNanos() - cpu0) / 1e9;
       r.line(
@@ -139,68 +107,14 @@ final class OwnIndexScale {
         long v0 = System.nanoTime();
         index.verifyAll();
         double verifySeconds = (System.nanoTime() - v0) / 1e9;
-        PositionPacking packing = index.header().packing();
-
         SplittableRandom rnd = new SplittableRandom(c.seed() ^ 0x26);
-        long[] cold = sample(rnd, keys, coldSample);
-        long[] warm = sample(rnd, keys, warmSample);
-        boolean allFound = true;
-
+        long[] cold = sample(rnd, g.keys(), coldSample);
+        long[] warm = sample(rnd, g.keys(), warmSample);
         // cold first: the pages the warm rounds touch would stay mapped, and mapped pages are not
         // dropped
-        // (the pages of a file mapped for random reads are read around the faulting page, up to
-        // the device's read-ahead: one cold lookup brings whole megabytes in, and the next ones
-        // would find them: so the file is dropped before every cold lookup)
-        String before = resident(file);
-        String dropped = dropFromPageCache(file);
-        String after = resident(file);
-        double[] coldUs = new double[cold.length];
-        byte[] k = new byte[SyntheticKeys.KEY_BYTES];
-        for (int j = 0; j < cold.length; j++) {
-          txids.key(cold[j], k, 0);
-          if (j > 0) {
-            dropFromPageCache(file);
-          }
-          long s = System.nanoTime();
-          long v = index.value(k, 0);
-          coldUs[j] = (System.nanoTime() - s) / 1e3;
-          allFound &= v == expected(cold[j], keys, files, stride, packing);
-        }
-        String coldNote =
-            String.format(
-                Locale.ROOT,
-                "%s before each lookup; resident before %s, after the drop %s, after the last"
-                    + " cold lookup %s (read-ahead of the disk: %s)",
-                dropped,
-                before,
-                after,
-                resident(file),
-                readAhead(file));
-        Arrays.sort(coldUs);
-
-        byte[] warmKeys = new byte[warm.length * SyntheticKeys.KEY_BYTES];
-        for (int j = 0; j < warm.length; j++) {
-          txids.key(warm[j], warmKeys, j * SyntheticKeys.KEY_BYTES);
-          allFound &=
-              index.value(warmKeys, j * SyntheticKeys.KEY_BYTES)
-                  == expected(warm[j], keys, files, stride, packing);
-        }
-        double[] ns = new double[c.rounds()];
-        long sink = 0;
-        for (int round = -ScaleBench.WARM_UP_ROUNDS; round < c.rounds(); round++) {
-          ThreadClock s = ThreadClock.now();
-          for (int j = 0; j < warm.length; j++) {
-            sink += index.value(warmKeys, j * SyntheticKeys.KEY_BYTES);
-          }
-          ThreadClock took = ThreadClock.now().since(s);
-          if (round >= 0) {
-            ns[round] =
-                (took.cpuNanos() > 0 ? took.cpuNanos() : took.wallNanos()) / (double) warm.length;
-          }
-        }
-        if (sink == 42) {
-          r.line("(sink)");
-        }
+        Cold coldRun = coldLookups(g, index, file, cold);
+        Warm warmRun = warmLookups(g, index, warm, c.rounds());
+        double[] coldUs = coldRun.sortedUs();
         Result res =
             new Result(
                 built.keys(),
@@ -209,17 +123,144 @@ final class OwnIndexScale {
                 buildCpu,
                 openMillis,
                 verifySeconds,
-                BenchReport.median(ns),
+                warmRun.medianNs(),
                 coldUs.length == 0 ? Double.NaN : coldUs[coldUs.length / 2],
                 coldUs.length == 0 ? Double.NaN : coldUs[(int) (coldUs.length * 0.99)],
-                coldNote,
-                allFound);
+                coldRun.note(),
+                coldRun.allFound() && warmRun.allFound());
         print(r, res, warm.length, cold.length, c.rounds());
         return res;
       }
     } finally {
       Files.deleteIfExists(file);
     }
+  }
+
+  /** The synthetic chain's txids and where they lie: {@code keys} over {@code files} files. */
+  private record Synthetic(long keys, int files, SyntheticKeys txids) {
+    long stride() {
+      return OwnIndexScale.stride(keys, files);
+    }
+
+    long expected(long i, PositionPacking p) {
+      return OwnIndexScale.expected(i, keys, files, stride(), p);
+    }
+  }
+
+  /** Cold lookups, sorted microseconds; what the page cache held; whether every value was exact. */
+  private record Cold(double[] sortedUs, String note, boolean allFound) {}
+
+  /** The median CPU ns of a lookup in memory; whether every value was exact. */
+  private record Warm(double medianNs, boolean allFound) {}
+
+  private static void checkDisk(long keys, Path tmp) throws IOException {
+    long need = keys * (SPILL_BYTES_PER_TXID + 6);
+    long free = Files.getFileStore(Files.createDirectories(tmp)).getUsableSpace();
+    if (free < need + (1L << 30)) {
+      throw new IOException(
+          String.format(
+              Locale.ROOT,
+              "the own index of %,d txids needs %,d bytes of disk under %s (spill and index),"
+                  + " %,d are free",
+              keys,
+              need,
+              tmp,
+              free));
+    }
+  }
+
+  /** The product's builder over the synthetic txids, file by file. */
+  private static OwnIndexBuilder.Report build(Synthetic g, Path file, Path spill)
+      throws IOException {
+    long keys = g.keys();
+    int files = g.files();
+    long stride = g.stride();
+    return OwnIndexBuilder.build(
+        keys,
+        sink -> {
+          byte[] k = new byte[SyntheticKeys.KEY_BYTES];
+          for (int f = 0; f < files; f++) {
+            long start = SyntheticKeys.rangeStart(keys, files, f);
+            long end = SyntheticKeys.rangeStart(keys, files, f + 1);
+            for (long i = start; i < end; i++) {
+              g.txids().key(i, k, 0);
+              sink.accept(k, 0, f, offsetOf(i, start, stride));
+            }
+          }
+        },
+        new byte[32],
+        new byte[32],
+        0,
+        file,
+        spill);
+  }
+
+  /**
+   * Each lookup after the file is dropped from the page cache. WHY each: the pages of a file mapped
+   * for random reads are read around the faulting page, up to the device's read-ahead, so one cold
+   * lookup brings whole megabytes in, and the next ones would find them.
+   */
+  private static Cold coldLookups(Synthetic g, OwnIndexFile index, Path file, long[] cold)
+      throws IOException, InterruptedException {
+    PositionPacking packing = index.header().packing();
+    boolean allFound = true;
+    String before = resident(file);
+    String dropped = dropFromPageCache(file);
+    String after = resident(file);
+    double[] coldUs = new double[cold.length];
+    byte[] k = new byte[SyntheticKeys.KEY_BYTES];
+    for (int j = 0; j < cold.length; j++) {
+      g.txids().key(cold[j], k, 0);
+      if (j > 0) {
+        dropFromPageCache(file);
+      }
+      long s = System.nanoTime();
+      long v = index.value(k, 0);
+      coldUs[j] = (System.nanoTime() - s) / 1e3;
+      allFound &= v == g.expected(cold[j], packing);
+    }
+    String note =
+        String.format(
+            Locale.ROOT,
+            "%s before each lookup; resident before %s, after the drop %s, after the last"
+                + " cold lookup %s (read-ahead of the disk: %s)",
+            dropped,
+            before,
+            after,
+            resident(file),
+            readAhead(file));
+    Arrays.sort(coldUs);
+    return new Cold(coldUs, note, allFound);
+  }
+
+  /** Rounds of lookups of the {@code warm} txids in memory, after checking each value once. */
+  private static Warm warmLookups(Synthetic g, OwnIndexFile index, long[] warm, int rounds)
+      throws OwnIndexCorruptException {
+    PositionPacking packing = index.header().packing();
+    boolean allFound = true;
+    byte[] warmKeys = new byte[warm.length * SyntheticKeys.KEY_BYTES];
+    for (int j = 0; j < warm.length; j++) {
+      g.txids().key(warm[j], warmKeys, j * SyntheticKeys.KEY_BYTES);
+      allFound &=
+          index.value(warmKeys, j * SyntheticKeys.KEY_BYTES) == g.expected(warm[j], packing);
+    }
+    double[] ns = new double[rounds];
+    long sink = 0;
+    for (int round = -ScaleBench.WARM_UP_ROUNDS; round < rounds; round++) {
+      ThreadClock s = ThreadClock.now();
+      for (int j = 0; j < warm.length; j++) {
+        sink += index.value(warmKeys, j * SyntheticKeys.KEY_BYTES);
+      }
+      ThreadClock took = ThreadClock.now().since(s);
+      if (round >= 0) {
+        ns[round] =
+            (took.cpuNanos() > 0 ? took.cpuNanos() : took.wallNanos()) / (double) warm.length;
+      }
+    }
+    if (sink == 42) {
+      System.out.print(""); // keeps the lookups live
+    }
+    return new Warm(BenchReport.median(ns), allFound);
   }
 
   /** The value the index must return for inserted txid {@code i}. */

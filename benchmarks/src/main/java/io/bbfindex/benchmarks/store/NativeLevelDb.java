@@ -1,9 +1,11 @@
 package io.bbfindex.benchmarks.store;
 
 import java.io.IOException;
+import java.lang.foreign.AddressLayout;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
@@ -35,6 +37,9 @@ final class NativeLevelDb implements AutoCloseable {
           "/usr/lib/x86_64-linux-gnu/libleveldb.so");
 
   private static final ValueLayout.OfLong SIZE_T = ValueLayout.JAVA_LONG;
+  private static final ValueLayout.OfByte BYTE = ValueLayout.JAVA_BYTE;
+  private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT;
+  private static final AddressLayout A = ValueLayout.ADDRESS;
   private static final java.lang.foreign.AddressLayout ADDRESS = ValueLayout.ADDRESS;
 
   /** The C functions used, bound once per process. */
@@ -65,104 +70,47 @@ final class NativeLevelDb implements AutoCloseable {
     final MethodHandle iteratorDestroy;
 
     Api(Path library) {
-      Linker linker = Linker.nativeLinker();
-      SymbolLookup lib = SymbolLookup.libraryLookup(library, Arena.global());
-      optionsCreate = fn(linker, lib, "leveldb_options_create", FunctionDescriptor.of(ADDRESS));
-      optionsSetCreateIfMissing =
-          fn(
-              linker,
-              lib,
-              "leveldb_options_set_create_if_missing",
-              FunctionDescriptor.ofVoid(ADDRESS, ValueLayout.JAVA_BYTE));
-      optionsSetFilterPolicy =
-          fn(
-              linker,
-              lib,
-              "leveldb_options_set_filter_policy",
-              FunctionDescriptor.ofVoid(ADDRESS, ADDRESS));
-      optionsSetCache =
-          fn(linker, lib, "leveldb_options_set_cache", FunctionDescriptor.ofVoid(ADDRESS, ADDRESS));
-      optionsSetCompression =
-          fn(
-              linker,
-              lib,
-              "leveldb_options_set_compression",
-              FunctionDescriptor.ofVoid(ADDRESS, ValueLayout.JAVA_INT));
-      optionsSetMaxFileSize =
-          fn(
-              linker,
-              lib,
-              "leveldb_options_set_max_file_size",
-              FunctionDescriptor.ofVoid(ADDRESS, SIZE_T));
-      filterPolicyCreateBloom =
-          fn(
-              linker,
-              lib,
-              "leveldb_filterpolicy_create_bloom",
-              FunctionDescriptor.of(ADDRESS, ValueLayout.JAVA_INT));
-      cacheCreateLru =
-          fn(linker, lib, "leveldb_cache_create_lru", FunctionDescriptor.of(ADDRESS, SIZE_T));
-      open =
-          fn(
-              linker,
-              lib,
-              "leveldb_open",
-              FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, ADDRESS));
-      close = fn(linker, lib, "leveldb_close", FunctionDescriptor.ofVoid(ADDRESS));
-      get =
-          fn(
-              linker,
-              lib,
-              "leveldb_get",
-              FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, ADDRESS, SIZE_T, ADDRESS, ADDRESS));
-      put =
-          fn(
-              linker,
-              lib,
-              "leveldb_put",
-              FunctionDescriptor.ofVoid(
-                  ADDRESS, ADDRESS, ADDRESS, SIZE_T, ADDRESS, SIZE_T, ADDRESS));
-      free = fn(linker, lib, "leveldb_free", FunctionDescriptor.ofVoid(ADDRESS));
-      readOptionsCreate =
-          fn(linker, lib, "leveldb_readoptions_create", FunctionDescriptor.of(ADDRESS));
+      Binder b = new Binder(library);
+      optionsCreate = b.fn("leveldb_options_create", A);
+      optionsSetCreateIfMissing = b.fn("leveldb_options_set_create_if_missing", null, A, BYTE);
+      optionsSetFilterPolicy = b.fn("leveldb_options_set_filter_policy", null, A, A);
+      optionsSetCache = b.fn("leveldb_options_set_cache", null, A, A);
+      optionsSetCompression = b.fn("leveldb_options_set_compression", null, A, INT);
+      optionsSetMaxFileSize = b.fn("leveldb_options_set_max_file_size", null, A, SIZE_T);
+      filterPolicyCreateBloom = b.fn("leveldb_filterpolicy_create_bloom", A, INT);
+      cacheCreateLru = b.fn("leveldb_cache_create_lru", A, SIZE_T);
+      open = b.fn("leveldb_open", A, A, A, A);
+      close = b.fn("leveldb_close", null, A);
+      get = b.fn("leveldb_get", A, A, A, A, SIZE_T, A, A);
+      put = b.fn("leveldb_put", null, A, A, A, SIZE_T, A, SIZE_T, A);
+      free = b.fn("leveldb_free", null, A);
+      readOptionsCreate = b.fn("leveldb_readoptions_create", A);
       readOptionsSetVerifyChecksums =
-          fn(
-              linker,
-              lib,
-              "leveldb_readoptions_set_verify_checksums",
-              FunctionDescriptor.ofVoid(ADDRESS, ValueLayout.JAVA_BYTE));
-      writeOptionsCreate =
-          fn(linker, lib, "leveldb_writeoptions_create", FunctionDescriptor.of(ADDRESS));
-      compactRange =
-          fn(
-              linker,
-              lib,
-              "leveldb_compact_range",
-              FunctionDescriptor.ofVoid(ADDRESS, ADDRESS, SIZE_T, ADDRESS, SIZE_T));
-      iteratorCreate =
-          fn(
-              linker,
-              lib,
-              "leveldb_create_iterator",
-              FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
-      iteratorSeekToFirst =
-          fn(linker, lib, "leveldb_iter_seek_to_first", FunctionDescriptor.ofVoid(ADDRESS));
-      iteratorValid =
-          fn(
-              linker,
-              lib,
-              "leveldb_iter_valid",
-              FunctionDescriptor.of(ValueLayout.JAVA_BYTE, ADDRESS));
-      iteratorNext = fn(linker, lib, "leveldb_iter_next", FunctionDescriptor.ofVoid(ADDRESS));
-      iteratorKey =
-          fn(linker, lib, "leveldb_iter_key", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
-      iteratorValue =
-          fn(linker, lib, "leveldb_iter_value", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
-      iteratorDestroy = fn(linker, lib, "leveldb_iter_destroy", FunctionDescriptor.ofVoid(ADDRESS));
+          b.fn("leveldb_readoptions_set_verify_checksums", null, A, BYTE);
+      writeOptionsCreate = b.fn("leveldb_writeoptions_create", A);
+      compactRange = b.fn("leveldb_compact_range", null, A, A, SIZE_T, A, SIZE_T);
+      iteratorCreate = b.fn("leveldb_create_iterator", A, A, A);
+      iteratorSeekToFirst = b.fn("leveldb_iter_seek_to_first", null, A);
+      iteratorValid = b.fn("leveldb_iter_valid", BYTE, A);
+      iteratorNext = b.fn("leveldb_iter_next", null, A);
+      iteratorKey = b.fn("leveldb_iter_key", A, A, A);
+      iteratorValue = b.fn("leveldb_iter_value", A, A, A);
+      iteratorDestroy = b.fn("leveldb_iter_destroy", null, A);
+    }
+  }
+
+  /** Binds C functions of the library by name: the result's layout (null: void), then the args'. */
+  private static final class Binder {
+    private final Linker linker = Linker.nativeLinker();
+    private final SymbolLookup lib;
+
+    Binder(Path library) {
+      this.lib = SymbolLookup.libraryLookup(library, Arena.global());
     }
 
-    private static MethodHandle fn(
-        Linker linker, SymbolLookup lib, String name, FunctionDescriptor d) {
+    MethodHandle fn(String name, @Nullable MemoryLayout result, MemoryLayout... args) {
+      FunctionDescriptor d =
+          result == null ? FunctionDescriptor.ofVoid(args) : FunctionDescriptor.of(result, args);
       return linker.downcallHandle(
           lib.find(name).orElseThrow(() -> new IllegalStateException("no " + name + " in LevelDB")),
           d);
