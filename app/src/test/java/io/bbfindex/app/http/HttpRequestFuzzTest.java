@@ -156,6 +156,9 @@ class HttpRequestFuzzTest {
             json.path("error").isTextual() && json.path("detail").isTextual(),
             "an error body without error and detail: " + body(r));
       }
+    } else if (PAGE_TYPES.contains(type)) {
+      // the page at / and its two files (PageRoutes): served, or 304 for a matching If-None-Match
+      assertTrue(status == 200 || status == 304, "the page answered " + status + ": " + type);
     } else {
       // Prometheus text; esplora's answers and plain-text refusals under its prefix, and the
       // wallet's hex; raw transaction and block bytes
@@ -167,6 +170,11 @@ class HttpRequestFuzzTest {
     }
     return headers.containsValue(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE, true);
   }
+
+  /** The types of the page at {@code /} and its script and style sheet. */
+  private static final java.util.Set<String> PAGE_TYPES =
+      java.util.Set.of(
+          "text/html; charset=utf-8", "text/javascript; charset=utf-8", "text/css; charset=utf-8");
 
   private static String body(FullHttpResponse r) {
     return r.content().toString(StandardCharsets.UTF_8);
