@@ -23,6 +23,7 @@ import io.bbfindex.app.push.PushOptions;
 import io.bbfindex.app.route.Feature;
 import io.bbfindex.app.route.RouteTable;
 import io.bbfindex.app.sse.EthSseRoutes;
+import io.bbfindex.app.sse.NotFollowingRoutes;
 import io.bbfindex.app.sse.SseRoutes;
 import io.bbfindex.app.wallet.StoreChecks;
 import io.bbfindex.app.wallet.VerifiedReads;
@@ -89,6 +90,8 @@ final class ServedFeatures {
               features.add(new EsploraRoutes(esplora));
               if (backend instanceof FollowingBackend following) {
                 features.addAll(push(following, esplora, sources, pushMetrics.orElseThrow()));
+              } else {
+                features.add(new NotFollowingRoutes());
               }
               readiness.add(backend);
             });

@@ -96,4 +96,20 @@ class RoutesAreDocumentedTest {
     assertTrue(detail.contains("POST /v1/tx/lookup"), detail);
     assertTrue(detail.contains("/api/..."), detail);
   }
+
+  /**
+   * Without {@code --follow} the events streams are a 404 naming it, not a lookup of a 71-character
+   * "txid" refused as malformed.
+   */
+  @Test
+  void eventsStreamsWithoutFollowAre404NamingFollow() {
+    for (String path :
+        List.of("/v1/tx/" + EmbeddedDemo.PAYMENT_170 + "/events", "/v1/blocks/events")) {
+      ApiClient.Answer a = server.api().get(path);
+      assertEquals(404, a.status(), path + ": " + a.body());
+      assertEquals("not_following", a.json().get("error").asText(), path);
+      assertTrue(a.json().get("detail").asText().contains("--follow"), a.body());
+    }
+    assertEquals(200, server.api().get("/v1/tx/" + EmbeddedDemo.PAYMENT_170).status());
+  }
 }
