@@ -242,10 +242,27 @@ public final class StoreBench implements Callable<Integer> {
         Result result = measure(c, r, txindex, store, pos, neg, ingest);
         SaltCost.measure(c, r, store.summaryFilter().geometry(), pos, neg);
         BloomLevelDbCost.measure(
-            c, r, gen.txindexDir(), tmp, pos, neg, result.productNegPerSecond());
+            c,
+            r,
+            gen.txindexDir(),
+            tmp,
+            pos,
+            neg,
+            result.productNegPerSecond(),
+            new BloomLevelDbCost.Refuting(
+                store, txindex.obfuscation(), productPath(store, txindex), txindex::find));
         return result;
       }
     }
+  }
+
+  /** {@link LookupService#tx} over the store and leveldbjni, as {@link #measure} times it. */
+  private static Predicate<byte[]> productPath(FilterStore store, TxIndexOnly txindex) {
+    LookupService lookups =
+        new LookupService(
+            new FilterStoreBackend(store, txindex),
+            new Metrics(new SimpleMeterRegistry(), "bench"));
+    return k -> lookups.tx(k).isPresent();
   }
 
   private static Result measure(
