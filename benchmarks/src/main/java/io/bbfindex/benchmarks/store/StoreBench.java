@@ -297,8 +297,14 @@ public final class StoreBench implements Callable<Integer> {
             + " core this shared machine gave.");
     r.line(
         "negatives answered by the filter alone: %d of %d (observed FPR %.4f; the summary is sized"
-            + " for 1%% at 1.25x its keys); positives found at their exact location: %d of %d",
-        negAbsent, neg.length, 1 - (double) negAbsent / neg.length, posExact, pos.length);
+            + " for %s at %.2fx its keys); positives found at their exact location: %d of %d",
+        negAbsent,
+        neg.length,
+        1 - (double) negAbsent / neg.length,
+        c.fpr(),
+        BuildOptions.defaults().summaryHeadroom(),
+        posExact,
+        pos.length);
     NegativeCost.measure(c, r, store, lookups, neg, 1e9 / pn);
     r.summary("records", c.records());
     r.summary("neg_speedup_over_leveldb", pn / ln);
