@@ -2,11 +2,15 @@ package io.bbfindex.benchmarks.store;
 
 import io.bbfindex.benchmarks.harness.BenchReport;
 import io.bbfindex.benchmarks.harness.BenchTempDir;
+import io.bbfindex.ingest.leveldb.Obfuscation;
+import io.bbfindex.ingest.records.DiskTxPos;
+import io.bbfindex.ingest.store.FilterStore;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.stream.Stream;
 
@@ -23,6 +27,16 @@ import java.util.stream.Stream;
 final class BloomLevelDbCost {
   private BloomLevelDbCost() {}
 
+  /**
+   * What the product path's negatives go through, for {@link BloomRefutation}: the store, how the
+   * txindex's values are XORed, and the product path itself.
+   */
+  record Refuting(
+      FilterStore store,
+      Obfuscation obfuscation,
+      Predicate<byte[]> product,
+      Function<byte[], Optional<DiskTxPos>> productFind) {}
+
   /** Block cache of both databases: leveldbjni's default, which the plain get runs with. */
   private static final long CACHE_BYTES = 8L << 20;
 
@@ -36,7 +50,8 @@ final class BloomLevelDbCost {
       Path tmp,
       byte[][] pos,
       byte[][] neg,
-      double productNegPerSecond)
+      double productNegPerSecond,
+      Refuting refuting)
       throws IOException {
     Optional<Path> library = NativeLevelDb.library();
     if (library.isEmpty()) {
@@ -91,6 +106,7 @@ final class BloomLevelDbCost {
         r.summary("leveldb_bloom_gets_per_second_pos", bloomPos);
         r.summary("leveldb_bloom_over_no_filter_neg", bloomNeg / plainNeg);
         r.summary("neg_speedup_over_leveldb_bloom", productNegPerSecond / bloomNeg);
+        BloomRefutation.measure(c, r, plain, bloom, refuting, neg, pos);
       }
     }
   }

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -31,7 +32,7 @@ public final class FilterStoreBackend implements ChainBackend {
   private static final byte[] NO_BLOCK = new byte[32];
 
   private final FilterStore store;
-  private final @Nullable TxIndexOnly txindex;
+  private final @Nullable Function<byte[], Optional<DiskTxPos>> txindex;
   private final FilterDescriptions descriptions;
   private final LongAdder reads = new LongAdder();
   private volatile boolean open = true;
@@ -42,9 +43,24 @@ public final class FilterStoreBackend implements ChainBackend {
    *     stays the caller's to close
    */
   public FilterStoreBackend(FilterStore store, @Nullable TxIndexOnly txindex) {
+    this(txindex == null ? null : txindex::find, store);
+  }
+
+  /**
+   * @param store closed with the backend
+   * @param find reads a txid's row on a "maybe" (empty when absent): how a benchmark puts another
+   *     reader of the same txindex behind the service
+   */
+  public static FilterStoreBackend reading(
+      FilterStore store, Function<byte[], Optional<DiskTxPos>> find) {
+    return new FilterStoreBackend(Objects.requireNonNull(find, "find"), store);
+  }
+
+  private FilterStoreBackend(
+      @Nullable Function<byte[], Optional<DiskTxPos>> find, FilterStore store) {
     this.store = Objects.requireNonNull(store, "store");
     this.descriptions = new FilterDescriptions(store);
-    this.txindex = txindex;
+    this.txindex = find;
   }
 
   public FilterStore store() {
@@ -67,7 +83,7 @@ public final class FilterStoreBackend implements ChainBackend {
       return Optional.empty();
     }
     reads.increment();
-    Optional<DiskTxPos> pos = txindex.find(txid);
+    Optional<DiskTxPos> pos = txindex.apply(txid);
     return pos.map(p -> new TxAnswer(NO_BLOCK, -1, -1, p.file(), p.dataPos(), p.txOffset(), true));
   }
 

@@ -209,8 +209,8 @@ final class NativeLevelDb implements AutoCloseable {
     }
   }
 
-  /** Whether {@code k} is a key of the database (a get, the value freed at once). */
-  boolean contains(byte[] k) {
+  /** The value of {@code k}, copied out of LevelDB's buffer (then freed), or null when absent. */
+  byte @Nullable [] get(byte[] k) {
     try {
       MemorySegment.copy(k, 0, key, ValueLayout.JAVA_BYTE, 0, k.length);
       error.set(ADDRESS, 0, MemorySegment.NULL);
@@ -219,10 +219,11 @@ final class NativeLevelDb implements AutoCloseable {
               c.get.invokeExact(db, readOptions, key, (long) k.length, valueLength, error);
       check(c, error, "get");
       if (value.equals(MemorySegment.NULL)) {
-        return false;
+        return null;
       }
+      byte[] out = value.reinterpret(valueLength.get(SIZE_T, 0)).toArray(ValueLayout.JAVA_BYTE);
       c.free.invokeExact(value);
-      return true;
+      return out;
     } catch (IOException e) {
       throw new java.io.UncheckedIOException(e);
     } catch (RuntimeException e) {
@@ -230,6 +231,11 @@ final class NativeLevelDb implements AutoCloseable {
     } catch (Throwable t) {
       throw new IllegalStateException(t);
     }
+  }
+
+  /** Whether {@code k} is a key of the database (a get; the value copied out, then freed). */
+  boolean contains(byte[] k) {
+    return get(k) != null;
   }
 
   private static void check(Api c, MemorySegment err, String what) throws IOException {

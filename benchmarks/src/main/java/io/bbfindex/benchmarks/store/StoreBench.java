@@ -242,10 +242,27 @@ public final class StoreBench implements Callable<Integer> {
         Result result = measure(c, r, txindex, store, pos, neg, ingest);
         SaltCost.measure(c, r, store.summaryFilter().geometry(), pos, neg);
         BloomLevelDbCost.measure(
-            c, r, gen.txindexDir(), tmp, pos, neg, result.productNegPerSecond());
+            c,
+            r,
+            gen.txindexDir(),
+            tmp,
+            pos,
+            neg,
+            result.productNegPerSecond(),
+            new BloomLevelDbCost.Refuting(
+                store, txindex.obfuscation(), productPath(store, txindex), txindex::find));
         return result;
       }
     }
+  }
+
+  /** {@link LookupService#tx} over the store and leveldbjni, as {@link #measure} times it. */
+  private static Predicate<byte[]> productPath(FilterStore store, TxIndexOnly txindex) {
+    LookupService lookups =
+        new LookupService(
+            new FilterStoreBackend(store, txindex),
+            new Metrics(new SimpleMeterRegistry(), "bench"));
+    return k -> lookups.tx(k).isPresent();
   }
 
   private static Result measure(
@@ -280,8 +297,14 @@ public final class StoreBench implements Callable<Integer> {
             + " core this shared machine gave.");
     r.line(
         "negatives answered by the filter alone: %d of %d (observed FPR %.4f; the summary is sized"
-            + " for 1%% at 1.25x its keys); positives found at their exact location: %d of %d",
-        negAbsent, neg.length, 1 - (double) negAbsent / neg.length, posExact, pos.length);
+            + " for %s at %.2fx its keys); positives found at their exact location: %d of %d",
+        negAbsent,
+        neg.length,
+        1 - (double) negAbsent / neg.length,
+        c.fpr(),
+        BuildOptions.defaults().summaryHeadroom(),
+        posExact,
+        pos.length);
     NegativeCost.measure(c, r, store, lookups, neg, 1e9 / pn);
     r.summary("records", c.records());
     r.summary("neg_speedup_over_leveldb", pn / ln);

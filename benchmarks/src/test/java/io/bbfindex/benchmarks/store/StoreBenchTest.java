@@ -84,11 +84,16 @@ class StoreBenchTest {
     report.finish(null);
     String out = bytes.toString(StandardCharsets.UTF_8);
     assertTrue(out.contains("Bloom, 10 bits a key (Core's)"), out);
+    // every txid read through LevelDB 1.23 decodes to leveldbjni's row (checked before timing)
+    assertTrue(out.contains("LevelDB 1.23, Core's Bloom policy"), out);
     for (String key :
         new String[] {
           "leveldb_bloom_gets_per_second_neg",
           "leveldb_bloom_over_no_filter_neg",
-          "neg_speedup_over_leveldb_bloom"
+          "neg_speedup_over_leveldb_bloom",
+          "neg_ns_lookup_service_leveldbjni",
+          "neg_ns_lookup_service_leveldb123",
+          "neg_ns_lookup_service_leveldb123_bloom"
         }) {
       String line =
           out.lines()

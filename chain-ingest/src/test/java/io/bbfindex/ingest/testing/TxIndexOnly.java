@@ -95,6 +95,11 @@ public final class TxIndexOnly implements AutoCloseable {
     }
   }
 
+  /** How the rows' values are XORed (a second reader of the same rows decodes them with it). */
+  public Obfuscation obfuscation() {
+    return obfuscation;
+  }
+
   /** One {@code 't'} row, decoded; empty when absent. */
   public Optional<DiskTxPos> find(byte[] txidInternal) {
     byte[] key = DbKeys.txKey(txidInternal);
