@@ -1,5 +1,8 @@
 package io.bbfindex.benchmarks.http;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import io.bbfindex.follow.node.NodeRpc;
+import io.bbfindex.follow.node.RpcCredentials;
 import io.bbfindex.follow.regtest.RegtestNode;
 import io.bbfindex.ingest.testing.Fixtures.Archive;
 import java.io.IOException;
@@ -24,10 +27,12 @@ import java.util.concurrent.TimeUnit;
 final class CoreRestNode implements AutoCloseable {
   private final Process process;
   private final String baseUrl;
+  private final Path cookie;
 
-  private CoreRestNode(Process process, String baseUrl) {
+  private CoreRestNode(Process process, String baseUrl, Path cookie) {
     this.process = process;
     this.baseUrl = baseUrl;
+    this.cookie = cookie;
   }
 
   /** {@code $BITCOIND}, when set to an executable. */
@@ -59,6 +64,13 @@ final class CoreRestNode implements AutoCloseable {
    */
   static CoreRestNode start(Path bitcoind, boolean regtest, Path datadir, Path log)
       throws IOException, InterruptedException {
+    return start(bitcoind, regtest, datadir, log, List.of());
+  }
+
+  /** As {@link #start(Path, boolean, Path, Path)}, with {@code extra} options after the usual. */
+  static CoreRestNode start(
+      Path bitcoind, boolean regtest, Path datadir, Path log, List<String> extra)
+      throws IOException, InterruptedException {
     int port;
     try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       port = s.getLocalPort();
@@ -70,9 +82,10 @@ final class CoreRestNode implements AutoCloseable {
     if (regtest) {
       cmd.add(1, "-regtest");
     }
+    cmd.addAll(extra);
     Process p =
         new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-    CoreRestNode node = new CoreRestNode(p, "http://127.0.0.1:" + port);
+    CoreRestNode node = new CoreRestNode(p, "http://127.0.0.1:" + port, datadir.resolve(".cookie"));
     try {
       node.awaitRest();
       return node;
@@ -84,6 +97,46 @@ final class CoreRestNode implements AutoCloseable {
 
   String baseUrl() {
     return baseUrl;
+  }
+
+  /**
+   * The node's JSON-RPC (same port as REST, cookie authentication), calls bounded by {@code
+   * timeout}.
+   */
+  NodeRpc rpc(Duration timeout) {
+    return new NodeRpc(URI.create(baseUrl + "/"), new RpcCredentials.Cookie(cookie), timeout);
+  }
+
+  /**
+   * Waits until {@code getindexinfo} reports the txindex synced: the index catches up in the
+   * background after start-up, and until then Core answers a present txid 404.
+   *
+   * @return the height the txindex reports
+   */
+  long awaitTxindexSynced(Duration timeout) throws IOException, InterruptedException {
+    NodeRpc rpc = rpc(Duration.ofSeconds(30));
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (true) {
+      JsonNode txindex = rpc.call("getindexinfo", "txindex").path("txindex");
+      if (txindex.path("synced").asBoolean(false)) {
+        return txindex.path("best_block_height").asLong();
+      }
+      if (System.nanoTime() > deadline) {
+        throw new IOException("Core's txindex not synced within " + timeout + ": " + txindex);
+      }
+      Thread.sleep(100);
+    }
+  }
+
+  /**
+   * Stops the node through RPC {@code stop} and fails unless it exits 0 within 5 minutes: a data
+   * directory kept for later runs must have been flushed and closed.
+   */
+  void stopCleanly() throws IOException, InterruptedException {
+    rpc(Duration.ofSeconds(30)).call("stop");
+    if (!process.waitFor(5, TimeUnit.MINUTES) || process.exitValue() != 0) {
+      throw new IOException("bitcoind did not stop cleanly");
+    }
   }
 
   private void awaitRest() throws IOException, InterruptedException {

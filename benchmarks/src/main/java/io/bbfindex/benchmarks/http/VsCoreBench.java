@@ -25,6 +25,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -42,12 +43,18 @@ import picocli.CommandLine.Option;
  * epoll is measured beside the comparison. The ratios to Core are the medians of the rounds'
  * ratios, each between bbf-index and Core measured back to back in one round. Every server must
  * first answer a present txid 200 and an absent one 404.
+ *
+ * <p>Then, with or without {@code --quick}, the same comparison at realistic size ({@link
+ * MillionTxComparison}): a chain of >= 1,000,000 txs the real bitcoind wrote, generated once and
+ * cached outside the repository, at 8, 32 and 128 connections, every answer's status exact.
  */
 @Command(
     name = "vs-core",
     description = {
       "wrk against bbf-index 'serve' and a real bitcoind's REST (/rest/tx/<txid>.bin) on copies of"
-          + " the same data directory: absent and present txids, /livez as the ceiling."
+          + " the same data directory: absent and present txids, /livez as the ceiling; then on a"
+          + " chain of >= 1,000,000 txs the real bitcoind wrote (generated once, cached in"
+          + " ${XDG_CACHE_HOME:-~/.cache}/bbf-index), at 8, 32 and 128 connections."
     })
 public final class VsCoreBench implements Callable<Integer> {
 
@@ -160,7 +167,8 @@ public final class VsCoreBench implements Callable<Integer> {
       int threads,
       int connections,
       boolean quick,
-      List<Index> indexes) {
+      List<Index> indexes,
+      MillionTxComparison.@Nullable Setup million) {
     static Config of(boolean quick, List<Index> indexes) {
       // --quick: five short rounds rather than one long one, in the same time. WHY: on 2 shared
       // cores a single 5-s round moved the absent ratio by +-10 % between runs (2.31x, 2.00x,
@@ -168,8 +176,8 @@ public final class VsCoreBench implements Callable<Integer> {
       // 3 s still swung 1.44x-2.38x within one run at load 6. A median of five rounds, each ratio
       // taken between bbf-index and Core measured back to back, outvotes two disturbed rounds.
       return quick
-          ? new Config(2, 3, 5, 1, 32, true, indexes)
-          : new Config(10, 5, 3, 1, 32, false, indexes);
+          ? new Config(2, 3, 5, 1, 32, true, indexes, MillionTxComparison.Setup.of(true))
+          : new Config(10, 5, 3, 1, 32, false, indexes, MillionTxComparison.Setup.of(false));
     }
   }
 
@@ -197,7 +205,9 @@ public final class VsCoreBench implements Callable<Integer> {
     if (!WrkRun.installedFor("vs-core")) {
       return 2;
     }
-    for (Index i : selection.indexes()) {
+    List<Index> needed = new ArrayList<>(selection.indexes());
+    needed.add(Index.HASHED); // the 1M part runs on the hashed txindex's Core
+    for (Index i : needed) {
       if (CoreRestNode.binary(i.bitcoindVariable).isEmpty()) {
         System.err.println(
             "bbf-index bench vs-core: $"
@@ -273,6 +283,22 @@ public final class VsCoreBench implements Callable<Integer> {
           rps(figures, LIVEZ, BBF) / rps(figures, LIVEZ, BBF_EPOLL));
       r.summary("rps_neg_epoll" + suffix, rps(figures, ABSENT, BBF_EPOLL));
       r.summary("rps_livez_epoll" + suffix, rps(figures, LIVEZ, BBF_EPOLL));
+    }
+    runMillion(c, r, tmp, wrk);
+  }
+
+  /** The 1M-transaction part, unless {@code c} leaves it out. */
+  private static void runMillion(Config c, BenchReport r, Path tmp, Path wrk)
+      throws IOException, InterruptedException {
+    MillionTxComparison.Setup million = c.million();
+    if (million != null) {
+      MillionTxComparison.run(
+          million,
+          r,
+          tmp.resolve("1m"),
+          wrk,
+          CoreRestNode.binary(Index.HASHED.bitcoindVariable)
+              .orElseThrow(() -> new IOException("$BITCOIND is not set")));
     }
   }
 
@@ -416,13 +442,7 @@ public final class VsCoreBench implements Callable<Integer> {
     }
     Map<Target, List<WrkRun>> runs = new LinkedHashMap<>();
     for (int round = 0; round < c.rounds(); round++) {
-      // which server goes first alternates every round, so neither always follows the other
-      List<Target> order = new ArrayList<>(TARGETS);
-      if (round % 2 == 1) {
-        Collections.swap(order, 0, 1);
-        Collections.swap(order, 2, 3);
-      }
-      for (Target t : order) {
+      for (Target t : roundOrder(TARGETS, round)) {
         runs.computeIfAbsent(t, k -> new ArrayList<>())
             .add(
                 wrkRun(
@@ -435,6 +455,20 @@ public final class VsCoreBench implements Callable<Integer> {
       }
     }
     return runs;
+  }
+
+  /**
+   * {@code targets} in the order of round {@code round}: on odd rounds the first two and the next
+   * two swapped, so which server of a pair goes first alternates and neither always follows the
+   * other.
+   */
+  static <T> List<T> roundOrder(List<T> targets, int round) {
+    List<T> order = new ArrayList<>(targets);
+    if (round % 2 == 1) {
+      Collections.swap(order, 0, 1);
+      Collections.swap(order, 2, 3);
+    }
+    return order;
   }
 
   /** The figures of every target, their table; wrong answers under load fail the run. */
@@ -475,7 +509,7 @@ public final class VsCoreBench implements Callable<Integer> {
    * on 2 shared cores before the present-txid path (LevelDB, blk reads, SHA-256) runs compiled, and
    * a round measured before that compares a cold bbf-index with a native Core.
    */
-  private static void warmUp(BenchReport r, String label, int sliceSeconds, Slice slice)
+  static void warmUp(BenchReport r, String label, int sliceSeconds, Slice slice)
       throws IOException, InterruptedException {
     double previous = 0;
     for (int n = 1; n <= MAX_WARMUP_SLICES; n++) {

@@ -146,6 +146,22 @@ public record WrkRun(
       int connections,
       int seconds)
       throws IOException, InterruptedException {
+    return parse(
+        report(wrk, script, baseUrl, requestFile, postPath, binary, threads, connections, seconds));
+  }
+
+  /** As {@link #run}, wrk's report as it printed it (a script's {@code done} lines included). */
+  static String report(
+      Path wrk,
+      Path script,
+      String baseUrl,
+      Path requestFile,
+      @Nullable String postPath,
+      boolean binary,
+      int threads,
+      int connections,
+      int seconds)
+      throws IOException, InterruptedException {
     List<String> cmd =
         new ArrayList<>(
             List.of(
@@ -179,7 +195,7 @@ public record WrkRun(
               + "\n"
               + report.strip());
     }
-    return parse(report);
+    return report;
   }
 
   /** Parses wrk's report (with {@code --latency}). */

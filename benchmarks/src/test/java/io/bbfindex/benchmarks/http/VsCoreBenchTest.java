@@ -42,7 +42,7 @@ class VsCoreBenchTest {
     BenchReport report =
         new BenchReport("vs-core-test", new PrintStream(out, true, StandardCharsets.UTF_8));
     VsCoreBench.run(
-        new VsCoreBench.Config(1, 1, 1, 1, 4, true, List.of(VsCoreBench.Index.HASHED)),
+        new VsCoreBench.Config(1, 1, 1, 1, 4, true, List.of(VsCoreBench.Index.HASHED), null),
         report,
         tmp);
     report.finish(null);
@@ -79,7 +79,9 @@ class VsCoreBenchTest {
     BenchReport report =
         new BenchReport("vs-core-own-test", new PrintStream(out, true, StandardCharsets.UTF_8));
     VsCoreBench.run(
-        new VsCoreBench.Config(1, 1, 1, 1, 4, true, List.of(VsCoreBench.Index.OWN)), report, tmp);
+        new VsCoreBench.Config(1, 1, 1, 1, 4, true, List.of(VsCoreBench.Index.OWN), null),
+        report,
+        tmp);
     report.finish(null);
     String text = out.toString(StandardCharsets.UTF_8);
     System.out.print(text);
