@@ -94,6 +94,9 @@ public final class HttpBench implements Callable<Integer> {
   /** The same absent ids as a JSON array of hex strings. */
   static final String NEG_BATCH_JSON = "batch 10000 absent, json";
 
+  /** 10,000 absent ids a request, binary, none asked before in the run ({@link FreshBatch}). */
+  static final String NEG_BATCH_FRESH = "batch 10000 fresh, binary";
+
   static final List<String> TARGETS =
       List.of(
           "livez",
@@ -103,8 +106,14 @@ public final class HttpBench implements Callable<Integer> {
           "batch 1000",
           NEG_BATCH_BINARY,
           NEG_BATCH_JSON,
+          NEG_BATCH_FRESH,
           RAW_TX,
           MERKLE_PROOF);
+
+  /** The header of a data directory's table ({@link Figure#row} with ids and non-2xx). */
+  static final List<String> TABLE_HEADER =
+      List.of(
+          "target", "requests/s", "txids/s", "p50 ms", "p99 ms", "requests", "non-2xx", "answers");
 
   record Config(
       int seconds,
@@ -114,11 +123,12 @@ public final class HttpBench implements Callable<Integer> {
       int connections,
       boolean jfr,
       boolean quick,
-      List<String> datasets) {
+      List<String> datasets,
+      long bigKeys) {
     static Config of(boolean quick, boolean jfr) {
       return quick
-          ? new Config(5, 2, 2, 2, 32, jfr, true, List.of("demo", "fixture"))
-          : new Config(10, 5, 3, 2, 32, jfr, false, List.of("demo", "fixture"));
+          ? new Config(5, 2, 2, 2, 32, jfr, true, List.of("demo", "fixture"), BigStoreBatch.KEYS)
+          : new Config(10, 5, 3, 2, 32, jfr, false, List.of("demo", "fixture"), BigStoreBatch.KEYS);
     }
   }
 
@@ -204,16 +214,19 @@ public final class HttpBench implements Callable<Integer> {
         negatives.size());
 
     List<Figure> all = new ArrayList<>();
-    Wrk tool = new Wrk(wrk, script);
+    Wrk tool = new Wrk(wrk, script, FreshBatch.in(tmp));
     for (String dataset : c.datasets()) {
       all.addAll(measure(c, r, tmp, home, tool, dataset, demoTruth, negatives));
+    }
+    if (c.bigKeys() > 0 && c.datasets().contains("fixture")) {
+      all.addAll(BigStoreBatch.measure(c, r, tmp, tool, txids(MULTIFILE)));
     }
     summarize(r, all, c);
     return all;
   }
 
-  /** wrk and its script. */
-  private record Wrk(Path binary, Path script) {}
+  /** wrk, its script, and the fresh-batch script. */
+  record Wrk(Path binary, Path script, FreshBatch fresh) {}
 
   /** One dataset: ingest, serve (and Core REST beside it), wrk every target; its figures. */
   private static List<Figure> measure(
@@ -272,7 +285,7 @@ public final class HttpBench implements Callable<Integer> {
         r.line("%s: Core REST on a real bitcoind over a copy of it: %s", dataset, core.baseUrl());
       }
       Map<String, List<WrkRun>> runs = runTargets(c, wrk, targets, files, server, core);
-      report(c, r, dataset, archive, targets, runs, server, core, all);
+      report(c, r, dataset, archive, targets, runs, server, core, wrk.fresh(), all);
     }
     if (c.jfr()) { // the server has exited: its recording is complete
       JfrTop.print(r, jfr, 15);
@@ -301,19 +314,8 @@ public final class HttpBench implements Callable<Integer> {
       ServerProcess server,
       @Nullable CoreRestNode core)
       throws IOException, InterruptedException {
-    Path wrk = tool.binary();
-    Path script = tool.script();
     for (String t : targets) { // warm-up: JIT, connection pools, page cache
-      WrkRun.run(
-          wrk,
-          script,
-          baseUrl(t, server, core),
-          Filled.entry(files, t),
-          postPath(t),
-          t.equals(NEG_BATCH_BINARY),
-          c.threads(),
-          c.connections(),
-          c.warmupSeconds());
+      runOne(tool, t, baseUrl(t, server, core), files, c, c.warmupSeconds());
     }
     Map<String, List<WrkRun>> runs = new LinkedHashMap<>();
     for (int round = 0; round < c.rounds(); round++) {
@@ -325,20 +327,41 @@ public final class HttpBench implements Callable<Integer> {
       }
       for (String t : order) {
         runs.computeIfAbsent(t, k -> new ArrayList<>())
-            .add(
-                WrkRun.run(
-                    wrk,
-                    script,
-                    baseUrl(t, server, core),
-                    Filled.entry(files, t),
-                    postPath(t),
-                    t.equals(NEG_BATCH_BINARY),
-                    c.threads(),
-                    c.connections(),
-                    c.seconds()));
+            .add(runOne(tool, t, baseUrl(t, server, core), files, c, c.seconds()));
       }
     }
     return runs;
+  }
+
+  /**
+   * One wrk run of {@code target} against {@code url}: the fresh batches through {@link FreshBatch}
+   * (its client cost kept there), the rest through the request-list script.
+   */
+  static WrkRun runOne(
+      Wrk tool, String target, String url, Map<String, Path> files, Config c, int seconds)
+      throws IOException, InterruptedException {
+    if (target.equals(NEG_BATCH_FRESH)) {
+      return tool.fresh()
+          .run(
+              tool.binary(),
+              url,
+              Filled.entry(files, target),
+              "/v1/tx/lookup",
+              c.threads(),
+              c.connections(),
+              seconds)
+          .wrk();
+    }
+    return WrkRun.run(
+        tool.binary(),
+        tool.script(),
+        url,
+        Filled.entry(files, target),
+        postPath(target),
+        target.equals(NEG_BATCH_BINARY),
+        c.threads(),
+        c.connections(),
+        seconds);
   }
 
   /** The dataset's table and target lines; its figures into {@code all}. */
@@ -351,6 +374,7 @@ public final class HttpBench implements Callable<Integer> {
       Map<String, List<WrkRun>> runs,
       ServerProcess server,
       @Nullable CoreRestNode core,
+      FreshBatch fresh,
       List<Figure> all)
       throws IOException, InterruptedException {
     List<List<String>> rows = new ArrayList<>();
@@ -359,6 +383,7 @@ public final class HttpBench implements Callable<Integer> {
       all.add(f);
       rows.add(f.row(t, true));
     }
+
     r.table(
         dataset
             + " ("
@@ -368,17 +393,12 @@ public final class HttpBench implements Callable<Integer> {
             + " round(s) of "
             + c.seconds()
             + " s",
-        List.of(
-            "target",
-            "requests/s",
-            "txids/s",
-            "p50 ms",
-            "p99 ms",
-            "requests",
-            "non-2xx",
-            "answers"),
+        TABLE_HEADER,
         rows);
     BatchPhaseSplit.print(r, dataset, server.baseUrl());
+    if (targets.contains(NEG_BATCH_FRESH)) {
+      fresh.printClientCost(r, dataset, server.baseUrl());
+    }
     double ratio = find(all, dataset, "negative").rps() / find(all, dataset, "livez").rps();
     r.line(
         "%s: negative lookups reach %.1f%% of /livez requests/s (target >= 90%%: %s)",
@@ -405,6 +425,9 @@ public final class HttpBench implements Callable<Integer> {
       r.summary(
           "batch_neg_json_ids_per_second" + suffix,
           find(all, dataset, NEG_BATCH_JSON).idsPerSecond());
+      r.summary(
+          "batch_binary_fresh_ids_per_second" + suffix,
+          find(all, dataset, NEG_BATCH_FRESH).idsPerSecond());
       r.summary("p99_ms_neg" + suffix, neg.p99());
       r.summary("p99_ms_pos" + suffix, pos.p99());
       r.summary("p99_ms_livez" + suffix, livez.p99());
@@ -423,6 +446,9 @@ public final class HttpBench implements Callable<Integer> {
                 r.summary("rps_core_rest_tx" + suffix, core.rps());
                 r.summary("rawtx_rps_over_core_rest" + suffix, raw.rps() / core.rps());
               });
+    }
+    if (c.bigKeys() > 0 && c.datasets().contains("fixture")) {
+      BigStoreBatch.summarize(r, all, c);
     }
     r.line(
         "summary lines without a suffix are the 150,401-txid fixture; '_demo' the embedded demo.");
@@ -474,7 +500,7 @@ public final class HttpBench implements Callable<Integer> {
   /** Txids a request of {@code target} asks about. */
   static int idsPerRequest(String target) {
     return switch (target) {
-      case NEG_BATCH_BINARY, NEG_BATCH_JSON -> NEG_BATCH_IDS;
+      case NEG_BATCH_BINARY, NEG_BATCH_JSON, NEG_BATCH_FRESH -> NEG_BATCH_IDS;
       case "batch 1000" -> BATCH_IDS;
       default -> 1;
     };
@@ -525,6 +551,7 @@ public final class HttpBench implements Callable<Integer> {
     files.put("batch 1000", Files.write(dir.resolve("batch.txt"), bodies));
     files.put(NEG_BATCH_BINARY, Files.write(dir.resolve("batch-neg-binary.txt"), negBinary));
     files.put(NEG_BATCH_JSON, Files.write(dir.resolve("batch-neg-json.txt"), negJson));
+    files.put(NEG_BATCH_FRESH, files.get(NEG_BATCH_BINARY)); // its first body, made fresh
     files.put(RAW_TX, Files.write(dir.resolve("raw.txt"), paths(pos, "/v1/tx/", "/raw")));
     files.put(
         MERKLE_PROOF,

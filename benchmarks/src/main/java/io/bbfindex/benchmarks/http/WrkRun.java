@@ -163,20 +163,7 @@ public record WrkRun(
       int seconds)
       throws IOException, InterruptedException {
     List<String> cmd =
-        new ArrayList<>(
-            List.of(
-                wrk.toString(),
-                "-t" + threads,
-                "-c" + connections,
-                "-d" + seconds + "s",
-                "--timeout",
-                "5s",
-                "--latency",
-                "-s",
-                script.toString(),
-                baseUrl,
-                "--",
-                requestFile.toString()));
+        command(wrk, script, baseUrl, threads, connections, seconds, requestFile.toString());
     if (postPath != null) {
       cmd.add("POST");
       cmd.add(postPath);
@@ -184,6 +171,39 @@ public record WrkRun(
         cmd.add("binary");
       }
     }
+    return parse(output(cmd));
+  }
+
+  /**
+   * {@code wrk} with the usual options and {@code script} against {@code baseUrl}, then {@code --}
+   * and the script's first argument (a mutable list: more may follow).
+   */
+  static List<String> command(
+      Path wrk,
+      Path script,
+      String baseUrl,
+      int threads,
+      int connections,
+      int seconds,
+      String scriptArgument) {
+    return new ArrayList<>(
+        List.of(
+            wrk.toString(),
+            "-t" + threads,
+            "-c" + connections,
+            "-d" + seconds + "s",
+            "--timeout",
+            "5s",
+            "--latency",
+            "-s",
+            script.toString(),
+            baseUrl,
+            "--",
+            scriptArgument));
+  }
+
+  /** Runs {@code cmd} (wrk, or a shell around it); its output, or an IOException if it failed. */
+  static String output(List<String> cmd) throws IOException, InterruptedException {
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
     String report = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     if (p.waitFor() != 0) {

@@ -1,6 +1,7 @@
 package io.bbfindex.benchmarks.scale;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bbfindex.benchmarks.harness.BenchReport;
@@ -54,11 +55,17 @@ class ScaleBenchTest {
     assertTrue(probes.contains("filters=58 "), "per-file filters on: + 56 files");
     report.finish(null);
     String out = bytes.toString(StandardCharsets.UTF_8);
+    // the lookup's growth is gone (it probes only the summary); the file count's cost replaces it
+    assertFalse(out.contains("neg_lookup_growth"), "the old growth line is gone");
+    assertTrue(probes.contains("filters=3 "), "per-file filters on, 1 file: + 1 file filter");
     for (String key :
         new String[] {
           "neg_lookup_ns_files_1 ",
           "neg_lookup_ns_files_56 ",
-          "neg_lookup_growth_1_to_56 ",
+          "startup_growth_1_to_56_files ",
+          "rss_growth_1_to_56_files ",
+          "startup_growth_1_to_56_files_with_file_filters ",
+          "rss_growth_1_to_56_files_with_file_filters ",
           "build_seconds ",
           "filter_bytes_per_key ",
           "summary_bytes_per_key ",
