@@ -87,7 +87,6 @@ public final class NodeIndex implements AutoCloseable {
   private final BlockFileReader blockFileReader;
   private final BlocksXorKey blocksXorKey;
   private final LongAdder leveldbReads = new LongAdder();
-  private final boolean blockTableUsed;
 
   /**
    * Readers hold it while touching native LevelDB handles, so close cannot free them underneath.
@@ -122,15 +121,6 @@ public final class NodeIndex implements AutoCloseable {
     this.txindexTipHash = o.txindexTipHash;
     this.blockFileReader = o.blockFileReader;
     this.blocksXorKey = o.xor;
-    this.blockTableUsed = o.blockTableUsed;
-  }
-
-  /**
-   * The block records were read from the block table kept in the work directory (made from this
-   * very state of the node's block index by an earlier open), not decoded from the LevelDB.
-   */
-  public boolean blockTableUsed() {
-    return blockTableUsed;
   }
 
   /**
@@ -181,7 +171,6 @@ public final class NodeIndex implements AutoCloseable {
     o.liveSnapshot = allowRunningNode;
     o.txindexOptional = txindexOptional;
     Path work = workDir.toAbsolutePath().normalize();
-    o.blockTable = allowRunningNode ? null : work.resolve(BlockTable.FILE_NAME);
     try {
       Files.createDirectories(work);
       // snapshots of runs killed before their close or shutdown hook could remove them

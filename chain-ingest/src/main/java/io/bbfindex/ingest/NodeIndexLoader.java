@@ -96,31 +96,12 @@ final class NodeIndexLoader {
     this.layout = layout;
   }
 
-  /**
-   * Where the decoded block records are kept between runs ({@link BlockTable}); null: not kept (a
-   * running node's index, copied live, changes under any fingerprint).
-   */
-  @Nullable Path blockTable;
-
-  /** Decoded records for {@link #blockTable}, once the open has succeeded; null: none. */
-  private @Nullable List<DiskBlockIndex> toKeep;
-
-  /** The block records came from {@link #blockTable}, not from decoding the LevelDB. */
-  boolean blockTableUsed;
-
-  /** {@link BlockTable#fingerprint} of the node's block index before the snapshot was taken. */
-  @Nullable String fingerprintBefore;
-
   void load() throws IOException {
-    if (blockTable != null) {
-      fingerprintBefore = BlockTable.fingerprint(layout.blockIndexDir());
-    }
     blockDb = snapshot(layout.blockIndexDir(), snapshotRoot.resolve("blocks-index"));
     try {
       openBlockFiles();
       loadBlockIndex();
       loadBlockFilesAndTxindex();
-      keepBlockTable();
     } catch (LevelDbReadException e) {
       throw new DataDirException(
           e.dir(),
@@ -132,7 +113,7 @@ final class NodeIndexLoader {
 
   private void loadBlockIndex() throws IOException {
     blockObfuscation = Obfuscation.read(blockDb);
-    List<DiskBlockIndex> records = blockRecords();
+    List<DiskBlockIndex> records = readBlockRecords(blockObfuscation);
     if (records.isEmpty() && liveSnapshot) {
       // A running node writes its block index to LevelDB only when it flushes (about hourly, and
       // at shutdown): a node started minutes ago may have none on disk yet. Its genesis block is
@@ -305,58 +286,6 @@ final class NodeIndexLoader {
               e);
         }
       }
-    }
-  }
-
-  /**
-   * The {@code 'b'} records: from the block table when it was made from this very state of the
-   * node's index (unchanged since before the snapshot, and still), else decoded from the snapshot
-   * and, when the index did not change meanwhile, kept in a new table for the next start.
-   */
-  private List<DiskBlockIndex> blockRecords() throws IOException {
-    Path table = blockTable;
-    String before = fingerprintBefore;
-    if (table == null || before == null) {
-      return readBlockRecords(blockObfuscation);
-    }
-    @Nullable List<DiskBlockIndex> kept = null;
-    try {
-      kept = BlockTable.read(table, before);
-    } catch (IOException e) {
-      LOG.log(System.Logger.Level.WARNING, "block table {0} unreadable: {1}", table, e.toString());
-    }
-    boolean unchanged = before.equals(BlockTable.fingerprint(layout.blockIndexDir()));
-    if (kept != null && unchanged) {
-      blockTableUsed = true;
-      return kept;
-    }
-    List<DiskBlockIndex> decoded = readBlockRecords(blockObfuscation);
-    if (!decoded.isEmpty()) {
-      toKeep = decoded; // written once the whole open has succeeded (keepBlockTable)
-    }
-    return decoded;
-  }
-
-  /**
-   * Writes the decoded records to the block table after a successful open, if the node's index
-   * still is what it was before the snapshot: a refused open leaves nothing in the work directory.
-   */
-  private void keepBlockTable() throws IOException {
-    Path table = blockTable;
-    String before = fingerprintBefore;
-    List<DiskBlockIndex> records = toKeep;
-    toKeep = null;
-    if (table == null
-        || before == null
-        || records == null
-        || !before.equals(BlockTable.fingerprint(layout.blockIndexDir()))) {
-      return;
-    }
-    try {
-      BlockTable.write(table, before, records);
-    } catch (IOException e) {
-      // the table only saves time at the next start: this one goes on without it
-      LOG.log(System.Logger.Level.WARNING, "block table {0} not written: {1}", table, e.toString());
     }
   }
 

@@ -316,11 +316,7 @@ class NodeIndexFixtureTest {
     }
     assertEquals(before, Fixtures.hashTree(dd));
     try (Stream<Path> left = Files.list(work)) {
-      // the block table is kept on purpose (BlockTableTest): the next open reads it
-      assertEquals(
-          List.of(work.resolve(BlockTable.FILE_NAME)),
-          left.toList(),
-          "close deletes the snapshot, keeps the block table");
+      assertEquals(List.of(), left.toList(), "close deletes the snapshot");
     }
   }
 
