@@ -17,6 +17,17 @@ public final class ChildJvm {
 
   /** {@code java FLAGS... [extraFlags...] -cp CLASSPATH mainClass args...}. */
   public static List<String> command(List<String> extraFlags, String mainClass, List<String> args) {
+    List<String> cmd = javaWithLauncherFlags();
+    cmd.addAll(extraFlags);
+    cmd.add("-cp");
+    cmd.add(System.getProperty("java.class.path"));
+    cmd.add(mainClass);
+    cmd.addAll(args);
+    return cmd;
+  }
+
+  /** {@code java} and the flags the launcher gave this JVM that the service needs. */
+  public static List<String> javaWithLauncherFlags() {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     for (String f : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
@@ -29,11 +40,6 @@ public final class ChildJvm {
         cmd.add(f);
       }
     }
-    cmd.addAll(extraFlags);
-    cmd.add("-cp");
-    cmd.add(System.getProperty("java.class.path"));
-    cmd.add(mainClass);
-    cmd.addAll(args);
     return cmd;
   }
 }

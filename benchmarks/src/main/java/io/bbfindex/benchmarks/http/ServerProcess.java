@@ -60,6 +60,28 @@ public final class ServerProcess implements AutoCloseable {
                 .toList());
     long start = System.nanoTime();
     Process p = new ProcessBuilder(cmd).redirectError(log.toFile()).start();
+    CompletableFuture<Matcher> url = listening(p);
+    try {
+      Matcher listening = url.get(timeoutSeconds, TimeUnit.SECONDS);
+      return new ServerProcess(p, listening, (System.nanoTime() - start) / 1e9);
+    } catch (java.util.concurrent.ExecutionException | TimeoutException e) {
+      p.destroyForcibly();
+      throw new IOException(
+          "serve did not start ("
+              + e.getMessage()
+              + "); its log: "
+              + log
+              + "; command: "
+              + String.join(" ", cmd),
+          e);
+    }
+  }
+
+  /**
+   * The {@code listening on http://HOST:PORT} line of a starting {@code serve}'s stdout, matched
+   * (group 1: the base URL, group 2: the transport or null), read on a daemon thread.
+   */
+  public static CompletableFuture<Matcher> listening(Process p) {
     CompletableFuture<Matcher> url = new CompletableFuture<>();
     Thread reader =
         new Thread(
@@ -83,20 +105,7 @@ public final class ServerProcess implements AutoCloseable {
             "serve-stdout");
     reader.setDaemon(true);
     reader.start();
-    try {
-      Matcher listening = url.get(timeoutSeconds, TimeUnit.SECONDS);
-      return new ServerProcess(p, listening, (System.nanoTime() - start) / 1e9);
-    } catch (java.util.concurrent.ExecutionException | TimeoutException e) {
-      p.destroyForcibly();
-      throw new IOException(
-          "serve did not start ("
-              + e.getMessage()
-              + "); its log: "
-              + log
-              + "; command: "
-              + String.join(" ", cmd),
-          e);
-    }
+    return url;
   }
 
   /**

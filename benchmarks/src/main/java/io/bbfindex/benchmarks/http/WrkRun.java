@@ -171,7 +171,7 @@ public record WrkRun(
         cmd.add("binary");
       }
     }
-    return parse(output(cmd));
+    return output(cmd);
   }
 
   /**

@@ -64,6 +64,10 @@ import picocli.CommandLine.Option;
  *   <li>The own txid index of the same txids (issue 26, {@link OwnIndexScale}): bytes a txid, build
  *       time and keys per CPU second, open and whole-check cost, positive lookups in memory and
  *       from a cold page cache ({@code --own-index-only}: this phase alone).
+ *   <li>The real {@code serve} over a datadir of mainnet geometry ({@link ServeStartup}: 950,000
+ *       block records, a summary sized for 1.4 billion txids), exec of the packaged jar to the
+ *       first correct answer, page cache dropped and warm ({@code --serve-startup-only}: this phase
+ *       alone).
  * </ol>
  */
 @Command(
@@ -105,6 +109,20 @@ public final class ScaleBench implements Callable<Integer> {
           "only the own txid index phase (build, bytes a txid, lookups in memory and from a cold"
               + " page cache), not the filter stores")
   boolean ownIndexOnly;
+
+  @Option(
+      names = "--serve-startup-only",
+      description =
+          "only the real serve's start-up over a mainnet-geometry datadir (950,000 block records,"
+              + " summary for 1.4 billion txids; generated once under"
+              + " ${XDG_CACHE_HOME:-~/.cache}/bbf-index), page cache dropped and warm")
+  boolean serveStartupOnly;
+
+  @Option(
+      names = "--serve-startup-runs",
+      paramLabel = "N",
+      description = "cold and warm serve start-ups to time, each (default 5; the medians of these)")
+  int serveStartupRuns = ServeStartup.RUNS;
 
   @Option(
       names = {"-h", "--help"},
@@ -209,8 +227,14 @@ public final class ScaleBench implements Callable<Integer> {
             c.quick() ? " --quick" : "", BenchReport.count(c.keys()), BenchReport.count(c.files()));
         report.environment();
         ownIndex(c, report, tmp.path());
+      } else if (serveStartupOnly) {
+        report.line("bbf-index bench scale --serve-startup-only");
+        report.environment();
+        ServeStartup.run(report, tmp.path(), serveStartupRuns);
       } else {
         run(c, report, tmp.path(), new ConsoleProgress(), lock);
+        // 6. the real serve over a mainnet-geometry datadir (block index, txindex, store)
+        ServeStartup.run(report, tmp.path(), serveStartupRuns);
       }
     }
     report.finish(ProjectHome.home());

@@ -3,6 +3,7 @@ package io.bbfindex.benchmarks.synthetic;
 import static org.fusesource.leveldbjni.JniDBFactory.factory;
 
 import io.bbfindex.ingest.blockfile.BlocksXorKey;
+import io.bbfindex.ingest.chain.ChainWork;
 import io.bbfindex.ingest.encoding.CoreVarInt;
 import io.bbfindex.ingest.records.BlockInfo;
 import io.bbfindex.ingest.records.BlockStatus;
@@ -63,6 +64,9 @@ public final class SyntheticChain {
   /** Core's CLIENT_VERSION written as the 'b' records' dummy version and the locator's version. */
   private static final int CLIENT_VERSION = 319900;
 
+  /** Regtest's proof-of-work limit as compact bits: about half of all hashes meet it. */
+  private static final int REGTEST_BITS = 0x207f_ffff;
+
   /**
    * What to generate; generation stops after the block that reaches {@code transactions} or {@code
    * blkBytes}, whichever comes first.
@@ -70,6 +74,17 @@ public final class SyntheticChain {
    * @param txPerBlock mean transactions per block (uniform in [txPerBlock/2, 3*txPerBlock/2])
    * @param maxBlkFileBytes Core's MAX_BLOCKFILE_SIZE (128 MiB on mainnet)
    * @param indexes also write {@code blocks/index} and the hashed {@code indexes/txindex}
+   * @param maxBlocks generation also stops at this many blocks
+   * @param recordedTxPerBlock the nTx each {@code 'b'} record claims (0: the block's own count): a
+   *     block index of mainnet's shape (about 1,474 a block) over small blocks, so the builder
+   *     sizes the summary filter for mainnet's txid count while inserting only the blocks' own
+   * @param mined headers at regtest's proof-of-work limit ({@code 0x207fffff}) with the nonce
+   *     ground until the hash meets it (about two tries a block), so the product's {@code
+   *     NodeIndex} accepts the block index (it checks every header's proof of work); otherwise
+   *     mainnet-like bits that no synthetic hash meets
+   * @param legacyRows the txindex as Core 0.17-31 writes it ({@code 't'} + txid to CDiskTxPos, the
+   *     {@code 'B'} locator) instead of the hashed rows: the builder then takes the txids from the
+   *     rows, not from the blk files, and does not hold a block's data to its recorded nTx
    */
   public record Params(
       long transactions,
@@ -77,7 +92,33 @@ public final class SyntheticChain {
       int txPerBlock,
       long maxBlkFileBytes,
       long seed,
-      boolean indexes) {
+      boolean indexes,
+      long maxBlocks,
+      int recordedTxPerBlock,
+      boolean mined,
+      boolean legacyRows) {
+
+    /** Without a block limit, with each block's own nTx, unmined headers. */
+    public Params(
+        long transactions,
+        long blkBytes,
+        int txPerBlock,
+        long maxBlkFileBytes,
+        long seed,
+        boolean indexes) {
+      this(
+          transactions,
+          blkBytes,
+          txPerBlock,
+          maxBlkFileBytes,
+          seed,
+          indexes,
+          Long.MAX_VALUE,
+          0,
+          false,
+          false);
+    }
+
     public Params {
       if (transactions < 1 || blkBytes < 1 || txPerBlock < 2 || maxBlkFileBytes < 1 << 16) {
         throw new IllegalArgumentException(
@@ -147,7 +188,9 @@ public final class SyntheticChain {
     BlocksXorKey xor = BlocksXorKey.of(key);
     SipHash13Uj salt = p.indexes() ? new SipHash13Uj(rnd.nextLong(), rnd.nextLong()) : null;
     try (Writer w = new Writer(datadir, p, rnd, xor, salt, written)) {
-      while (w.transactions < p.transactions() && w.blkBytes < p.blkBytes()) {
+      while (w.transactions < p.transactions()
+          && w.blkBytes < p.blkBytes()
+          && w.blocks.size() < p.maxBlocks()) {
         int count = p.txPerBlock() / 2 + rnd.nextInt(p.txPerBlock() + 1);
         w.block((int) Math.min(count, Math.max(1, p.transactions() - w.transactions)));
       }
@@ -232,10 +275,15 @@ public final class SyntheticChain {
           .put(prev)
           .put(merkleRoot(txids, count))
           .putInt(1_700_000_000 + 600 * height)
-          .putInt(0x1703_4219)
+          .putInt(p.mined() ? REGTEST_BITS : 0x1703_4219)
           .putInt(rnd.nextInt());
       byte[] header = java.util.Arrays.copyOfRange(b, 8, 8 + HEADER);
       byte[] hash = Sha256Hash.hashTwice(header);
+      while (p.mined() && !ChainWork.meetsTarget(hash, REGTEST_BITS)) {
+        header[76]++; // the nonce's low byte: a new hash, about one in two meets the limit
+        hash = Sha256Hash.hashTwice(header);
+      }
+      System.arraycopy(header, 0, b, 8, HEADER);
       System.arraycopy(MAINNET_MAGIC, 0, b, 0, 4);
       ByteBuffer.wrap(b, 4, 4).order(ByteOrder.LITTLE_ENDIAN).putInt(size);
 
@@ -303,17 +351,32 @@ public final class SyntheticChain {
         if (written != null) {
           written.accept(txid, file, dataPos, offsets[i]);
         }
-        if (txindex != null) {
+        if (txindex != null && p.legacyRows()) {
+          put(
+              DbKeys.txKey(txid),
+              concat(
+                  CoreVarInt.encode(file),
+                  CoreVarInt.encode(dataPos),
+                  CoreVarInt.encode(offsets[i])));
+        } else if (txindex != null) {
           put(
               HashedKeys.txRowKey(salt.prefix40(txid, 0), height, HEADER + offsets[i]),
               new byte[0]);
         }
       }
-      if (txindex != null) {
+      if (txindex != null && !p.legacyRows()) {
         put(HashedKeys.seqKey(height), hash);
         put(concat(new byte[] {'h'}, hash), le32(height));
+      }
+      if (txindex != null) {
         blockIndex.put(
-            DbKeys.blockKey(hash), blockRecord(height, count, file, dataPos, block.header()));
+            DbKeys.blockKey(hash),
+            blockRecord(
+                height,
+                p.recordedTxPerBlock() > 0 ? p.recordedTxPerBlock() : count,
+                file,
+                dataPos,
+                block.header()));
       }
     }
 
@@ -382,7 +445,13 @@ public final class SyntheticChain {
     }
 
     Result finish() throws IOException {
-      if (txindex != null) {
+      if (txindex != null && p.legacyRows()) {
+        byte[] tip = blocks.getLast().hash();
+        put(new byte[] {DbKeys.BEST_BLOCK}, concat(le32(CLIENT_VERSION), new byte[] {1}, tip));
+        txindex.write(batch);
+        batch.close();
+        batch = null;
+      } else if (txindex != null) {
         put(
             HashedKeys.SALT,
             ByteBuffer.allocate(16)
