@@ -343,22 +343,8 @@ class IncrementalBuildTest {
     Manifest.BlockHashEntry b = m.blocks();
     ManifestFile.write(
         dir,
-        new Manifest(
-            m.filterFormatVersion(),
-            m.createdMillis(),
-            m.datadir(),
-            m.tipHash(),
-            m.tipHeight(),
-            m.txindexTipHeight(),
-            m.derivationId(),
-            m.salt(),
-            m.targetFpr(),
-            m.summaryFpr(),
-            m.summaryHeadroom(),
-            m.records(),
-            m.summary(),
-            new Manifest.BlockHashEntry(b.name(), b.keys(), "ab".repeat(32), b.headerCrc()),
-            m.files()));
+        m.withBlocks(
+            new Manifest.BlockHashEntry(b.name(), b.keys(), "ab".repeat(32), b.headerCrc())));
     try (VerifiedAhead ahead = VerifiedAhead.start(dir);
         FilterStore s = FilterBuilder.ensureBuilt(index, dir, opts, ProgressListener.NONE, ahead)) {
       assertEquals(built.blocks().digest(), s.manifest().blocks().digest());
