@@ -12,6 +12,7 @@ import io.bbfindex.ingest.filterbuild.ConsoleProgress;
 import io.bbfindex.ingest.filterbuild.FilterBuilder;
 import io.bbfindex.ingest.filterbuild.ProgressListener;
 import io.bbfindex.ingest.filterbuild.StoreSalt;
+import io.bbfindex.ingest.filterbuild.VerifiedAhead;
 import io.bbfindex.ingest.ownindex.OwnIndexStore;
 import io.bbfindex.ingest.ownindex.OwnTxLookup;
 import io.bbfindex.ingest.store.FilterStore;
@@ -76,14 +77,22 @@ public final class CoreChainAccess implements ChainAccess {
     long start = System.nanoTime();
     log.println(
         "bbf-index: opening " + datadir + " (private LevelDB snapshots under " + work + ")");
-    NodeIndex index =
-        NodeIndex.open(datadir, work, pruned.backfill(), txindex != TxIndexChoice.NODE);
+    // the store's checksums (1.84 GB of summary at mainnet geometry) are checked on another core
+    // while the node's block index is read: ensureBuilt then checks that store against the index
+    VerifiedAhead ahead = VerifiedAhead.start(filters);
+    NodeIndex index;
+    try {
+      index = NodeIndex.open(datadir, work, pruned.backfill(), txindex != TxIndexChoice.NODE);
+    } catch (IOException | RuntimeException e) {
+      ahead.close();
+      throw e;
+    }
     try {
       boolean own = txindex == TxIndexChoice.OWN || index.txindexLayout() == TxIndexLayout.NONE;
 
       BuildOptions options = options(filters, request.store());
       FilterStore opened =
-          FilterBuilder.ensureBuilt(index, filters, options, new ConsoleProgress());
+          FilterBuilder.ensureBuilt(index, filters, options, new ConsoleProgress(), ahead);
       // after the store: the builder wants its directory to itself until its manifest is there
       Optional<OwnTxLookup> ownLookup = Optional.empty();
       Optional<PrunedHistory> prunedHistory = Optional.empty();
@@ -125,6 +134,7 @@ public final class CoreChainAccess implements ChainAccess {
           (System.nanoTime() - start) / 1_000_000);
       return backend;
     } catch (IOException | RuntimeException e) {
+      ahead.close(); // when the build did not take the store
       index.close();
       throw e;
     }

@@ -225,7 +225,38 @@ public final class FilterBuilder {
   public static FilterStore ensureBuilt(
       NodeIndex index, Path outDir, BuildOptions opts, ProgressListener progress)
       throws IOException {
-    FilterStore verified = openIfValid(outDir);
+    return ensureBuilt(index, outDir, opts, progress, openIfValid(outDir));
+  }
+
+  /**
+   * As {@link #ensureBuilt(NodeIndex, Path, BuildOptions, ProgressListener)}, with the store's
+   * opening and verification started earlier by {@code ahead} (e.g. before the node's index was
+   * opened: the two then overlap). The store is checked against {@code index} exactly as if it had
+   * been opened here.
+   *
+   * @throws IllegalArgumentException if {@code ahead} verifies another directory
+   */
+  public static FilterStore ensureBuilt(
+      NodeIndex index,
+      Path outDir,
+      BuildOptions opts,
+      ProgressListener progress,
+      VerifiedAhead ahead)
+      throws IOException {
+    if (!ahead.dir().equals(outDir)) {
+      throw new IllegalArgumentException(
+          "the store verified ahead is " + ahead.dir() + ", not " + outDir);
+    }
+    return ensureBuilt(index, outDir, opts, progress, ahead.take());
+  }
+
+  private static FilterStore ensureBuilt(
+      NodeIndex index,
+      Path outDir,
+      BuildOptions opts,
+      ProgressListener progress,
+      @Nullable FilterStore verified)
+      throws IOException {
     BuildReport report;
     try {
       report = build(ChainSource.of(index), outDir, opts, progress, verified);
@@ -244,7 +275,7 @@ public final class FilterBuilder {
   }
 
   /** The store in {@code outDir} opened and verified, or null when it is missing or bad. */
-  private static @Nullable FilterStore openIfValid(Path outDir) {
+  static @Nullable FilterStore openIfValid(Path outDir) {
     if (!Files.exists(outDir.resolve(io.bbfindex.ingest.store.ManifestFile.FILE_NAME))) {
       return null;
     }

@@ -112,6 +112,15 @@ public record Manifest(
 
   /** This manifest with other per-file entries (the builder's and tests' way to derive one). */
   public Manifest withFiles(List<FileEntry> newFiles) {
+    return with(blocks, newFiles);
+  }
+
+  /** This manifest with another block-hash entry (e.g. a test's digest of another index). */
+  public Manifest withBlocks(BlockHashEntry newBlocks) {
+    return with(newBlocks, files);
+  }
+
+  private Manifest with(BlockHashEntry newBlocks, List<FileEntry> newFiles) {
     return new Manifest(
         filterFormatVersion,
         createdMillis,
@@ -126,7 +135,7 @@ public record Manifest(
         summaryHeadroom,
         records,
         summary,
-        blocks,
+        newBlocks,
         newFiles);
   }
 

@@ -317,6 +317,78 @@ class IncrementalBuildTest {
     }
   }
 
+  /**
+   * The start-up path of {@code serve}: the store verified on its own thread while the node's index
+   * opens ({@link VerifiedAhead}), then checked against the node. Unchanged, it is served with
+   * nothing rebuilt; a store whose block digest is not the node's has its block-hash filter
+   * rebuilt; a damaged summary is refused by the verification and rebuilt, never served.
+   */
+  @Test
+  void aStoreVerifiedAheadIsCheckedAgainstTheNodeAsIfOpenedByEnsureBuilt() throws IOException {
+    Path dir = freshStore();
+    BuildOptions opts = BuildOptions.defaults().withFileFilters(true);
+    Map<String, String> before = filterHashes(dir);
+    Manifest built = ManifestFile.read(dir);
+    try (VerifiedAhead ahead = VerifiedAhead.start(dir);
+        FilterStore s = FilterBuilder.ensureBuilt(index, dir, opts, ProgressListener.NONE, ahead)) {
+      assertEquals(before, filterHashes(dir)); // nothing rewritten
+      assertEquals(ManifestFile.read(dir), s.manifest());
+      for (TxRow r : truth) {
+        assertTrue(s.mightContainTx(r.txidInternal(), 0), "summary misses " + r.txidHex());
+      }
+    }
+
+    // a block digest that is not the node's: as if the store had been built for another index
+    Manifest m = ManifestFile.read(dir);
+    Manifest.BlockHashEntry b = m.blocks();
+    ManifestFile.write(
+        dir,
+        m.withBlocks(
+            new Manifest.BlockHashEntry(b.name(), b.keys(), "ab".repeat(32), b.headerCrc())));
+    try (VerifiedAhead ahead = VerifiedAhead.start(dir);
+        FilterStore s = FilterBuilder.ensureBuilt(index, dir, opts, ProgressListener.NONE, ahead)) {
+      assertEquals(built.blocks().digest(), s.manifest().blocks().digest());
+      assertEquals(built.blocks().digest(), ManifestFile.read(dir).blocks().digest());
+    }
+
+    Path summary = dir.resolve(FilterBuilder.SUMMARY_NAME);
+    flipByte(summary, Files.size(summary) - 1);
+    String damaged = filterHashes(dir).get(FilterBuilder.SUMMARY_NAME);
+    try (VerifiedAhead ahead = VerifiedAhead.start(dir);
+        FilterStore s = FilterBuilder.ensureBuilt(index, dir, opts, ProgressListener.NONE, ahead)) {
+      assertTrue(!damaged.equals(filterHashes(dir).get(FilterBuilder.SUMMARY_NAME)));
+      for (TxRow r : truth) {
+        assertTrue(s.mightContainTx(r.txidInternal(), 0), "summary misses " + r.txidHex());
+      }
+    }
+    assertNoFalseNegatives(dir);
+  }
+
+  /** A store verified ahead but never taken (the node's index failed to open) is freed. */
+  @Test
+  void aStoreVerifiedAheadAndNotTakenIsClosedAndCannotBeTakenAfter() throws IOException {
+    Path dir = freshStore();
+    VerifiedAhead ahead = VerifiedAhead.start(dir);
+    ahead.close();
+    ahead.close();
+    assertThrows(
+        IllegalStateException.class,
+        () ->
+            FilterBuilder.ensureBuilt(
+                index, dir, BuildOptions.defaults(), ProgressListener.NONE, ahead));
+    try (VerifiedAhead other = VerifiedAhead.start(dir)) {
+      assertThrows(
+          IllegalArgumentException.class,
+          () ->
+              FilterBuilder.ensureBuilt(
+                  index,
+                  tmp.resolve("elsewhere"),
+                  BuildOptions.defaults(),
+                  ProgressListener.NONE,
+                  other));
+    }
+  }
+
   @Test
   void aCorruptSummaryIsNamedAndRebuiltFromAFullScan() throws IOException {
     Path dir = freshStore();

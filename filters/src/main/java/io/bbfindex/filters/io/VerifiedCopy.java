@@ -57,15 +57,32 @@ record VerifiedCopy(int crc32c, long bitCount) {
     } finally {
       work.stop();
       if (helper != null) {
-        try {
-          helper.join();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw new InterruptedIOException("interrupted while reading " + file);
-        }
+        joinUninterruptibly(helper);
       }
     }
     return new VerifiedCopy((int) crc.getValue(), ones);
+  }
+
+  /**
+   * Waits for the read-ahead helper even when this thread is interrupted: the caller frees {@code
+   * into} as soon as this returns or throws, and freeing memory a read still writes into fails
+   * ("Session is acquired by 1 clients", seen when a store was closed during its background copy).
+   * The wait is short: the helper stops after its current chunk, and an interrupt of a read closes
+   * the channel, which ends the helper's read too.
+   */
+  private static void joinUninterruptibly(Thread helper) {
+    boolean interrupted = false;
+    while (true) {
+      try {
+        helper.join();
+        break;
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   /**
