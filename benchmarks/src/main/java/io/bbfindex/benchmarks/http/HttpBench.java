@@ -37,7 +37,9 @@ import picocli.CommandLine.Option;
  * ({@code GET /v1/tx/{txid}/raw}) and merkle proofs of positives, and, when {@code $BITCOIND} is
  * set, Core's own {@code /rest/tx/<txid>.bin} for the same positives on a real bitcoind ({@code
  * -rest -txindex}, 127.0.0.1) over a copy of the same data directory; rounds interleaved so
- * background load hits every target alike.
+ * background load hits every target alike. The fixture's binary batches (fixed and fresh ids) are
+ * measured beside the same batches on a 100 M-key summary ({@link BigStoreBatch}): both stores
+ * served at once, their rounds alternating ({@link StorePairRounds}).
  *
  * <p>Positives come from each fixture's ground-truth table; negatives are real mainnet txids of
  * {@code fixtures/mainnet-real-txids.tsv.gz} that are not in the demo (so absent from both). wrk
