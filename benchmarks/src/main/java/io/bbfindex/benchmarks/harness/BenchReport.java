@@ -29,6 +29,9 @@ public final class BenchReport {
   private final StringBuilder text = new StringBuilder();
   private final Map<String, String> summary = new LinkedHashMap<>();
 
+  /** When the suite began (its report is made first): the wall time printed by {@link #finish}. */
+  private final long started = System.nanoTime();
+
   public BenchReport(String name, PrintStream out) {
     this.name = name;
     this.out = out;
@@ -101,6 +104,12 @@ public final class BenchReport {
    */
   public void finish(@Nullable Path home) throws IOException {
     line("");
+    line(
+        "%s: wall time %.0f s (%.1f min) from the report's start, load average at the end %s",
+        name,
+        (System.nanoTime() - started) / 1e9,
+        (System.nanoTime() - started) / 60e9,
+        loadAverage());
     List<String> block = new ArrayList<>();
     summary.forEach((k, v) -> block.add("summary: " + k + " " + v));
     block.forEach(l -> line(l));

@@ -35,19 +35,7 @@ final class BatchPhaseSplit {
   /** Scrapes {@code baseUrl/metrics} and prints the split of each form that served a batch. */
   static void print(BenchReport r, String dataset, String baseUrl)
       throws IOException, InterruptedException {
-    String text;
-    try (HttpClient client = HttpClient.newHttpClient()) {
-      HttpResponse<String> res =
-          client.send(
-              HttpRequest.newBuilder(URI.create(baseUrl + "/metrics"))
-                  .timeout(Duration.ofSeconds(30))
-                  .build(),
-              HttpResponse.BodyHandlers.ofString());
-      if (res.statusCode() != 200) {
-        throw new IOException("GET /metrics answered " + res.statusCode());
-      }
-      text = res.body();
-    }
+    String text = metrics(baseUrl);
     Map<String, double[]> sums = new TreeMap<>(); // form -> seconds per phase
     Map<String, Double> counts = new TreeMap<>(); // form -> batches
     parse(text, sums, counts);
@@ -76,6 +64,60 @@ final class BatchPhaseSplit {
             + " (bbf_http_batch_phase_seconds; mean µs per batch and share)",
         List.of("form", "batches", "parse", "filter probe", "index reads", "write"),
         rows);
+  }
+
+  /** The server's {@code /metrics} text. */
+  static String metrics(String baseUrl) throws IOException, InterruptedException {
+    try (HttpClient client = HttpClient.newHttpClient()) {
+      HttpResponse<String> res =
+          client.send(
+              HttpRequest.newBuilder(URI.create(baseUrl + "/metrics"))
+                  .timeout(Duration.ofSeconds(30))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      if (res.statusCode() != 200) {
+        throw new IOException("GET /metrics answered " + res.statusCode());
+      }
+      return res.body();
+    }
+  }
+
+  /**
+   * One form's totals since the server started: seconds per phase ({@link #PHASES}) and batches;
+   * two of them, before and after a run, give that run's own split.
+   */
+  record Totals(double[] seconds, double batches) {
+    static Totals read(String baseUrl, String form) throws IOException, InterruptedException {
+      Map<String, double[]> sums = new TreeMap<>();
+      Map<String, Double> counts = new TreeMap<>();
+      parse(metrics(baseUrl), sums, counts);
+      return new Totals(
+          sums.getOrDefault(form, new double[PHASES.size()]).clone(),
+          counts.getOrDefault(form, 0.0));
+    }
+
+    /** {@code this - before}. */
+    Totals minus(Totals before) {
+      double[] d = new double[PHASES.size()];
+      for (int p = 0; p < d.length; p++) {
+        d[p] = seconds[p] - before.seconds[p];
+      }
+      return new Totals(d, batches - before.batches);
+    }
+
+    /** {@code this + other}. */
+    Totals plus(Totals other) {
+      double[] d = new double[PHASES.size()];
+      for (int p = 0; p < d.length; p++) {
+        d[p] = seconds[p] + other.seconds[p];
+      }
+      return new Totals(d, batches + other.batches);
+    }
+
+    /** Mean microseconds a batch in phase {@code p}. */
+    double micros(int p) {
+      return batches == 0 ? Double.NaN : 1e6 * seconds[p] / batches;
+    }
   }
 
   static void parse(String text, Map<String, double[]> sums, Map<String, Double> counts) {

@@ -1,7 +1,6 @@
 package io.bbfindex.benchmarks.http;
 
 import io.bbfindex.benchmarks.harness.BenchReport;
-import io.bbfindex.benchmarks.harness.Filled;
 import io.bbfindex.benchmarks.synthetic.BigSummaryStore;
 import io.bbfindex.ingest.encoding.HashKeys;
 import io.bbfindex.ingest.store.ManifestFile;
@@ -19,9 +18,9 @@ import java.util.Map;
  * 100 M keys: a 130 MB summary, far beyond the CPU's caches), served by a real {@code serve} over
  * the fixture's data directory (which finds nothing to rebuild: checked). The batches of fixed
  * absent ids and of fresh ones ({@link FreshBatch}) are measured as on the small stores, in the
- * same run: the same route, body, client and ids' making, one store small, one big. Not yet
- * interleaved across the two stores (each has its own server, the big one measured after the
- * small), so a change of the machine's load between them moves the ratio.
+ * same run: the same route, body, client and ids' making, one store small, one big. Both stores'
+ * servers are up at once and their rounds alternate ({@link StorePairRounds}): the ratios are the
+ * medians of per-round ratios, every round printed.
  *
  * <p>The summary is built at every run (no cache): one thread, about 100 ns a key on this machine
  * (generation and an insert that misses the cache), printed.
@@ -34,9 +33,6 @@ final class BigStoreBatch {
   /** Seed of the synthetic txids (not the seed of any id asked). */
   private static final long SEED = 0xB16B00L;
 
-  static final List<String> TARGETS =
-      List.of("livez", HttpBench.NEG_BATCH_BINARY, HttpBench.NEG_BATCH_FRESH);
-
   private BigStoreBatch() {}
 
   /** {@code keys} in a summary line's suffix: {@code 100m}, {@code 200k}. */
@@ -45,11 +41,18 @@ final class BigStoreBatch {
   }
 
   /**
-   * Makes the big store from the fixture's (measured just before, its files under {@code tmp}),
-   * serves it and runs {@link #TARGETS}; its figures, as the dataset {@code fixture-<suffix>}.
+   * Makes the big store from the fixture's (ingested just before, its files under {@code tmp}),
+   * serves it and the fixture's own store at once, and runs {@link StorePairRounds}; the figures of
+   * both, as the data sets {@code fixture} (the binary batches only) and {@code fixture-<suffix>},
+   * and the per-round ratios.
    */
-  static List<HttpBench.Figure> measure(
-      HttpBench.Config c, BenchReport r, Path tmp, HttpBench.Wrk tool, List<String> fixtureTxids)
+  static StorePairRounds.Result measure(
+      HttpBench.Config c,
+      BenchReport r,
+      Path tmp,
+      HttpBench.Wrk tool,
+      List<String> fixtureTxids,
+      List<HttpBench.Figure> figures)
       throws IOException, InterruptedException {
     String dataset = "fixture-" + suffix(c.bigKeys());
     Path small = tmp.resolve("fixture-filters");
@@ -57,42 +60,78 @@ final class BigStoreBatch {
     BigSummaryStore.Made big = make(c, r, tmp, dataset, small, fixtureTxids);
     Path requests = tmp.resolve("fixture-requests");
     Map<String, Path> files = new LinkedHashMap<>();
-    files.put("livez", requests.resolve("livez.txt"));
     files.put(HttpBench.NEG_BATCH_BINARY, requests.resolve("batch-neg-binary.txt"));
     files.put(HttpBench.NEG_BATCH_FRESH, requests.resolve("batch-neg-binary.txt"));
-    try (ServerProcess server =
-        ServerProcess.serve(
-            List.of(),
-            ServerProcess.serveArgs(datadir, big.dir(), tmp.resolve("fixture-work")),
-            tmp.resolve(dataset + "-serve.log"),
-            300)) {
-      long served = ManifestFile.read(big.dir()).summary().keys();
-      if (served != big.summaryKeys()) {
-        throw new IOException(
-            "serve rebuilt the big summary (" + served + " keys): the measurement would be void");
-      }
+    Path work = tmp.resolve("fixture-work"); // each serve claims its own snapshot directory in it
+    try (ServerProcess smallServer =
+            ServerProcess.serve(
+                List.of(),
+                ServerProcess.serveArgs(datadir, small, work),
+                tmp.resolve("fixture-pair-serve.log"),
+                300);
+        ServerProcess server =
+            ServerProcess.serve(
+                List.of(),
+                ServerProcess.serveArgs(datadir, big.dir(), work),
+                tmp.resolve(dataset + "-serve.log"),
+                300)) {
+      checkKept(big);
       r.line(
-          "%s: serve start to 'listening' %.1f s over %s (summary kept: %,d keys), %s",
-          dataset, server.startSeconds(), datadir, served, server.baseUrl());
-      Map<String, List<WrkRun>> runs = run(c, tool, server.baseUrl(), files);
-      List<HttpBench.Figure> figures = new ArrayList<>();
-      List<List<String>> rows = new ArrayList<>();
-      for (String t : TARGETS) {
-        HttpBench.Figure f = HttpBench.figure(dataset, t, Filled.entry(runs, t));
-        figures.add(f);
-        rows.add(f.row(t, true));
-      }
-      r.table(
-          dataset + ": median of " + c.rounds() + " round(s) of " + c.seconds() + " s",
-          HttpBench.TABLE_HEADER,
-          rows);
-      BatchPhaseSplit.print(r, dataset, server.baseUrl());
-      tool.fresh().printClientCost(r, dataset, server.baseUrl());
+          "%s: serve start to 'listening' %.1f s over %s (summary kept: %,d keys), %s; beside it"
+              + " the fixture's own store served again, %s",
+          dataset,
+          server.startSeconds(),
+          datadir,
+          big.summaryKeys(),
+          server.baseUrl(),
+          smallServer.baseUrl());
+      List<StorePairRounds.Side> sides =
+          List.of(
+              new StorePairRounds.Side("fixture", smallServer.baseUrl()),
+              new StorePairRounds.Side(dataset, server.baseUrl()));
+      StorePairRounds.Result res =
+          StorePairRounds.run(c, r, tool, sides.get(0), sides.get(1), files);
+      report(c, r, res, sides, figures);
       r.line(
           "%s: serve's RSS after the runs %.0f MiB (default JVM heap flags; filters off-heap)",
           dataset, BenchReport.rssBytes(server.pid()) / 1048576.0);
-      return figures;
+      return res;
     }
+  }
+
+  /** Whether serve kept the grafted summary (a rebuilt one would void the measurement). */
+  private static void checkKept(BigSummaryStore.Made big) throws IOException {
+    long served = ManifestFile.read(big.dir()).summary().keys();
+    if (served != big.summaryKeys()) {
+      throw new IOException(
+          "serve rebuilt the big summary (" + served + " keys): the measurement would be void");
+    }
+  }
+
+  /** The pair's table (medians over rounds) and what its batches cost; figures into {@code all}. */
+  private static void report(
+      HttpBench.Config c,
+      BenchReport r,
+      StorePairRounds.Result res,
+      List<StorePairRounds.Side> sides,
+      List<HttpBench.Figure> all) {
+    List<List<String>> rows = new ArrayList<>();
+    for (StorePairRounds.Side s : sides) {
+      for (String t : StorePairRounds.TARGETS) {
+        HttpBench.Figure f = HttpBench.figure(s.dataset(), t, res.runs(s.dataset(), t));
+        all.add(f);
+        rows.add(f.row(s.dataset() + ": " + t, true));
+      }
+    }
+    r.table(
+        "the two stores side by side: median of "
+            + c.pairRounds()
+            + " alternating round(s) of "
+            + c.pairSeconds()
+            + " s per target and store",
+        HttpBench.TABLE_HEADER,
+        rows);
+    StorePairRounds.printCosts(r, res, sides);
   }
 
   /** The big store beside the fixture's {@code small} one, and the line that describes it. */
@@ -130,44 +169,34 @@ final class BigStoreBatch {
     return out;
   }
 
-  /** Warm-up, then the rounds, as bench http runs its targets. */
-  private static Map<String, List<WrkRun>> run(
-      HttpBench.Config c, HttpBench.Wrk tool, String url, Map<String, Path> files)
-      throws IOException, InterruptedException {
-    for (String t : TARGETS) {
-      HttpBench.runOne(tool, t, url, files, c, c.warmupSeconds());
-    }
-    Map<String, List<WrkRun>> runs = new LinkedHashMap<>();
-    for (int round = 0; round < c.rounds(); round++) {
-      for (String t : TARGETS) {
-        runs.computeIfAbsent(t, k -> new ArrayList<>())
-            .add(HttpBench.runOne(tool, t, url, files, c, c.seconds()));
-      }
-    }
-    return runs;
-  }
-
   /**
    * The summary lines: the big store's ids a second, fixed and fresh, and each over the same batch
    * on the small fixture store of the same run.
    */
-  static void summarize(BenchReport r, List<HttpBench.Figure> all, HttpBench.Config c) {
+  static void summarize(
+      BenchReport r, List<HttpBench.Figure> all, HttpBench.Config c, StorePairRounds.Result res) {
     String s = suffix(c.bigKeys());
     String dataset = "fixture-" + s;
-    double fresh = find(all, dataset, HttpBench.NEG_BATCH_FRESH);
-    double fixed = find(all, dataset, HttpBench.NEG_BATCH_BINARY);
-    double smallFresh = find(all, "fixture", HttpBench.NEG_BATCH_FRESH);
-    double smallFixed = find(all, "fixture", HttpBench.NEG_BATCH_BINARY);
-    r.summary("batch_binary_ids_per_second_" + s, fresh);
-    r.summary("batch_binary_" + s + "_over_small", fresh / smallFresh);
-    r.summary("batch_binary_fixed_ids_per_second_" + s, fixed);
-    r.summary("batch_binary_fixed_" + s + "_over_small", fixed / smallFixed);
+    r.summary("batch_binary_ids_per_second_" + s, find(all, dataset, HttpBench.NEG_BATCH_FRESH));
+    r.summary("batch_binary_" + s + "_over_small", res.medianRatio(HttpBench.NEG_BATCH_FRESH));
+    r.summary(
+        "batch_binary_fixed_ids_per_second_" + s, find(all, dataset, HttpBench.NEG_BATCH_BINARY));
+    r.summary(
+        "batch_binary_fixed_" + s + "_over_small", res.medianRatio(HttpBench.NEG_BATCH_BINARY));
+    r.summary(
+        "batch_binary_fresh_client_cpu_us",
+        StorePairRounds.clientMicros(res, "fixture", HttpBench.NEG_BATCH_FRESH));
+    r.summary(
+        "batch_binary_fixed_client_cpu_us",
+        StorePairRounds.clientMicros(res, "fixture", HttpBench.NEG_BATCH_BINARY));
     r.line(
         String.format(
             Locale.ROOT,
             "batch_binary_*_%s: 10,000 absent ids a binary batch on the fixture's store with a"
-                + " summary of %,d more txids; '_over_small': over the same batch on the fixture's"
-                + " own store, same run; without 'fixed': fresh ids (none asked twice).",
+                + " summary of %,d more txids; '_over_small': the median of the rounds' ratios to"
+                + " the same batch on the fixture's own store, both served at once, rounds"
+                + " alternating; without 'fixed': fresh ids (none asked twice); '_client_cpu_us':"
+                + " wrk's CPU a request on the fixture's own store.",
             s,
             c.bigKeys()));
   }

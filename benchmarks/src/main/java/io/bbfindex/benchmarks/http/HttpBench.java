@@ -37,7 +37,9 @@ import picocli.CommandLine.Option;
  * ({@code GET /v1/tx/{txid}/raw}) and merkle proofs of positives, and, when {@code $BITCOIND} is
  * set, Core's own {@code /rest/tx/<txid>.bin} for the same positives on a real bitcoind ({@code
  * -rest -txindex}, 127.0.0.1) over a copy of the same data directory; rounds interleaved so
- * background load hits every target alike.
+ * background load hits every target alike. The fixture's binary batches (fixed and fresh ids) are
+ * measured beside the same batches on a 100 M-key summary ({@link BigStoreBatch}): both stores
+ * served at once, their rounds alternating ({@link StorePairRounds}).
  *
  * <p>Positives come from each fixture's ground-truth table; negatives are real mainnet txids of
  * {@code fixtures/mainnet-real-txids.tsv.gz} that are not in the demo (so absent from both). wrk
@@ -52,7 +54,11 @@ import picocli.CommandLine.Option;
     })
 public final class HttpBench implements Callable<Integer> {
 
-  @Option(names = "--quick", description = "5 s per run, 2 rounds (default 10 s, 3 rounds)")
+  @Option(
+      names = "--quick",
+      description =
+          "4 s per run after 1 s of warm-up, 2 rounds; the two stores' batches in 4 alternating"
+              + " rounds of 3 s (default 10 s after 5 s, 3 rounds; 5 rounds of 10 s)")
   boolean quick;
 
   @Option(
@@ -124,11 +130,25 @@ public final class HttpBench implements Callable<Integer> {
       boolean jfr,
       boolean quick,
       List<String> datasets,
-      long bigKeys) {
+      long bigKeys,
+      int pairRounds,
+      int pairSeconds) {
     static Config of(boolean quick, boolean jfr) {
+      // --quick fits in 5 minutes on 2 cores: 4-s runs after a 1-s warm-up each (the server's JIT
+      // is warm after the first targets; 5 s and 2 s made the suite 6-8 minutes), and the two
+      // stores' batches in 4 short alternating rounds, whose median ratio outvotes a disturbed one
+      List<String> sets = List.of("demo", "fixture");
       return quick
-          ? new Config(5, 2, 2, 2, 32, jfr, true, List.of("demo", "fixture"), BigStoreBatch.KEYS)
-          : new Config(10, 5, 3, 2, 32, jfr, false, List.of("demo", "fixture"), BigStoreBatch.KEYS);
+          ? new Config(4, 1, 2, 2, 32, jfr, true, sets, BigStoreBatch.KEYS, 4, 3)
+          : new Config(10, 5, 3, 2, 32, jfr, false, sets, BigStoreBatch.KEYS, 5, 10);
+    }
+
+    /**
+     * Whether the fixture's binary batches are measured in the pair of stores ({@link
+     * StorePairRounds}) rather than in the fixture's own server run.
+     */
+    boolean paired() {
+      return bigKeys > 0 && datasets.contains("fixture");
     }
   }
 
@@ -218,10 +238,14 @@ public final class HttpBench implements Callable<Integer> {
     for (String dataset : c.datasets()) {
       all.addAll(measure(c, r, tmp, home, tool, dataset, demoTruth, negatives));
     }
-    if (c.bigKeys() > 0 && c.datasets().contains("fixture")) {
-      all.addAll(BigStoreBatch.measure(c, r, tmp, tool, txids(MULTIFILE)));
-    }
+    StorePairRounds.@Nullable Result pair =
+        c.paired() ? BigStoreBatch.measure(c, r, tmp, tool, txids(MULTIFILE), all) : null;
     summarize(r, all, c);
+    if (pair != null) {
+      BigStoreBatch.summarize(r, all, c, pair);
+    }
+    r.line(
+        "summary lines without a suffix are the 150,401-txid fixture; '_demo' the embedded demo.");
     return all;
   }
 
@@ -280,6 +304,9 @@ public final class HttpBench implements Callable<Integer> {
               + " %s",
           dataset, archive, positives.size(), ingest, server.startSeconds(), server.baseUrl());
       List<String> targets = new ArrayList<>(TARGETS);
+      if (!demo && c.paired()) { // measured beside the big store, rounds alternating
+        targets.removeAll(StorePairRounds.TARGETS);
+      }
       if (core != null) {
         targets.add(CORE_REST);
         r.line("%s: Core REST on a real bitcoind over a copy of it: %s", dataset, core.baseUrl());
@@ -341,16 +368,7 @@ public final class HttpBench implements Callable<Integer> {
       Wrk tool, String target, String url, Map<String, Path> files, Config c, int seconds)
       throws IOException, InterruptedException {
     if (target.equals(NEG_BATCH_FRESH)) {
-      return tool.fresh()
-          .run(
-              tool.binary(),
-              url,
-              Filled.entry(files, target),
-              "/v1/tx/lookup",
-              c.threads(),
-              c.connections(),
-              seconds)
-          .wrk();
+      return timedRun(tool, target, url, files, c, seconds).wrk();
     }
     return WrkRun.run(
         tool.binary(),
@@ -362,6 +380,31 @@ public final class HttpBench implements Callable<Integer> {
         c.threads(),
         c.connections(),
         seconds);
+  }
+
+  /**
+   * One wrk run of the binary batch {@code target} (fixed or fresh ids) under bash's {@code times}:
+   * its figures and wrk's CPU.
+   */
+  static FreshBatch.Run timedRun(
+      Wrk tool, String target, String url, Map<String, Path> files, Config c, int seconds)
+      throws IOException, InterruptedException {
+    Path bodies = Filled.entry(files, target);
+    if (target.equals(NEG_BATCH_FRESH)) {
+      return tool.fresh()
+          .run(tool.binary(), url, bodies, "/v1/tx/lookup", c.threads(), c.connections(), seconds);
+    }
+    return FreshBatch.timed(
+        WrkRun.requestCommand(
+            tool.binary(),
+            tool.script(),
+            url,
+            bodies,
+            "/v1/tx/lookup",
+            true,
+            c.threads(),
+            c.connections(),
+            seconds));
   }
 
   /** The dataset's table and target lines; its figures into {@code all}. */
@@ -447,11 +490,6 @@ public final class HttpBench implements Callable<Integer> {
                 r.summary("rawtx_rps_over_core_rest" + suffix, raw.rps() / core.rps());
               });
     }
-    if (c.bigKeys() > 0 && c.datasets().contains("fixture")) {
-      BigStoreBatch.summarize(r, all, c);
-    }
-    r.line(
-        "summary lines without a suffix are the 150,401-txid fixture; '_demo' the embedded demo.");
   }
 
   private static Figure find(List<Figure> all, String dataset, String target) {

@@ -162,6 +162,22 @@ public record WrkRun(
       int connections,
       int seconds)
       throws IOException, InterruptedException {
+    return output(
+        requestCommand(
+            wrk, script, baseUrl, requestFile, postPath, binary, threads, connections, seconds));
+  }
+
+  /** The command line {@link #report} runs (a mutable list). */
+  static List<String> requestCommand(
+      Path wrk,
+      Path script,
+      String baseUrl,
+      Path requestFile,
+      @Nullable String postPath,
+      boolean binary,
+      int threads,
+      int connections,
+      int seconds) {
     List<String> cmd =
         command(wrk, script, baseUrl, threads, connections, seconds, requestFile.toString());
     if (postPath != null) {
@@ -171,7 +187,7 @@ public record WrkRun(
         cmd.add("binary");
       }
     }
-    return output(cmd);
+    return cmd;
   }
 
   /**

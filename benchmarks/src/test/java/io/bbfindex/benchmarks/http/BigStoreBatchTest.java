@@ -79,6 +79,12 @@ class BigStoreBatchTest {
             Service.start(
                 backend,
                 new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+                HttpInitializer.DEFAULT_MAX_BODY_BYTES);
+        ChainBackend smallBackend = open(datadir, small);
+        Service smallService =
+            Service.start(
+                smallBackend,
+                new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
                 HttpInitializer.DEFAULT_MAX_BODY_BYTES)) {
       assertEquals(
           big.summaryKeys(),
@@ -103,7 +109,57 @@ class BigStoreBatchTest {
           new BenchReport("t", new PrintStream(out, true, StandardCharsets.UTF_8)), "big", url);
       String printed = out.toString(StandardCharsets.UTF_8);
       assertTrue(printed.contains("µs CPU a request"), printed);
+      pairedRoundsAlternate(
+          new HttpBench.Wrk(WrkRun.findWrk().orElseThrow(), WrkRun.writeScript(tmp), fresh),
+          smallService.server().baseUrl(),
+          url,
+          files);
     }
+  }
+
+  /**
+   * Both stores served at once: 3 rounds of both batches on each, the order alternating, every
+   * round printed with its ratios, the headline their median; each run's client CPU and the
+   * server's own batches of that run (and no other's) read.
+   */
+  private static void pairedRoundsAlternate(
+      HttpBench.Wrk tool, String smallUrl, String bigUrl, Map<String, Path> files)
+      throws Exception {
+    HttpBench.Config c =
+        new HttpBench.Config(1, 1, 1, 1, 2, false, true, List.of("fixture"), EXTRA, 3, 1);
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    BenchReport r = new BenchReport("t", new PrintStream(out, true, StandardCharsets.UTF_8));
+    List<StorePairRounds.Side> sides =
+        List.of(
+            new StorePairRounds.Side("small", smallUrl), new StorePairRounds.Side("big", bigUrl));
+    StorePairRounds.Result res = StorePairRounds.run(c, r, tool, sides.get(0), sides.get(1), files);
+    StorePairRounds.printCosts(r, res, sides);
+    String printed = out.toString(StandardCharsets.UTF_8);
+    assertTrue(printed.contains("pair round 1 (small first)"), printed);
+    assertTrue(printed.contains("pair round 2 (big first)"), printed);
+    assertTrue(printed.contains("pair round 3 (small first)"), printed);
+    for (String t : StorePairRounds.TARGETS) {
+      List<Double> ratios = res.ratios().get(t);
+      assertEquals(3, ratios.size(), t);
+      double[] sorted = ratios.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+      assertEquals(sorted[1], res.medianRatio(t), 1e-12, "the median of the rounds' ratios");
+      for (String side : List.of("small", "big")) {
+        List<StorePairRounds.Cell> cells = res.cells(side, t);
+        assertEquals(3, cells.size());
+        for (StorePairRounds.Cell cell : cells) {
+          assertEquals(0, cell.wrk().non2xx() + cell.wrk().socketErrors(), side + " " + t);
+          assertTrue(cell.clientCpuSeconds() > 0, "wrk's CPU read");
+          assertTrue(
+              Math.abs(cell.server().batches() - cell.wrk().requests()) <= 2L * c.connections(),
+              "the server's batches of this run only: "
+                  + cell.server().batches()
+                  + " vs "
+                  + cell.wrk().requests());
+          assertTrue(cell.server().micros(1) > 0, "the filter probes took time");
+        }
+      }
+    }
+    assertTrue(printed.contains("wrk µs CPU"), printed);
   }
 
   @Test
