@@ -332,13 +332,21 @@ final class NodeIndexLoader {
         threads.add(t);
       }
     }
+    // every part is waited for, even when interrupted: a failed open closes the LevelDB, which
+    // must not happen under an iterator still running
+    boolean interrupted = false;
     for (Thread t : threads) {
-      try {
-        t.join();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new java.io.InterruptedIOException("interrupted while reading the block index");
+      while (true) {
+        try {
+          t.join();
+          break;
+        } catch (InterruptedException e) {
+          interrupted = true;
+        }
       }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
     }
     for (Throwable e : failures) {
       switch (e) {
