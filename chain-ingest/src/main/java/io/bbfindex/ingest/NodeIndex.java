@@ -9,6 +9,7 @@ import io.bbfindex.ingest.encoding.CorruptRecordException;
 import io.bbfindex.ingest.leveldb.LevelDbReadException;
 import io.bbfindex.ingest.leveldb.LevelDbSnapshot;
 import io.bbfindex.ingest.leveldb.Obfuscation;
+import io.bbfindex.ingest.records.BlockHashKey;
 import io.bbfindex.ingest.records.BlockInfo;
 import io.bbfindex.ingest.records.DbKeys;
 import io.bbfindex.ingest.records.DiskTxPos;
@@ -19,7 +20,6 @@ import io.bbfindex.ingest.records.TxRecordConsumer;
 import io.bbfindex.ingest.txindex.HashedTxLookup;
 import java.io.IOException;
 import java.math.BigInteger;
-import java.nio.ByteBuffer;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -74,8 +74,8 @@ public final class NodeIndex implements AutoCloseable {
   private final boolean reindexing;
   private final boolean prunedBlockFiles;
   private final OptionalInt lastBlockFile;
-  private final Map<ByteBuffer, BlockInfo> blocksByHash;
-  private final Map<Long, BlockInfo> blocksByPosition;
+  private final Map<BlockHashKey, BlockInfo> blocksByHash;
+  private final Map<PositionKey, BlockInfo> blocksByPosition;
   private final Collection<BlockInfo> blocks;
   private final Map<Integer, BlockFileInfo> blockFiles;
   private final BlockInfo[] activeByHeight;
@@ -111,7 +111,7 @@ public final class NodeIndex implements AutoCloseable {
     this.lastBlockFile = o.lastBlockFile;
     this.blocksByHash = o.blocksByHash;
     this.blocksByPosition = o.blocksByPosition;
-    this.blocks = Collections.unmodifiableCollection(o.blocksByHash.values());
+    this.blocks = Collections.unmodifiableList(Arrays.asList(o.blocks));
     this.blockFiles = Collections.unmodifiableMap(o.blockFiles);
     this.activeByHeight = o.activeByHeight;
     this.tip = o.tip;
@@ -221,9 +221,9 @@ public final class NodeIndex implements AutoCloseable {
     return file != null && Path.of(file).toAbsolutePath().normalize().startsWith(dir);
   }
 
-  /** Key of the (file, dataPos) → block map: a blk position fits 32 bits (files < 128 MiB). */
-  static long positionKey(int file, long dataPos) {
-    return ((long) file << 32) | dataPos;
+  /** Key of the (file, dataPos) → block map. */
+  static PositionKey positionKey(int file, long dataPos) {
+    return new PositionKey(file, dataPos);
   }
 
   // ---------------------------------------------------------------- lookups
@@ -320,7 +320,7 @@ public final class NodeIndex implements AutoCloseable {
   /** The block with this hash (internal order) from the in-memory block index; no LevelDB read. */
   public Optional<BlockInfo> findBlock(byte[] hashInternal) {
     requireHash(hashInternal, "block hash");
-    return Optional.ofNullable(blocksByHash.get(ByteBuffer.wrap(hashInternal)));
+    return Optional.ofNullable(blocksByHash.get(BlockHashKey.of(hashInternal)));
   }
 
   /**
@@ -436,7 +436,10 @@ public final class NodeIndex implements AutoCloseable {
     return Optional.ofNullable(txindexTipHash).map(byte[]::clone);
   }
 
-  /** Every {@code 'b'} record (including stale and header-only blocks), unordered. */
+  /**
+   * Every {@code 'b'} record (including stale and header-only blocks), in no promised order (today
+   * the block index's key order, i.e. by hash).
+   */
   public Collection<BlockInfo> blocks() {
     return blocks;
   }

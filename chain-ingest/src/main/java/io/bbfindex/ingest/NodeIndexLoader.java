@@ -5,7 +5,7 @@ import static io.bbfindex.ingest.encoding.HashKeys.toDisplayHex;
 import io.bbfindex.ingest.blockfile.BlockFileReader;
 import io.bbfindex.ingest.blockfile.BlocksXorKey;
 import io.bbfindex.ingest.chain.ActiveChain;
-import io.bbfindex.ingest.chain.ChainWork;
+import io.bbfindex.ingest.chain.ProofOfWorkCheck;
 import io.bbfindex.ingest.encoding.CorruptRecordException;
 import io.bbfindex.ingest.encoding.LittleEndian;
 import io.bbfindex.ingest.leveldb.LevelDbOpenException;
@@ -13,6 +13,7 @@ import io.bbfindex.ingest.leveldb.LevelDbReadException;
 import io.bbfindex.ingest.leveldb.LevelDbSnapshot;
 import io.bbfindex.ingest.leveldb.NodeLockProbe;
 import io.bbfindex.ingest.leveldb.Obfuscation;
+import io.bbfindex.ingest.records.BlockHashKey;
 import io.bbfindex.ingest.records.BlockInfo;
 import io.bbfindex.ingest.records.BlockLocator;
 import io.bbfindex.ingest.records.BlockStatus;
@@ -23,7 +24,6 @@ import io.bbfindex.ingest.txindex.HashedKeys;
 import io.bbfindex.ingest.txindex.HashedTxLookup;
 import java.io.IOException;
 import java.math.BigInteger;
-import java.nio.ByteBuffer;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -50,6 +50,9 @@ final class NodeIndexLoader {
   private static final System.Logger LOG = System.getLogger(NodeIndex.class.getName());
   private static final int SNAPSHOT_ATTEMPTS = 5;
 
+  /** At most this many threads decode the block index (see {@link #readBlockRecords}). */
+  private static final int MAX_SCAN_PARTS = 4;
+
   /**
    * Where Core writes the genesis block: after the magic and size of blk00000.dat's first record.
    */
@@ -74,8 +77,12 @@ final class NodeIndexLoader {
   boolean reindexing;
   boolean prunedBlockFiles;
   OptionalInt lastBlockFile;
-  Map<ByteBuffer, BlockInfo> blocksByHash;
-  Map<Long, BlockInfo> blocksByPosition;
+  Map<BlockHashKey, BlockInfo> blocksByHash;
+  Map<PositionKey, BlockInfo> blocksByPosition;
+
+  /** Every block, in the block index's key order (by hash). */
+  BlockInfo[] blocks;
+
   Map<Integer, BlockFileInfo> blockFiles;
   BlockInfo[] activeByHeight;
   BlockInfo tip;
@@ -233,7 +240,7 @@ final class NodeIndexLoader {
             .ifPresent(
                 h -> {
                   txindexTipHash = h;
-                  BlockInfo b = blocksByHash.get(ByteBuffer.wrap(h));
+                  BlockInfo b = blocksByHash.get(BlockHashKey.of(h));
                   txindexTipHeight = b == null ? OptionalInt.empty() : OptionalInt.of(b.height());
                 });
       }
@@ -257,7 +264,7 @@ final class NodeIndexLoader {
 
   private HashedTxLookup openHashed() throws IOException {
     try {
-      return HashedTxLookup.open(txDb, h -> blocksByHash.get(ByteBuffer.wrap(h)), liveSnapshot);
+      return HashedTxLookup.open(txDb, h -> blocksByHash.get(BlockHashKey.of(h)), liveSnapshot);
     } catch (CorruptRecordException e) {
       throw new DataDirException(
           layout.txindexDir().get(),
@@ -289,13 +296,94 @@ final class NodeIndexLoader {
     }
   }
 
+  /**
+   * Scans and decodes every {@code 'b'} record, in key order. Hot path of every start (950,000
+   * records on mainnet, each a SHA-256d of its header and a proof-of-work check): the key range is
+   * split by the hash's first byte (uniformly random) into one part per core, up to {@link
+   * #MAX_SCAN_PARTS}, each scanned by its own LevelDB iterator on its own thread. The parts are
+   * concatenated in key order, and when several fail the first one's failure is reported, so the
+   * result and the error are those of one sequential scan.
+   */
   private List<DiskBlockIndex> readBlockRecords(Obfuscation obf) throws IOException {
-    List<DiskBlockIndex> out = new ArrayList<>();
+    int parts = Math.clamp(Runtime.getRuntime().availableProcessors(), 1, MAX_SCAN_PARTS);
+    List<List<DiskBlockIndex>> decoded = new ArrayList<>(parts);
+    List<Thread> threads = new ArrayList<>(parts);
+    Throwable[] failures = new Throwable[parts];
+    for (int p = 0; p < parts; p++) {
+      List<DiskBlockIndex> out = new ArrayList<>();
+      decoded.add(out);
+      byte[] from = p == 0 ? new byte[] {DbKeys.BLOCK_INDEX} : scanBound(p, parts);
+      byte[] to = p == parts - 1 ? new byte[] {DbKeys.BLOCK_INDEX + 1} : scanBound(p + 1, parts);
+      int part = p;
+      Runnable scan =
+          () -> {
+            try {
+              readBlockRecords(obf, from, to, out);
+            } catch (Throwable e) { // rethrown below on the calling thread, whatever it is
+              failures[part] = e;
+            }
+          };
+      if (p == parts - 1) {
+        scan.run(); // the last part on the calling thread
+      } else {
+        Thread t = new Thread(scan, "bbf-block-index-scan-" + p);
+        t.setDaemon(true);
+        t.start();
+        threads.add(t);
+      }
+    }
+    // every part is waited for, even when interrupted: a failed open closes the LevelDB, which
+    // must not happen under an iterator still running
+    boolean interrupted = false;
+    for (Thread t : threads) {
+      while (true) {
+        try {
+          t.join();
+          break;
+        } catch (InterruptedException e) {
+          interrupted = true;
+        }
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+    for (Throwable e : failures) {
+      switch (e) {
+        case null -> {}
+        case IOException io -> throw io;
+        case RuntimeException r -> throw r;
+        case Error r -> throw r;
+        default -> throw new IllegalStateException(e);
+      }
+    }
+    int total = 0;
+    for (List<DiskBlockIndex> d : decoded) {
+      total += d.size();
+    }
+    List<DiskBlockIndex> all = new ArrayList<>(total);
+    for (List<DiskBlockIndex> d : decoded) {
+      all.addAll(d);
+    }
+    return all;
+  }
+
+  /** Where part {@code p} of {@code parts} starts: {@code 'b'} and the first byte of the hash. */
+  private static byte[] scanBound(int p, int parts) {
+    return new byte[] {DbKeys.BLOCK_INDEX, (byte) (p * 256 / parts)};
+  }
+
+  private void readBlockRecords(
+      Obfuscation obf, byte[] from, byte[] toExclusive, List<DiskBlockIndex> out)
+      throws IOException {
+    // one per thread: it remembers the target of the last nBits (which changes every 2016 blocks)
+    ProofOfWorkCheck pow = new ProofOfWorkCheck();
     blockDb.scan(
-        DbKeys.BLOCK_INDEX,
+        from,
+        toExclusive,
         (k, v) -> {
           DiskBlockIndex b = decodeOrReport(() -> DiskBlockIndex.decode(k, obf.plain(v)));
-          if (!ChainWork.meetsTarget(b.hash(), LittleEndian.uint32(b.header(), 72))) {
+          if (!pow.meetsTarget(b.hash(), LittleEndian.uint32(b.header(), 72))) {
             throw new DataDirException(
                 layout.blockIndexDir(),
                 "corrupt block index: block "
@@ -305,7 +393,6 @@ final class NodeIndexLoader {
           }
           out.add(b);
         });
-    return out;
   }
 
   private Map<Integer, BlockFileInfo> readBlockFiles(Obfuscation obf) throws IOException {
@@ -344,11 +431,14 @@ final class NodeIndexLoader {
         && decodeOrReport(() -> FlagRecords.decodeFlag(key, blockObfuscation.plain(v)));
   }
 
+  /** Hot path of every start: one BlockInfo and two map entries per block (950,000 on mainnet). */
   private void indexBlocks(List<DiskBlockIndex> records, ActiveChain chain) {
-    blocksByHash = new HashMap<>(records.size() * 2);
-    blocksByPosition = new HashMap<>(records.size() * 2);
+    blocksByHash = HashMap.newHashMap(records.size());
+    blocksByPosition = HashMap.newHashMap(records.size());
+    blocks = new BlockInfo[records.size()];
     int tipHeight = chain.tipHeight();
     activeByHeight = new BlockInfo[tipHeight + 1];
+    int i = 0;
     for (DiskBlockIndex r : records) {
       boolean active = chain.contains(r);
       BlockInfo b =
@@ -363,7 +453,8 @@ final class NodeIndexLoader {
               r.header(),
               active,
               active ? tipHeight - r.height() + 1 : -1);
-      blocksByHash.put(ByteBuffer.wrap(r.hash()), b);
+      blocks[i++] = b;
+      blocksByHash.put(BlockHashKey.of(r.hash()), b);
       if (active) {
         activeByHeight[r.height()] = b;
       }

@@ -1,7 +1,7 @@
 package io.bbfindex.ingest.chain;
 
 import java.math.BigInteger;
-import org.bitcoinj.base.Sha256Hash;
+import org.jspecify.annotations.Nullable;
 
 /** Core's GetBlockProof: the expected number of hashes for a block of a given compact target. */
 public final class ChainWork {
@@ -31,11 +31,39 @@ public final class ChainWork {
    * @param hashInternal the block hash in internal byte order (little-endian number)
    */
   public static boolean meetsTarget(byte[] hashInternal, long nBits) {
+    byte[] target = targetLittleEndian(nBits);
+    return target != null && atMost(hashInternal, target);
+  }
+
+  /**
+   * The target of {@code nBits} as 32 bytes little-endian (the hash's order), or null for a
+   * negative, zero or overflowing one, which no hash meets.
+   */
+  static byte @Nullable [] targetLittleEndian(long nBits) {
     BigInteger target = compactTarget(nBits);
     if (target.signum() <= 0 || target.bitLength() > 256) {
-      return false;
+      return null;
     }
-    return Sha256Hash.wrapReversed(hashInternal).toBigInteger().compareTo(target) <= 0;
+    byte[] big = target.toByteArray(); // big-endian, maybe with a leading 0 sign byte
+    byte[] le = new byte[32];
+    for (int i = 0; i < big.length && i < 32; i++) {
+      le[i] = big[big.length - 1 - i];
+    }
+    return le;
+  }
+
+  /**
+   * Whether the 256-bit little-endian numbers compare {@code hash <= target}: from the most
+   * significant byte (the last) down, unsigned; no BigInteger per header.
+   */
+  static boolean atMost(byte[] hash, byte[] target) {
+    for (int i = 31; i >= 0; i--) {
+      int c = Integer.compare(hash[i] & 0xFF, target[i] & 0xFF);
+      if (c != 0) {
+        return c < 0;
+      }
+    }
+    return true;
   }
 
   /**
