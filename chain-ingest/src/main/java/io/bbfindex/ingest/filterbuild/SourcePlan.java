@@ -69,7 +69,11 @@ record SourcePlan(
       hashes[count++] = b.hash();
       capacity[file] += Integer.toUnsignedLong(b.txCount());
       BlockInfo l = last[file];
-      if (l == null || b.height() > l.height()) {
+      // Two blocks at a file's top height (a fork inside one file): the lower hash, so that the
+      // plan does not depend on the order the index hands its blocks out in.
+      if (l == null
+          || b.height() > l.height()
+          || (b.height() == l.height() && Arrays.compareUnsigned(b.hash(), l.hash()) < 0)) {
         last[file] = b;
       }
       maxFile = Math.max(maxFile, file);
