@@ -82,14 +82,22 @@ final class ServeStartup {
             .resolve("target")
             .resolve("bbf-index.jar");
     breakdown(r, f, tmp);
+    // As ./bbf-index serve: its first start writes the class data archive at exit, the timed
+    // starts map it (the launcher's flags; a stale archive is ignored and written again).
+    Path archive = tmp.resolve("serve.jsa");
+    ServeRun.time(jar, f, tmp.resolve("serve-writes-archive"), archive);
+    r.line(
+        "one untimed start wrote the class data archive the timed starts map, as ./bbf-index"
+            + " serve's first start does");
     double[] cold = new double[runs];
     double[] warm = new double[runs];
     List<List<String>> rows = new ArrayList<>();
     for (int i = 0; i < runs; i++) {
       PageCache.evictTree(f.datadir());
       PageCache.evictTree(f.filters());
-      ServeRun.Timing c = ServeRun.time(jar, f, tmp.resolve("serve-cold-" + i));
-      ServeRun.Timing w = ServeRun.time(jar, f, tmp.resolve("serve-warm-" + i));
+      PageCache.evict(archive);
+      ServeRun.Timing c = ServeRun.time(jar, f, tmp.resolve("serve-cold-" + i), archive);
+      ServeRun.Timing w = ServeRun.time(jar, f, tmp.resolve("serve-warm-" + i), archive);
       cold[i] = c.answerSeconds();
       warm[i] = w.answerSeconds();
       rows.add(c.row("cold " + (i + 1)));
