@@ -131,21 +131,8 @@ final class ServeRun {
             "-XX:SharedArchiveFile=" + archive,
             "-Xlog:cds=off",
             "-Xlog:cds+dynamic=off"));
-    cmd.addAll(
-        List.of(
-            "-jar",
-            jar.toString(),
-            "serve",
-            "--datadir",
-            f.datadir().toString(),
-            "--filters",
-            f.filters().toString(),
-            "--work",
-            work.toString(),
-            "--port",
-            "0",
-            "--bind",
-            "127.0.0.1"));
+    cmd.addAll(List.of("-jar", jar.toString(), "serve"));
+    cmd.addAll(ServerProcess.serveArgs(f.datadir(), f.filters(), work));
     return cmd;
   }
 }

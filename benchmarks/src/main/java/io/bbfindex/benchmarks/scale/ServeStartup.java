@@ -16,15 +16,14 @@ import io.bbfindex.ingest.records.BlockInfo;
 import io.bbfindex.ingest.records.DbKeys;
 import io.bbfindex.ingest.records.DiskBlockIndex;
 import io.bbfindex.ingest.store.FilterStore;
+import io.bbfindex.ingest.testing.FileTrees;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
-import java.util.stream.Stream;
 
 /**
  * The real {@code serve}'s start-up over a datadir of mainnet geometry (issue 29, point 2): from
@@ -204,7 +203,7 @@ final class ServeStartup {
       throws IOException, InterruptedException {
     Path datadir = root.resolve("datadir");
     Path filters = root.resolve("filters");
-    deleteTree(root);
+    FileTrees.deleteTree(root);
     Files.createDirectories(root);
     long t0 = System.nanoTime();
     byte[][] pick = new byte[1][];
@@ -260,16 +259,5 @@ final class ServeStartup {
         filters,
         HashKeys.toDisplayHex(pick[0]),
         HashKeys.toDisplayHex(block.hash()));
-  }
-
-  private static void deleteTree(Path dir) throws IOException {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> s = Files.walk(dir)) {
-      for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
-        Files.delete(p);
-      }
-    }
   }
 }

@@ -72,29 +72,10 @@ public final class BigSummaryStore {
               keys,
               FilterBuilder.capacity(summary.geometry(), m.summaryFpr()),
               FilterFile.headerCrc(summaryFile));
-      ManifestFile.write(out, withSummary(m, entry));
+      ManifestFile.write(out, m.withSummary(entry));
     }
     return new Made(
         out, keys, Files.size(summaryFile), Duration.ofNanos(System.nanoTime() - start));
-  }
-
-  private static Manifest withSummary(Manifest m, SummaryEntry s) {
-    return new Manifest(
-        m.filterFormatVersion(),
-        m.createdMillis(),
-        m.datadir(),
-        m.tipHash(),
-        m.tipHeight(),
-        m.txindexTipHeight(),
-        m.derivationId(),
-        m.salt(),
-        m.targetFpr(),
-        m.summaryFpr(),
-        m.summaryHeadroom(),
-        m.records(),
-        s,
-        m.blocks(),
-        m.files());
   }
 
   private static List<Path> files(Path dir) throws IOException {

@@ -112,15 +112,21 @@ public record Manifest(
 
   /** This manifest with other per-file entries (the builder's and tests' way to derive one). */
   public Manifest withFiles(List<FileEntry> newFiles) {
-    return with(blocks, newFiles);
+    return with(summary, blocks, newFiles);
   }
 
   /** This manifest with another block-hash entry (e.g. a test's digest of another index). */
   public Manifest withBlocks(BlockHashEntry newBlocks) {
-    return with(newBlocks, files);
+    return with(summary, newBlocks, files);
   }
 
-  private Manifest with(BlockHashEntry newBlocks, List<FileEntry> newFiles) {
+  /** This manifest with another summary entry (a store whose summary file was replaced). */
+  public Manifest withSummary(SummaryEntry newSummary) {
+    return with(newSummary, blocks, files);
+  }
+
+  private Manifest with(
+      SummaryEntry newSummary, BlockHashEntry newBlocks, List<FileEntry> newFiles) {
     return new Manifest(
         filterFormatVersion,
         createdMillis,
@@ -134,7 +140,7 @@ public record Manifest(
         summaryFpr,
         summaryHeadroom,
         records,
-        summary,
+        newSummary,
         newBlocks,
         newFiles);
   }
