@@ -107,7 +107,21 @@ public record Manifest(
 
   /** The entry of block file {@code file}, if it has one. */
   public Optional<FileEntry> file(int file) {
-    return files.stream().filter(f -> f.file() == file).findFirst();
+    // a binary search of the sorted entries, the first of equals: the build plan asks this of
+    // every block file (5,600 on mainnet) at every start, which a linear scan made quadratic
+    int lo = 0;
+    int hi = files.size();
+    while (lo < hi) {
+      int mid = (lo + hi) >>> 1;
+      if (files.get(mid).file() < file) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo < files.size() && files.get(lo).file() == file
+        ? Optional.of(files.get(lo))
+        : Optional.empty();
   }
 
   /** This manifest with other per-file entries (the builder's and tests' way to derive one). */

@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.regex.Pattern;
 import java.util.zip.CRC32C;
 import org.jspecify.annotations.Nullable;
 
@@ -57,6 +58,12 @@ public final class ManifestCodec {
 
   private static final String FORMAT = "bbf-index-manifest";
   private static final HexFormat HEX = HexFormat.of();
+
+  // compiled once: a manifest has a line per block file (5,600 on mainnet), parsed at every start
+  private static final Pattern FILE_KEY = Pattern.compile("file\\.\\d{5,10}");
+  private static final Pattern FILE_NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
+  private static final Pattern CRC = Pattern.compile("[0-9a-f]{8}");
+  private static final Pattern DIGEST = Pattern.compile("[0-9a-f]{64}");
 
   private ManifestCodec() {}
 
@@ -367,11 +374,11 @@ public final class ManifestCodec {
       }
       Parts parts = new Parts(out);
       String name = parts.get("name");
-      if (!name.matches("[A-Za-z0-9._-]{1,64}") || name.startsWith(".")) {
+      if (!FILE_NAME.matcher(name).matches() || name.startsWith(".")) {
         throw bad(
             line, "field '" + key + "' names an invalid filter file '" + abbreviate(name) + "'");
       }
-      if (!parts.get("crc").matches("[0-9a-f]{8}")) {
+      if (!CRC.matcher(parts.get("crc")).matches()) {
         throw bad(line, "field '" + key + "' has a crc that is not 8 hex digits");
       }
       return parts;
@@ -401,7 +408,7 @@ public final class ManifestCodec {
     private BlockHashEntry blockEntry() throws FilterStoreException {
       Integer line = lineOf.get("blocks");
       Parts p = subfields("blocks", List.of("name", "keys", "digest", "crc"));
-      if (!p.get("digest").matches("[0-9a-f]{64}")) {
+      if (!DIGEST.matcher(p.get("digest")).matches()) {
         throw bad(line, "field 'blocks' has a digest that is not 64 hex digits");
       }
       return new BlockHashEntry(
@@ -413,7 +420,7 @@ public final class ManifestCodec {
 
     private FileEntry fileEntry(String key) throws FilterStoreException {
       Integer line = lineOf.get(key);
-      if (!key.matches("file\\.\\d{5,10}")) {
+      if (!FILE_KEY.matcher(key).matches()) {
         throw bad(line, "malformed block file field '" + abbreviate(key) + "'");
       }
       int number = (int) parseLong(line, key, key.substring(5), 0, Integer.MAX_VALUE);

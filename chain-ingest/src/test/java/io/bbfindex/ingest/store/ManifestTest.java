@@ -83,6 +83,23 @@ class ManifestTest {
   }
 
   @Test
+  void findsEachFileEntryByNumberWhateverOrderTheyCameIn() {
+    Manifest m = sample();
+    List<FileEntry> shuffled = new ArrayList<>();
+    for (int f : new int[] {7, 2, 90, 3, 0, 41}) {
+      shuffled.add(new FileEntry(f, "tx-" + f + ".bbf", f, f, f, f, f, f));
+    }
+    Manifest back = m.withFiles(shuffled);
+    for (int f : new int[] {0, 2, 3, 7, 41, 90}) {
+      assertEquals(f, back.file(f).orElseThrow().file());
+    }
+    for (int f : new int[] {-1, 1, 4, 8, 40, 42, 89, 91, Integer.MAX_VALUE}) {
+      assertTrue(back.file(f).isEmpty(), "no entry " + f);
+    }
+    assertTrue(m.withFiles(List.of()).file(0).isEmpty());
+  }
+
+  @Test
   void aTruncatedFileOnDiskIsRefusedNamingIt() throws IOException {
     byte[] full = ManifestCodec.render(sample()).getBytes(StandardCharsets.UTF_8);
     Path file = dir.resolve(ManifestFile.FILE_NAME);
