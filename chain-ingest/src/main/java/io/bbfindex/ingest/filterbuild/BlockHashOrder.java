@@ -28,6 +28,9 @@ final class BlockHashOrder {
   /** The first {@code count} of {@code hashes}, sorted unsigned, as a new array. */
   static byte[][] sort(byte[][] hashes, int count) {
     byte[][] out = Arrays.copyOf(hashes, count);
+    if (sorted(out)) {
+      return out; // the usual case: the node's index hands its blocks out in key (hash) order
+    }
     if (count > INDEX_MASK + 1 || Arrays.stream(out).anyMatch(h -> h.length < Long.BYTES)) {
       Arrays.sort(out, Arrays::compareUnsigned); // beyond 2^21 blocks: the plain way, same order
       return out;
@@ -54,5 +57,15 @@ final class BlockHashOrder {
       }
     }
     return sorted;
+  }
+
+  /** Whether every hash is at most the next one (one pass, most pairs decided by a first byte). */
+  private static boolean sorted(byte[][] hashes) {
+    for (int i = 1; i < hashes.length; i++) {
+      if (Arrays.compareUnsigned(hashes[i - 1], hashes[i]) > 0) {
+        return false;
+      }
+    }
+    return true;
   }
 }

@@ -3,6 +3,7 @@ package io.bbfindex.ingest.filterbuild;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 
 import java.security.MessageDigest;
 import java.util.Arrays;
@@ -51,6 +52,18 @@ class BlockHashOrderTest {
     }
     h[10] = h[11].clone(); // a duplicate
     assertArrayEquals(reference(h), BlockHashOrder.sort(h, h.length));
+  }
+
+  @Test
+  void hashesAlreadyInOrderComeBackAsACopyAndOneOutOfPlaceIsSorted() {
+    byte[][] inOrder = reference(hashes(6, 50_000)); // as the node's index hands them out
+    byte[][] sorted = BlockHashOrder.sort(inOrder, inOrder.length);
+    assertArrayEquals(inOrder, sorted);
+    assertNotSame(inOrder, sorted);
+    byte[][] oneSwapped = inOrder.clone();
+    oneSwapped[49_999] = inOrder[0];
+    oneSwapped[0] = inOrder[49_999];
+    assertArrayEquals(inOrder, BlockHashOrder.sort(oneSwapped, oneSwapped.length));
   }
 
   @Test
