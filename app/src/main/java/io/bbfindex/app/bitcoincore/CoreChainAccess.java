@@ -20,6 +20,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The commands' access to Bitcoin Core data through chain-ingest. Build progress (rate, ETA) goes
@@ -78,8 +79,10 @@ public final class CoreChainAccess implements ChainAccess {
     log.println(
         "bbf-index: opening " + datadir + " (private LevelDB snapshots under " + work + ")");
     // the store's checksums (1.84 GB of summary at mainnet geometry) are checked on another core
-    // while the node's block index is read: ensureBuilt then checks that store against the index
-    VerifiedAhead ahead = VerifiedAhead.start(filters);
+    // while the node's block index is read: ensureBuilt then checks that store against the index.
+    // Its in-memory copies wait until the backend is ready: its mappings answer meanwhile.
+    CompletableFuture<Void> ready = new CompletableFuture<>();
+    VerifiedAhead ahead = VerifiedAhead.start(filters, FilterStore.copiesAfter(ready));
     NodeIndex index;
     try {
       index = NodeIndex.open(datadir, work, pruned.backfill(), txindex != TxIndexChoice.NODE);
@@ -132,6 +135,7 @@ public final class CoreChainAccess implements ChainAccess {
           opened.filterCount(),
           filters,
           (System.nanoTime() - start) / 1_000_000);
+      ready.complete(null);
       return backend;
     } catch (IOException | RuntimeException e) {
       ahead.close(); // when the build did not take the store

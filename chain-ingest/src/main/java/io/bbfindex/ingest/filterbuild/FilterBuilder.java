@@ -17,6 +17,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.concurrent.Executor;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -276,11 +277,18 @@ public final class FilterBuilder {
 
   /** The store in {@code outDir} opened and verified, or null when it is missing or bad. */
   static @Nullable FilterStore openIfValid(Path outDir) {
+    return openIfValid(outDir, null);
+  }
+
+  /** As {@link #openIfValid(Path)}, its copies made on {@code copyOn} unless null (the default). */
+  static @Nullable FilterStore openIfValid(Path outDir, @Nullable Executor copyOn) {
     if (!Files.exists(outDir.resolve(io.bbfindex.ingest.store.ManifestFile.FILE_NAME))) {
       return null;
     }
     try {
-      return FilterStore.openMappedFirst(outDir);
+      return copyOn == null
+          ? FilterStore.openMappedFirst(outDir)
+          : FilterStore.openMappedFirst(outDir, copyOn);
     } catch (io.bbfindex.ingest.store.FilterStoreException e) {
       return null; // the build names what is bad and rebuilds it
     }

@@ -12,6 +12,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.stream.Stream;
@@ -117,6 +118,22 @@ public final class FilterStore implements AutoCloseable {
    */
   public static FilterStore openMappedFirst(Path dir, Executor copyOn) throws FilterStoreException {
     return open(dir, Objects.requireNonNull(copyOn, "copyOn"));
+  }
+
+  /**
+   * Where a store opened mapped first makes its copies once {@code gate} has completed, at the
+   * lowest priority as by default ({@link BackgroundCopyThread}); never if it completes
+   * exceptionally or not at all (a start that failed: its store is closed unserved).
+   *
+   * <p>Why: {@code serve} opens the store while it reads the node's block index, and at mainnet
+   * geometry the copy's 1.75 GiB of fresh memory competed with that read on a two-core machine,
+   * nice 19 or not (the kernel backing fresh pages, and in a VM the host behind it, are not
+   * scheduled by the thread's priority): started once the backend is ready, it costs the first
+   * answer nothing, and the verified mappings answer until it is in.
+   */
+  public static Executor copiesAfter(CompletionStage<?> gate) {
+    Objects.requireNonNull(gate, "gate");
+    return task -> gate.thenRun(() -> BackgroundCopyThread.EXECUTOR.execute(task));
   }
 
   /** Opens from copies, or mapped first with the copies made on {@code copyOn} when not null. */

@@ -25,6 +25,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
@@ -133,6 +134,26 @@ class MappedFirstStoreTest {
       assertArrayEquals(batch(reference), batch(mapped));
       assertEquals(candidates(reference), candidates(mapped));
       assertTrue(mapped.changedOnDisk().isEmpty());
+    }
+  }
+
+  @Test
+  void copiesAfterAGateStartOnlyOnceItCompletesAndNeverWhenItFails() throws Exception {
+    Path dir = store("gated");
+    CompletableFuture<Void> ready = new CompletableFuture<>();
+    CompletableFuture<Void> failed = new CompletableFuture<>();
+    try (FilterStore reference = FilterStore.open(dir);
+        FilterStore gated = FilterStore.openMappedFirst(dir, FilterStore.copiesAfter(ready));
+        FilterStore neverCopied =
+            FilterStore.openMappedFirst(dir, FilterStore.copiesAfter(failed))) {
+      assertFalse(gated.awaitCopies(Duration.ofMillis(300)), "no copy before the gate opens");
+      assertArrayEquals(batch(reference), batch(gated)); // the mappings answer meanwhile
+      ready.complete(null);
+      assertTrue(gated.awaitCopies(Duration.ofSeconds(30)), "the copies come in after it");
+      assertArrayEquals(batch(reference), batch(gated));
+      failed.completeExceptionally(new IOException("the start failed"));
+      assertFalse(neverCopied.awaitCopies(Duration.ofMillis(300)));
+      assertArrayEquals(batch(reference), batch(neverCopied));
     }
   }
 
