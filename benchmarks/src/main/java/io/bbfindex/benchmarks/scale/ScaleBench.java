@@ -837,9 +837,17 @@ public final class ScaleBench implements Callable<Integer> {
         return List.of();
       }
     }
+    return classDataArchiveFlags(dir.resolve("startup-probe.jsa"));
+  }
+
+  /**
+   * The class data archive flags of {@code ./bbf-index serve}, the archive at {@code archive}: the
+   * first JVM started with them writes it at exit, the next ones map it.
+   */
+  static List<String> classDataArchiveFlags(Path archive) {
     return List.of(
         "-XX:+AutoCreateSharedArchive",
-        "-XX:SharedArchiveFile=" + dir.resolve("startup-probe.jsa"),
+        "-XX:SharedArchiveFile=" + archive,
         "-Xlog:cds=off",
         "-Xlog:cds+dynamic=off");
   }

@@ -125,12 +125,7 @@ final class ServeRun {
    */
   private static List<String> command(Path jar, ServeStartup.Fixture f, Path work, Path archive) {
     List<String> cmd = ChildJvm.javaWithLauncherFlags();
-    cmd.addAll(
-        List.of(
-            "-XX:+AutoCreateSharedArchive",
-            "-XX:SharedArchiveFile=" + archive,
-            "-Xlog:cds=off",
-            "-Xlog:cds+dynamic=off"));
+    cmd.addAll(ScaleBench.classDataArchiveFlags(archive));
     cmd.addAll(List.of("-jar", jar.toString(), "serve"));
     cmd.addAll(ServerProcess.serveArgs(f.datadir(), f.filters(), work));
     return cmd;

@@ -5,7 +5,6 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.file.Path;
 import java.util.Objects;
-import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.FutureTask;
@@ -28,28 +27,20 @@ public final class VerifiedAhead implements AutoCloseable {
   /** Whether the store was taken, or given up by {@link #close}. */
   private boolean claimed;
 
-  private VerifiedAhead(Path dir, Callable<@Nullable FilterStore> open) {
+  private VerifiedAhead(Path dir, Executor copyOn) {
     this.dir = dir;
-    this.task = new FutureTask<>(open);
-  }
-
-  /** Starts opening and verifying the store in {@code dir} (if it has one) on a daemon thread. */
-  public static VerifiedAhead start(Path dir) {
-    Objects.requireNonNull(dir, "dir");
-    return start(new VerifiedAhead(dir, () -> FilterBuilder.openIfValid(dir)));
+    this.task = new FutureTask<>(() -> FilterBuilder.openIfValid(dir, copyOn));
   }
 
   /**
-   * As {@link #start(Path)}, the store's in-memory copies made on {@code copyOn} (e.g. {@link
-   * FilterStore#copiesAfter}: once the server is ready) instead of at once.
+   * Starts opening and verifying the store in {@code dir} (if it has one) on a daemon thread, its
+   * in-memory copies made on {@code copyOn} (e.g. {@link FilterStore#copiesAfter}: once the server
+   * is ready).
    */
   public static VerifiedAhead start(Path dir, Executor copyOn) {
-    Objects.requireNonNull(dir, "dir");
-    Objects.requireNonNull(copyOn, "copyOn");
-    return start(new VerifiedAhead(dir, () -> FilterBuilder.openIfValid(dir, copyOn)));
-  }
-
-  private static VerifiedAhead start(VerifiedAhead v) {
+    VerifiedAhead v =
+        new VerifiedAhead(
+            Objects.requireNonNull(dir, "dir"), Objects.requireNonNull(copyOn, "copyOn"));
     Thread.ofPlatform().name("bbf-store-verify").daemon().start(v.task);
     return v;
   }

@@ -63,7 +63,7 @@ public final class ManifestCodec {
   private static final Pattern FILE_KEY = Pattern.compile("file\\.\\d{5,10}");
   private static final Pattern FILE_NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
   private static final Pattern CRC = Pattern.compile("[0-9a-f]{8}");
-  private static final Pattern DIGEST = Pattern.compile("[0-9a-f]{64}");
+  private static final Pattern HEX_64 = Pattern.compile("[0-9a-f]{64}");
 
   private ManifestCodec() {}
 
@@ -313,7 +313,7 @@ public final class ManifestCodec {
     private byte[] hashField(String key) throws FilterStoreException {
       Integer line = lineOf.get(key);
       String v = take(key);
-      if (!v.matches("[0-9a-f]{64}")) {
+      if (!HEX_64.matcher(v).matches()) {
         throw bad(line, "field '" + key + "' is not 64 lowercase hex digits");
       }
       return HashKeys.fromDisplayHex(key, v);
@@ -408,7 +408,7 @@ public final class ManifestCodec {
     private BlockHashEntry blockEntry() throws FilterStoreException {
       Integer line = lineOf.get("blocks");
       Parts p = subfields("blocks", List.of("name", "keys", "digest", "crc"));
-      if (!DIGEST.matcher(p.get("digest")).matches()) {
+      if (!HEX_64.matcher(p.get("digest")).matches()) {
         throw bad(line, "field 'blocks' has a digest that is not 64 hex digits");
       }
       return new BlockHashEntry(

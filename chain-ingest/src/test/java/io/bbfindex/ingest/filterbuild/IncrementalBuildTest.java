@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
@@ -329,7 +330,7 @@ class IncrementalBuildTest {
     BuildOptions opts = BuildOptions.defaults().withFileFilters(true);
     Map<String, String> before = filterHashes(dir);
     Manifest built = ManifestFile.read(dir);
-    try (VerifiedAhead ahead = VerifiedAhead.start(dir);
+    try (VerifiedAhead ahead = verifiedAhead(dir);
         FilterStore s = FilterBuilder.ensureBuilt(index, dir, opts, ProgressListener.NONE, ahead)) {
       assertEquals(before, filterHashes(dir)); // nothing rewritten
       assertEquals(ManifestFile.read(dir), s.manifest());
@@ -345,7 +346,7 @@ class IncrementalBuildTest {
         dir,
         m.withBlocks(
             new Manifest.BlockHashEntry(b.name(), b.keys(), "ab".repeat(32), b.headerCrc())));
-    try (VerifiedAhead ahead = VerifiedAhead.start(dir);
+    try (VerifiedAhead ahead = verifiedAhead(dir);
         FilterStore s = FilterBuilder.ensureBuilt(index, dir, opts, ProgressListener.NONE, ahead)) {
       assertEquals(built.blocks().digest(), s.manifest().blocks().digest());
       assertEquals(built.blocks().digest(), ManifestFile.read(dir).blocks().digest());
@@ -354,7 +355,7 @@ class IncrementalBuildTest {
     Path summary = dir.resolve(FilterBuilder.SUMMARY_NAME);
     flipByte(summary, Files.size(summary) - 1);
     String damaged = filterHashes(dir).get(FilterBuilder.SUMMARY_NAME);
-    try (VerifiedAhead ahead = VerifiedAhead.start(dir);
+    try (VerifiedAhead ahead = verifiedAhead(dir);
         FilterStore s = FilterBuilder.ensureBuilt(index, dir, opts, ProgressListener.NONE, ahead)) {
       assertTrue(!damaged.equals(filterHashes(dir).get(FilterBuilder.SUMMARY_NAME)));
       for (TxRow r : truth) {
@@ -364,11 +365,17 @@ class IncrementalBuildTest {
     assertNoFalseNegatives(dir);
   }
 
+  /** As serve starts it, but its copies made at once (no server to wait for). */
+  private static VerifiedAhead verifiedAhead(Path dir) {
+    return VerifiedAhead.start(
+        dir, FilterStore.copiesAfter(CompletableFuture.completedFuture(null)));
+  }
+
   /** A store verified ahead but never taken (the node's index failed to open) is freed. */
   @Test
   void aStoreVerifiedAheadAndNotTakenIsClosedAndCannotBeTakenAfter() throws IOException {
     Path dir = freshStore();
-    VerifiedAhead ahead = VerifiedAhead.start(dir);
+    VerifiedAhead ahead = verifiedAhead(dir);
     ahead.close();
     ahead.close();
     assertThrows(
@@ -376,7 +383,7 @@ class IncrementalBuildTest {
         () ->
             FilterBuilder.ensureBuilt(
                 index, dir, BuildOptions.defaults(), ProgressListener.NONE, ahead));
-    try (VerifiedAhead other = VerifiedAhead.start(dir)) {
+    try (VerifiedAhead other = verifiedAhead(dir)) {
       assertThrows(
           IllegalArgumentException.class,
           () ->
