@@ -9,7 +9,6 @@ import io.bbfindex.ingest.encoding.CorruptRecordException;
 import io.bbfindex.ingest.leveldb.LevelDbReadException;
 import io.bbfindex.ingest.leveldb.LevelDbSnapshot;
 import io.bbfindex.ingest.leveldb.Obfuscation;
-import io.bbfindex.ingest.records.BlockHashKey;
 import io.bbfindex.ingest.records.BlockInfo;
 import io.bbfindex.ingest.records.DbKeys;
 import io.bbfindex.ingest.records.DiskTxPos;
@@ -74,8 +73,8 @@ public final class NodeIndex implements AutoCloseable {
   private final boolean reindexing;
   private final boolean prunedBlockFiles;
   private final OptionalInt lastBlockFile;
-  private final Map<BlockHashKey, BlockInfo> blocksByHash;
-  private final Map<PositionKey, BlockInfo> blocksByPosition;
+  private final BlocksByHash blocksByHash;
+  private final BlocksByPosition blocksByPosition;
   private final Collection<BlockInfo> blocks;
   private final Map<Integer, BlockFileInfo> blockFiles;
   private final BlockInfo[] activeByHeight;
@@ -221,11 +220,6 @@ public final class NodeIndex implements AutoCloseable {
     return file != null && Path.of(file).toAbsolutePath().normalize().startsWith(dir);
   }
 
-  /** Key of the (file, dataPos) → block map. */
-  static PositionKey positionKey(int file, long dataPos) {
-    return new PositionKey(file, dataPos);
-  }
-
   // ---------------------------------------------------------------- lookups
 
   /**
@@ -303,7 +297,7 @@ public final class NodeIndex implements AutoCloseable {
   TxLocation resolve(byte[] txid, byte[] rawValue) throws CorruptRecordException {
     byte[] key = DbKeys.txKey(txid);
     DiskTxPos p = DiskTxPos.decode(key, txObfuscation.plain(rawValue));
-    BlockInfo b = blocksByPosition.get(positionKey(p.file(), p.dataPos()));
+    BlockInfo b = blocksByPosition.get(p.file(), p.dataPos());
     if (b == null) {
       throw new CorruptRecordException(
           "'t' txindex record (key "
@@ -320,7 +314,7 @@ public final class NodeIndex implements AutoCloseable {
   /** The block with this hash (internal order) from the in-memory block index; no LevelDB read. */
   public Optional<BlockInfo> findBlock(byte[] hashInternal) {
     requireHash(hashInternal, "block hash");
-    return Optional.ofNullable(blocksByHash.get(BlockHashKey.of(hashInternal)));
+    return Optional.ofNullable(blocksByHash.get(hashInternal));
   }
 
   /**

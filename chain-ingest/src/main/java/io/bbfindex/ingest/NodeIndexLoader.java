@@ -13,7 +13,6 @@ import io.bbfindex.ingest.leveldb.LevelDbReadException;
 import io.bbfindex.ingest.leveldb.LevelDbSnapshot;
 import io.bbfindex.ingest.leveldb.NodeLockProbe;
 import io.bbfindex.ingest.leveldb.Obfuscation;
-import io.bbfindex.ingest.records.BlockHashKey;
 import io.bbfindex.ingest.records.BlockInfo;
 import io.bbfindex.ingest.records.BlockLocator;
 import io.bbfindex.ingest.records.BlockStatus;
@@ -28,7 +27,6 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
@@ -77,8 +75,8 @@ final class NodeIndexLoader {
   boolean reindexing;
   boolean prunedBlockFiles;
   OptionalInt lastBlockFile;
-  Map<BlockHashKey, BlockInfo> blocksByHash;
-  Map<PositionKey, BlockInfo> blocksByPosition;
+  BlocksByHash blocksByHash;
+  BlocksByPosition blocksByPosition;
 
   /** Every block, in the block index's key order (by hash). */
   BlockInfo[] blocks;
@@ -240,7 +238,7 @@ final class NodeIndexLoader {
             .ifPresent(
                 h -> {
                   txindexTipHash = h;
-                  BlockInfo b = blocksByHash.get(BlockHashKey.of(h));
+                  BlockInfo b = blocksByHash.get(h);
                   txindexTipHeight = b == null ? OptionalInt.empty() : OptionalInt.of(b.height());
                 });
       }
@@ -264,7 +262,7 @@ final class NodeIndexLoader {
 
   private HashedTxLookup openHashed() throws IOException {
     try {
-      return HashedTxLookup.open(txDb, h -> blocksByHash.get(BlockHashKey.of(h)), liveSnapshot);
+      return HashedTxLookup.open(txDb, h -> blocksByHash.get(h), liveSnapshot);
     } catch (CorruptRecordException e) {
       throw new DataDirException(
           layout.txindexDir().get(),
@@ -431,10 +429,12 @@ final class NodeIndexLoader {
         && decodeOrReport(() -> FlagRecords.decodeFlag(key, blockObfuscation.plain(v)));
   }
 
-  /** Hot path of every start: one BlockInfo and two map entries per block (950,000 on mainnet). */
+  /**
+   * Hot path of every start: one BlockInfo per block (950,000 on mainnet), then the lookups by hash
+   * and by position over the array, without a map entry per block (see {@link BlocksByHash} and
+   * {@link BlocksByPosition}).
+   */
   private void indexBlocks(List<DiskBlockIndex> records, ActiveChain chain) {
-    blocksByHash = HashMap.newHashMap(records.size());
-    blocksByPosition = HashMap.newHashMap(records.size());
     blocks = new BlockInfo[records.size()];
     int tipHeight = chain.tipHeight();
     activeByHeight = new BlockInfo[tipHeight + 1];
@@ -454,14 +454,12 @@ final class NodeIndexLoader {
               active,
               active ? tipHeight - r.height() + 1 : -1);
       blocks[i++] = b;
-      blocksByHash.put(BlockHashKey.of(r.hash()), b);
       if (active) {
         activeByHeight[r.height()] = b;
       }
-      if (r.dataPos() >= 0) {
-        blocksByPosition.put(NodeIndex.positionKey(r.file(), r.dataPos()), b);
-      }
     }
+    blocksByHash = BlocksByHash.of(blocks);
+    blocksByPosition = BlocksByPosition.of(blocks);
     tip = activeByHeight[tipHeight];
     tipChainWork = chain.tipWork();
     genesis = activeByHeight[0];
