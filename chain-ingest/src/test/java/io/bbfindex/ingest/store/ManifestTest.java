@@ -67,6 +67,65 @@ class ManifestTest {
   }
 
   @Test
+  void equalExactlyWhenTheTextIsTheSame() {
+    Manifest m = sample();
+    List<Manifest> variants = new ArrayList<>();
+    variants.add(m.withTxindexTipHeight(597));
+    variants.add(m.withBlocks(new BlockHashEntry("block-hashes.bbf", 600, "cd".repeat(32), 1)));
+    variants.add(m.withSummary(new SummaryEntry("tx-summary.bbf", 3004, 8001, 0x1234_5678)));
+    variants.add(m.withFiles(m.files().subList(0, 2)));
+    variants.add(m.withFiles(List.of(m.files().get(0).withoutFilterFile())));
+    byte[] otherTip = m.tipHash();
+    otherTip[31] ^= 1;
+    variants.add(copy(m, otherTip, 0.01, 0.005, 1.25));
+    variants.add(copy(m, m.tipHash(), 0.010000000000000002, 0.005, 1.25));
+    variants.add(copy(m, m.tipHash(), 0.01, -0.0, 1.25));
+    variants.add(copy(m, m.tipHash(), 0.01, 0.0, 1.25));
+    variants.add(copy(m, m.tipHash(), 0.01, 0.005, Double.NaN));
+    variants.add(
+        copy(m, m.tipHash(), 0.01, 0.005, Double.longBitsToDouble(0x7ff8_0000_0000_0001L)));
+    variants.add(copy(m, m.tipHash(), 0.01, 0.005, 1.25)); // equal, another instance
+    variants.add(m);
+    for (Manifest a : variants) {
+      for (Manifest b : variants) {
+        boolean sameText = ManifestCodec.render(a).equals(ManifestCodec.render(b));
+        assertEquals(sameText, a.equals(b), a + " vs " + b);
+        if (sameText) {
+          assertEquals(a.hashCode(), b.hashCode());
+        }
+      }
+    }
+  }
+
+  @Test
+  void fileKeysAreZeroPaddedAsFormatPadsThem() {
+    for (int f : new int[] {0, 7, 42, 999, 9999, 10_000, 99_999, 100_000, 1 << 20, -1, -12_345}) {
+      assertEquals(
+          String.format(java.util.Locale.ROOT, "file.%05d", f), ManifestCodec.fileKey(f), "" + f);
+    }
+  }
+
+  private static Manifest copy(
+      Manifest m, byte[] tip, double targetFpr, double summaryFpr, double headroom) {
+    return new Manifest(
+        m.filterFormatVersion(),
+        m.createdMillis(),
+        m.datadir(),
+        tip,
+        m.tipHeight(),
+        m.txindexTipHeight(),
+        m.derivationId(),
+        m.salt(),
+        targetFpr,
+        summaryFpr,
+        headroom,
+        m.records(),
+        m.summary(),
+        m.blocks(),
+        m.files());
+  }
+
+  @Test
   void roundTripsEveryField() throws IOException {
     Manifest m = sample();
     ManifestFile.write(dir, m);
