@@ -59,10 +59,7 @@ public final class ManifestCodec {
   private static final String FORMAT = "bbf-index-manifest";
   private static final HexFormat HEX = HexFormat.of();
 
-  // compiled once: a manifest has a line per block file (5,600 on mainnet), parsed at every start
-  private static final Pattern FILE_KEY = Pattern.compile("file\\.\\d{5,10}");
-  private static final Pattern FILE_NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
-  private static final Pattern CRC = Pattern.compile("[0-9a-f]{8}");
+  // compiled once (the per-file fields are checked by hand: ManifestSyntax says why)
   private static final Pattern HEX_64 = Pattern.compile("[0-9a-f]{64}");
 
   private ManifestCodec() {}
@@ -384,11 +381,11 @@ public final class ManifestCodec {
       }
       Parts parts = new Parts(out);
       String name = parts.get("name");
-      if (!FILE_NAME.matcher(name).matches() || name.startsWith(".")) {
+      if (!ManifestSyntax.isFileName(name) || name.startsWith(".")) {
         throw bad(
             line, "field '" + key + "' names an invalid filter file '" + abbreviate(name) + "'");
       }
-      if (!CRC.matcher(parts.get("crc")).matches()) {
+      if (!ManifestSyntax.isCrc(parts.get("crc"))) {
         throw bad(line, "field '" + key + "' has a crc that is not 8 hex digits");
       }
       return parts;
@@ -430,7 +427,7 @@ public final class ManifestCodec {
 
     private FileEntry fileEntry(String key) throws FilterStoreException {
       Integer line = lineOf.get(key);
-      if (!FILE_KEY.matcher(key).matches()) {
+      if (!ManifestSyntax.isFileKey(key)) {
         throw bad(line, "malformed block file field '" + abbreviate(key) + "'");
       }
       int number = (int) parseLong(line, key, key.substring(5), 0, Integer.MAX_VALUE);
