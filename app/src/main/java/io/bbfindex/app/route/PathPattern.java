@@ -23,11 +23,19 @@ final class PathPattern {
   /** Whether the last parameter takes the rest of the path. */
   private final boolean rest;
 
+  /**
+   * The text before the first parameter ({@code /v1/tx/} of {@code /v1/tx/{txid}/raw}): a path that
+   * does not start with it is turned away by one comparison.
+   */
+  private final String leading;
+
   private PathPattern(String text, @Nullable String[] literals, int parameters, boolean rest) {
     this.text = text;
     this.literals = literals;
     this.parameters = parameters;
     this.rest = rest;
+    int brace = text.indexOf('{');
+    this.leading = brace < 0 ? text : text.substring(0, brace);
   }
 
   static PathPattern of(String text) {
@@ -73,30 +81,70 @@ final class PathPattern {
     return parameters;
   }
 
-  /** The parameters' values if {@code path} matches, else null. */
+  /**
+   * How many segments a path this pattern matches has: exactly this many, or for a pattern that
+   * takes the rest of the path, at least this many.
+   */
+  int segments() {
+    return literals.length;
+  }
+
+  /** The number of segments of {@code path} (a leading '/' assumed): one more than its slashes. */
+  static int segmentsOf(String path) {
+    int n = 0;
+    for (int i = 0; i < path.length(); i++) {
+      if (path.charAt(i) == '/') {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /**
+   * The parameters' values if {@code path} matches, else null. Runs for every request of a route
+   * with parameters, against each candidate pattern in turn, so a miss allocates nothing: the
+   * segments are checked first and the values cut out only once the whole path matched.
+   */
   @Nullable List<String> match(String path) {
-    List<String> values = parameters == 0 ? List.of() : new ArrayList<>(parameters);
-    int at = 1; // after the leading '/'
-    if (path.isEmpty() || path.charAt(0) != '/') {
+    if (path.isEmpty() || path.charAt(0) != '/' || !path.startsWith(leading)) {
       return null;
     }
+    if (!matchesSegments(path)) {
+      return null;
+    }
+    if (parameters == 0) {
+      return List.of();
+    }
+    List<String> values = new ArrayList<>(parameters);
+    int at = 1;
+    for (int i = 0; i < literals.length; i++) {
+      int end = i == literals.length - 1 ? path.length() : path.indexOf('/', at);
+      if (literals[i] == null) {
+        values.add(path.substring(at, end));
+      }
+      at = end + 1;
+    }
+    return values;
+  }
+
+  /** Whether {@code path} has this pattern's segments: the count, and each literal's text. */
+  private boolean matchesSegments(String path) {
+    int at = 1; // after the leading '/'
     for (int i = 0; i < literals.length; i++) {
       boolean last = i == literals.length - 1;
       int end = last && rest ? -1 : path.indexOf('/', at);
       if (last != (end < 0)) {
-        return null; // more or fewer segments
+        return false; // more or fewer segments
       }
       if (last) {
         end = path.length();
       }
       String literal = literals[i];
-      if (literal == null) {
-        values.add(path.substring(at, end));
-      } else if (literal.length() != end - at || !path.startsWith(literal, at)) {
-        return null;
+      if (literal != null && (literal.length() != end - at || !path.startsWith(literal, at))) {
+        return false;
       }
       at = end + 1;
     }
-    return values;
+    return true;
   }
 }

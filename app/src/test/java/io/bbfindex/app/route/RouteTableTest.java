@@ -4,10 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpMethod;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /** How the table resolves paths: specificity, parameters, 404, 405 with {@code Allow}. */
@@ -96,5 +99,66 @@ class RouteTableTest {
     assertThrows(
         IllegalArgumentException.class,
         () -> RouteTable.of(List.of(feature(List.of(TX, TX), List.of()))));
+  }
+
+  @Test
+  void theTableFindsWhatTryingEveryPatternInOrderFinds() {
+    // the table tries only the patterns of a path's segment count, then those taking the rest:
+    // over random paths it must pick the route (and values) that trying every pattern, most
+    // specific first, picks
+    List<Route> routes =
+        List.of(
+            TX,
+            BATCH,
+            HEX,
+            TXID,
+            Route.get("/v1/tx/{txid}/raw", "raw", NOTHING),
+            Route.get("/v1/block/{hash}", "block", NOTHING),
+            Route.get("/a/{x}", "a1", NOTHING),
+            Route.get("/a/{x}/{y}", "a2", NOTHING),
+            Route.get("/a/b/{y}", "ab", NOTHING),
+            Route.get("/a/{x+}", "arest", NOTHING),
+            Route.get("/{x}/c", "c", NOTHING));
+    RouteTable table = RouteTable.of(List.of(feature(routes, List.of(E))));
+    List<PathPattern> ordered =
+        routes.stream()
+            .map(r -> PathPattern.of(r.pattern()))
+            .filter(p -> p.parameters() > 0)
+            .sorted(
+                Comparator.comparing(PathPattern::takesRest)
+                    .thenComparingInt(PathPattern::parameters))
+            .toList();
+    String[] words = {"v1", "tx", "a", "b", "c", "e", "block", "raw", "hex", "lookup", "ab", ""};
+    Random rnd = new Random(29);
+    int found = 0;
+    for (int n = 0; n < 20_000; n++) {
+      StringBuilder path = new StringBuilder();
+      for (int s = rnd.nextInt(6); s >= 0; s--) {
+        path.append('/').append(words[rnd.nextInt(words.length)]);
+      }
+      String p = path.toString();
+      PathPattern expected = null;
+      List<String> expectedValues = null;
+      for (PathPattern candidate : ordered) {
+        expectedValues = candidate.match(p);
+        if (expectedValues != null) {
+          expected = candidate;
+          break;
+        }
+      }
+      if (routes.stream().anyMatch(r -> r.pattern().equals(p))) {
+        continue; // a literal route's own path: the hash lookup's
+      }
+      RouteTable.Resolution r = table.resolve(HttpMethod.GET, p);
+      if (expected == null) {
+        assertInstanceOf(RouteTable.Refused.class, r, p);
+        continue;
+      }
+      RouteTable.Found f = assertInstanceOf(RouteTable.Found.class, r, p);
+      assertEquals(expected.text(), f.route().pattern(), p);
+      assertEquals(expectedValues, f.params(), p);
+      found++;
+    }
+    assertTrue(found > 1_000, "random paths reached templated routes only " + found + " times");
   }
 }
