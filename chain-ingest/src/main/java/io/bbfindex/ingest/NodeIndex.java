@@ -27,6 +27,7 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -94,6 +95,14 @@ public final class NodeIndex implements AutoCloseable {
 
   private boolean closed;
 
+  private final boolean blockIndexFromCache;
+
+  /** Writes the block index to its cache after a scan (see {@link #blockIndexFromCache}). */
+  private final @Nullable Thread blockIndexCacheWriter;
+
+  /** Keeps that cache in step with a running node; null for a stopped node's datadir. */
+  private final @Nullable BlockIndexCacheRefresher cacheRefresher;
+
   private NodeIndex(NodeIndexLoader o) {
     this.layout = o.layout;
     this.snapshotRoot = o.snapshotRoot;
@@ -120,6 +129,18 @@ public final class NodeIndex implements AutoCloseable {
     this.txindexTipHash = o.txindexTipHash;
     this.blockFileReader = o.blockFileReader;
     this.blocksXorKey = o.xor;
+    this.blockIndexFromCache = o.blockIndexFromCache;
+    this.blockIndexCacheWriter = o.blockIndexCacheWriter;
+    // a stopped node's block index does not change under an open index; a running node's does
+    this.cacheRefresher =
+        o.liveSnapshot
+            ? BlockIndexCacheRefresher.start(
+                layout.blockIndexDir(),
+                o.blockIndexCache.workDir(),
+                o.blockIndexCache,
+                o.blockDb.contentDigest(),
+                BlockIndexCacheRefresher.DEFAULT_PERIOD)
+            : null;
   }
 
   /**
@@ -168,6 +189,7 @@ public final class NodeIndex implements AutoCloseable {
     }
     NodeIndexLoader o = new NodeIndexLoader(layout);
     o.liveSnapshot = allowRunningNode;
+    o.blockIndexCache = new BlockIndexCache(workDir.toAbsolutePath().normalize());
     o.txindexOptional = txindexOptional;
     Path work = workDir.toAbsolutePath().normalize();
     try {
@@ -475,6 +497,20 @@ public final class NodeIndex implements AutoCloseable {
   }
 
   /**
+   * Whether the block index's records were taken from the work directory's cache, kept by an
+   * earlier open of the same node, because its block index holds what it held then; false when they
+   * were read from the node's LevelDB (and the cache written for the next open).
+   */
+  public boolean blockIndexFromCache() {
+    return blockIndexFromCache;
+  }
+
+  /** The cache's refresher of a running node's index, null for a stopped node's (for tests). */
+  @Nullable BlockIndexCacheRefresher cacheRefresher() {
+    return cacheRefresher;
+  }
+
+  /**
    * Whether the node was interrupted during a reindex ({@code 'R'} flag): the index is incomplete.
    */
   public boolean reindexing() {
@@ -510,6 +546,13 @@ public final class NodeIndex implements AutoCloseable {
         return;
       }
       closed = true;
+      if (cacheRefresher != null) {
+        cacheRefresher.close();
+      }
+      if (blockIndexCacheWriter != null) {
+        // the work directory it writes into may be deleted as soon as this returns
+        BlockRecordScan.joinUninterruptibly(List.of(blockIndexCacheWriter));
+      }
       IOException failure = null;
       for (AutoCloseable c :
           Stream.of(blockFileReader, txDb == blockDb ? null : txDb, blockDb)

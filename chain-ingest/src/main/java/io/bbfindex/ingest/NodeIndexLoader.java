@@ -1,13 +1,9 @@
 package io.bbfindex.ingest;
 
-import static io.bbfindex.ingest.encoding.HashKeys.toDisplayHex;
-
 import io.bbfindex.ingest.blockfile.BlockFileReader;
 import io.bbfindex.ingest.blockfile.BlocksXorKey;
 import io.bbfindex.ingest.chain.ActiveChain;
-import io.bbfindex.ingest.chain.ProofOfWorkCheck;
 import io.bbfindex.ingest.encoding.CorruptRecordException;
-import io.bbfindex.ingest.encoding.LittleEndian;
 import io.bbfindex.ingest.leveldb.LevelDbOpenException;
 import io.bbfindex.ingest.leveldb.LevelDbReadException;
 import io.bbfindex.ingest.leveldb.LevelDbSnapshot;
@@ -47,9 +43,6 @@ final class NodeIndexLoader {
 
   private static final System.Logger LOG = System.getLogger(NodeIndex.class.getName());
   private static final int SNAPSHOT_ATTEMPTS = 5;
-
-  /** At most this many threads decode the block index (see {@link #readBlockRecords}). */
-  private static final int MAX_SCAN_PARTS = 4;
 
   /**
    * Where Core writes the genesis block: after the magic and size of blk00000.dat's first record.
@@ -97,6 +90,15 @@ final class NodeIndexLoader {
   /** A node without a txindex is opened ({@link TxIndexLayout#NONE}) instead of refused. */
   boolean txindexOptional;
 
+  /** Where the decoded block index is kept between starts. */
+  BlockIndexCache blockIndexCache;
+
+  /** Whether the block index's records came from {@link #blockIndexCache}, not from a scan. */
+  boolean blockIndexFromCache;
+
+  /** Writes a scan's records to the cache, off the path to the first answer; null if none. */
+  @Nullable Thread blockIndexCacheWriter;
+
   NodeIndexLoader(DataDirLayout layout) {
     this.layout = layout;
   }
@@ -118,7 +120,15 @@ final class NodeIndexLoader {
 
   private void loadBlockIndex() throws IOException {
     blockObfuscation = Obfuscation.read(blockDb);
-    List<DiskBlockIndex> records = readBlockRecords(blockObfuscation);
+    byte[] digest = blockDb.contentDigest();
+    List<DiskBlockIndex> records = blockIndexCache.read(digest).orElse(null);
+    blockIndexFromCache = records != null;
+    if (records == null) {
+      records = BlockRecordScan.read(blockDb, blockObfuscation, layout.blockIndexDir(), cores());
+      if (!records.isEmpty()) {
+        keepForNextStart(digest, List.copyOf(records));
+      }
+    }
     if (records.isEmpty() && liveSnapshot) {
       // A running node writes its block index to LevelDB only when it flushes (about hourly, and
       // at shutdown): a node started minutes ago may have none on disk yet. Its genesis block is
@@ -152,6 +162,40 @@ final class NodeIndexLoader {
                             + " synced any block yet (or everything is marked invalid); let"
                             + " bitcoind sync, then retry"));
     indexBlocks(records, chain);
+  }
+
+  /**
+   * Writes {@code records} to the cache on a thread of its own (about 140 MB on mainnet: not worth
+   * delaying the first answer for); {@link #awaitCacheWriter} waits for it. A failure only costs
+   * the next start a scan.
+   */
+  private void keepForNextStart(byte[] digest, List<DiskBlockIndex> records) {
+    BlockIndexCache cache = blockIndexCache;
+    blockIndexCacheWriter =
+        Thread.ofPlatform()
+            .name("bbf-block-index-cache")
+            .daemon()
+            .start(
+                () -> {
+                  try {
+                    cache.write(digest, records);
+                  } catch (IOException | RuntimeException e) {
+                    LOG.log(
+                        System.Logger.Level.WARNING,
+                        "could not keep the block index in " + cache.file() + ": " + e);
+                  }
+                });
+  }
+
+  /**
+   * Waits for the cache's writer, if one runs, even when interrupted: the work directory it writes
+   * into may be deleted right after a close.
+   */
+  void awaitCacheWriter() {
+    Thread writer = blockIndexCacheWriter;
+    if (writer != null) {
+      BlockRecordScan.joinUninterruptibly(List.of(writer));
+    }
   }
 
   private void openBlockFiles() throws IOException {
@@ -294,103 +338,13 @@ final class NodeIndexLoader {
     }
   }
 
-  /**
-   * Scans and decodes every {@code 'b'} record, in key order. Hot path of every start (950,000
-   * records on mainnet, each a SHA-256d of its header and a proof-of-work check): the key range is
-   * split by the hash's first byte (uniformly random) into one part per core, up to {@link
-   * #MAX_SCAN_PARTS}, each scanned by its own LevelDB iterator on its own thread. The parts are
-   * concatenated in key order, and when several fail the first one's failure is reported, so the
-   * result and the error are those of one sequential scan.
-   */
-  private List<DiskBlockIndex> readBlockRecords(Obfuscation obf) throws IOException {
-    int parts = Math.clamp(Runtime.getRuntime().availableProcessors(), 1, MAX_SCAN_PARTS);
-    List<List<DiskBlockIndex>> decoded = new ArrayList<>(parts);
-    List<Thread> threads = new ArrayList<>(parts);
-    Throwable[] failures = new Throwable[parts];
-    for (int p = 0; p < parts; p++) {
-      List<DiskBlockIndex> out = new ArrayList<>();
-      decoded.add(out);
-      byte[] from = p == 0 ? new byte[] {DbKeys.BLOCK_INDEX} : scanBound(p, parts);
-      byte[] to = p == parts - 1 ? new byte[] {DbKeys.BLOCK_INDEX + 1} : scanBound(p + 1, parts);
-      int part = p;
-      Runnable scan =
-          () -> {
-            try {
-              readBlockRecords(obf, from, to, out);
-            } catch (Throwable e) { // rethrown below on the calling thread, whatever it is
-              failures[part] = e;
-            }
-          };
-      if (p == parts - 1) {
-        scan.run(); // the last part on the calling thread
-      } else {
-        Thread t = new Thread(scan, "bbf-block-index-scan-" + p);
-        t.setDaemon(true);
-        t.start();
-        threads.add(t);
-      }
-    }
-    // every part is waited for, even when interrupted: a failed open closes the LevelDB, which
-    // must not happen under an iterator still running
-    boolean interrupted = false;
-    for (Thread t : threads) {
-      while (true) {
-        try {
-          t.join();
-          break;
-        } catch (InterruptedException e) {
-          interrupted = true;
-        }
-      }
-    }
-    if (interrupted) {
-      Thread.currentThread().interrupt();
-    }
-    for (Throwable e : failures) {
-      switch (e) {
-        case null -> {}
-        case IOException io -> throw io;
-        case RuntimeException r -> throw r;
-        case Error r -> throw r;
-        default -> throw new IllegalStateException(e);
-      }
-    }
-    int total = 0;
-    for (List<DiskBlockIndex> d : decoded) {
-      total += d.size();
-    }
-    List<DiskBlockIndex> all = new ArrayList<>(total);
-    for (List<DiskBlockIndex> d : decoded) {
-      all.addAll(d);
-    }
-    return all;
+  /** One part of the block index's scan per core, up to {@link BlockRecordScan#MAX_PARTS}. */
+  private static int cores() {
+    return Math.clamp(Runtime.getRuntime().availableProcessors(), 1, BlockRecordScan.MAX_PARTS);
   }
 
-  /** Where part {@code p} of {@code parts} starts: {@code 'b'} and the first byte of the hash. */
-  private static byte[] scanBound(int p, int parts) {
-    return new byte[] {DbKeys.BLOCK_INDEX, (byte) (p * 256 / parts)};
-  }
-
-  private void readBlockRecords(
-      Obfuscation obf, byte[] from, byte[] toExclusive, List<DiskBlockIndex> out)
-      throws IOException {
-    // one per thread: it remembers the target of the last nBits (which changes every 2016 blocks)
-    ProofOfWorkCheck pow = new ProofOfWorkCheck();
-    blockDb.scan(
-        from,
-        toExclusive,
-        (k, v) -> {
-          DiskBlockIndex b = decodeOrReport(() -> DiskBlockIndex.decode(k, obf.plain(v)));
-          if (!pow.meetsTarget(b.hash(), LittleEndian.uint32(b.header(), 72))) {
-            throw new DataDirException(
-                layout.blockIndexDir(),
-                "corrupt block index: block "
-                    + toDisplayHex(b.hash())
-                    + " does not meet its own proof-of-work target (CheckProofOfWork failed);"
-                    + " restart bitcoind with -reindex to rebuild it");
-          }
-          out.add(b);
-        });
+  private <T> T decodeOrReport(BlockRecordScan.Decoder<T> d) throws DataDirException {
+    return BlockRecordScan.decodeOrReport(layout.blockIndexDir(), d);
   }
 
   private Map<Integer, BlockFileInfo> readBlockFiles(Obfuscation obf) throws IOException {
@@ -402,23 +356,6 @@ final class NodeIndexLoader {
           out.put(f.file(), f);
         });
     return out;
-  }
-
-  private interface Decoder<T> {
-    T decode() throws CorruptRecordException;
-  }
-
-  private <T> T decodeOrReport(Decoder<T> d) throws DataDirException {
-    try {
-      return d.decode();
-    } catch (CorruptRecordException e) {
-      throw new DataDirException(
-          layout.blockIndexDir(),
-          "corrupt block index: "
-              + e.getMessage()
-              + "; restart bitcoind with -reindex to rebuild it",
-          e);
-    }
   }
 
   /** A {@code 'F'} flag of blocks/index; absent = false. */
@@ -497,6 +434,7 @@ final class NodeIndexLoader {
   /** Undoes a failed open; the original failure is what the caller reports. */
   void abandon(Exception cause) {
     try {
+      awaitCacheWriter();
       if (blockFileReader != null) {
         blockFileReader.close();
       }

@@ -51,11 +51,16 @@ final class ServeRun {
     }
   }
 
-  static Timing time(Path jar, ServeStartup.Fixture f, Path dir, Path archive)
+  /**
+   * @param dir where this run's log goes
+   * @param work serve's {@code --work}: one shared by several runs keeps what a start leaves there
+   *     for the next (the block index cache), as the default work directory beside the store does
+   */
+  static Timing time(Path jar, ServeStartup.Fixture f, Path dir, Path work, Path archive)
       throws IOException, InterruptedException {
     Files.createDirectories(dir);
     Path log = dir.resolve("serve.log");
-    List<String> cmd = command(jar, f, dir.resolve("work"), archive);
+    List<String> cmd = command(jar, f, work, archive);
     long start = System.nanoTime();
     Process p = new ProcessBuilder(cmd).redirectError(log.toFile()).start();
     try {

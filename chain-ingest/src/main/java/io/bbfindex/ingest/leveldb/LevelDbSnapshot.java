@@ -3,15 +3,20 @@ package io.bbfindex.ingest.leveldb;
 import static org.fusesource.leveldbjni.JniDBFactory.factory;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.regex.Pattern;
 import org.iq80.leveldb.CompressionType;
 import org.iq80.leveldb.DB;
@@ -64,11 +69,13 @@ public final class LevelDbSnapshot implements AutoCloseable {
   private final Path dir;
   private final DB db;
   private final ReadOptions readOptions;
+  private final byte[] contentDigest;
 
-  private LevelDbSnapshot(Path source, Path dir, DB db) {
+  private LevelDbSnapshot(Path source, Path dir, DB db, byte[] contentDigest) {
     this.source = source;
     this.dir = dir;
     this.db = db;
+    this.contentDigest = contentDigest;
     // Core reads with checksum verification; a flipped bit must surface as an error, not data.
     this.readOptions = new ReadOptions().verifyChecksums(true).fillCache(true);
   }
@@ -82,6 +89,44 @@ public final class LevelDbSnapshot implements AutoCloseable {
    * @throws IOException if copying fails
    */
   public static LevelDbSnapshot open(Path source, Path snapshotDir) throws IOException {
+    String manifest = currentManifest(source);
+    if (!Files.isDirectory(snapshotDir)) {
+      // never its parents: a shutdown hook may have just deleted them, and must stay able to
+      Files.createDirectory(snapshotDir);
+    }
+    Plan plan = Plan.of(source, manifest);
+    plan.copyInto(source, snapshotDir);
+    byte[] digest = plan.digest();
+    Options options =
+        new Options()
+            .createIfMissing(false)
+            .paranoidChecks(true)
+            .compressionType(CompressionType.NONE)
+            .cacheSize(8L << 20);
+    try {
+      return new LevelDbSnapshot(
+          source, snapshotDir, factory.open(snapshotDir.toFile(), options), digest);
+    } catch (IOException | RuntimeException e) {
+      // leveldbjni reports "Corruption: ..." / "IO error: ..." as NativeDB.DBException (runtime)
+      throw new LevelDbOpenException(
+          source, "LevelDB could not open a copy of it: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * The {@link #contentDigest} a snapshot of {@code source} taken now would have, without copying
+   * anything: the MANIFEST and the logs are read, the tables only listed. WHY: to learn cheaply
+   * whether the node's database changed since a snapshot.
+   *
+   * @throws LevelDbOpenException if {@code source} is not a LevelDB
+   * @throws NoSuchFileException if the node changed the files meanwhile (ask again)
+   */
+  public static byte[] contentDigestOf(Path source) throws IOException {
+    return Plan.of(source, currentManifest(source)).digest();
+  }
+
+  /** The MANIFEST that {@code source}'s CURRENT names. */
+  private static String currentManifest(Path source) throws IOException {
     Path current = source.resolve("CURRENT");
     if (!Files.isRegularFile(current)) {
       throw new LevelDbOpenException(source, "not a LevelDB directory (no CURRENT file)");
@@ -91,72 +136,84 @@ public final class LevelDbSnapshot implements AutoCloseable {
       throw new LevelDbOpenException(
           source, "CURRENT names '" + manifest + "', which is not a MANIFEST file here");
     }
-    if (!Files.isDirectory(snapshotDir)) {
-      // never its parents: a shutdown hook may have just deleted them, and must stay able to
-      Files.createDirectory(snapshotDir);
-    }
-    copyLiveFiles(source, manifest, snapshotDir);
-    Options options =
-        new Options()
-            .createIfMissing(false)
-            .paranoidChecks(true)
-            .compressionType(CompressionType.NONE)
-            .cacheSize(8L << 20);
-    try {
-      return new LevelDbSnapshot(source, snapshotDir, factory.open(snapshotDir.toFile(), options));
-    } catch (IOException | RuntimeException e) {
-      // leveldbjni reports "Corruption: ..." / "IO error: ..." as NativeDB.DBException (runtime)
-      throw new LevelDbOpenException(
-          source, "LevelDB could not open a copy of it: " + e.getMessage(), e);
-    }
+    return manifest;
   }
 
   /**
-   * Copies what the MANIFEST names: the MANIFEST and CURRENT, the live tables, the logs to replay.
-   *
-   * @throws NoSuchFileException if the node changed the files meanwhile (start over)
+   * What a snapshot takes, read from the node's directory: the MANIFEST (cut after its last intact
+   * record), the live tables, the logs to replay (each cut likewise), and their digest.
    */
-  private static void copyLiveFiles(Path source, String manifest, Path snapshotDir)
-      throws IOException {
-    Path manifestPath = source.resolve(manifest);
-    byte[] manifestBytes = Files.readAllBytes(manifestPath);
-    LevelDbLog.Contents edits = LevelDbLog.read(manifestBytes);
-    ManifestReplay.LiveFiles live = ManifestReplay.replay(manifestPath, edits.records());
-    Files.write(
-        snapshotDir.resolve(manifest),
-        Arrays.copyOf(manifestBytes, edits.intactLength()),
-        StandardOpenOption.CREATE_NEW);
-    Files.writeString(snapshotDir.resolve("CURRENT"), manifest + "\n");
-    for (long table : live.tables()) {
-      Path ldb = source.resolve(fileName(table, "ldb"));
-      linkOrCopy(
-          source,
-          Files.exists(ldb) ? ldb : source.resolve(fileName(table, "sst")),
-          snapshotDir.resolve(fileName(table, "sst")));
-    }
-    boolean currentLogFound = false;
-    try (DirectoryStream<Path> files = Files.newDirectoryStream(source, "*.log")) {
-      for (Path f : files) {
-        String name = f.getFileName().toString();
-        if (!LOG_FILE.matcher(name).matches()) {
-          continue;
-        }
-        long number = Long.parseLong(name.substring(0, name.length() - 4));
-        if (live.needsLog(number)) {
-          byte[] log = Files.readAllBytes(f);
-          Files.write(
-              snapshotDir.resolve(name),
-              Arrays.copyOf(log, LevelDbLog.read(log).intactLength()),
-              StandardOpenOption.CREATE_NEW);
-          currentLogFound |= number == live.logNumber();
+  private record Plan(
+      String manifest,
+      byte[] intactManifest,
+      List<Path> tables,
+      SortedMap<Long, byte[]> logs,
+      byte[] digest) {
+
+    /**
+     * @throws NoSuchFileException if the node changed the files meanwhile (start over)
+     */
+    static Plan of(Path source, String manifest) throws IOException {
+      Path manifestPath = source.resolve(manifest);
+      byte[] manifestBytes = Files.readAllBytes(manifestPath);
+      LevelDbLog.Contents edits = LevelDbLog.read(manifestBytes);
+      ManifestReplay.LiveFiles live = ManifestReplay.replay(manifestPath, edits.records());
+      byte[] intactManifest = Arrays.copyOf(manifestBytes, edits.intactLength());
+      ContentDigest digest = new ContentDigest();
+      digest.part(manifest.getBytes(StandardCharsets.US_ASCII)).part(intactManifest);
+      List<Path> tables = new ArrayList<>();
+      for (long table : live.tables()) {
+        Path ldb = source.resolve(fileName(table, "ldb"));
+        Path from = Files.exists(ldb) ? ldb : source.resolve(fileName(table, "sst"));
+        digest.number(table).number(Files.size(from)); // NoSuchFileException: compacted away
+        tables.add(from);
+      }
+      SortedMap<Long, byte[]> logs = new TreeMap<>();
+      try (DirectoryStream<Path> files = Files.newDirectoryStream(source, "*.log")) {
+        for (Path f : files) {
+          String name = f.getFileName().toString();
+          if (!LOG_FILE.matcher(name).matches()) {
+            continue;
+          }
+          long number = Long.parseLong(name.substring(0, name.length() - 4));
+          if (live.needsLog(number)) {
+            byte[] log = Files.readAllBytes(f);
+            logs.put(number, Arrays.copyOf(log, LevelDbLog.read(log).intactLength()));
+          }
         }
       }
+      if (!logs.containsKey(live.logNumber())
+          && live.logNumber() != 0
+          && manifestMovedOn(manifestPath, live)) {
+        throw new NoSuchFileException(
+            source.resolve(fileName(live.logNumber(), "log")).toString(),
+            null,
+            "flushed into a table after the MANIFEST was read");
+      }
+      logs.forEach((number, bytes) -> digest.number(number).part(bytes));
+      return new Plan(manifest, intactManifest, tables, logs, digest.finish());
     }
-    if (!currentLogFound && live.logNumber() != 0 && manifestMovedOn(manifestPath, live)) {
-      throw new NoSuchFileException(
-          source.resolve(fileName(live.logNumber(), "log")).toString(),
-          null,
-          "flushed into a table after the MANIFEST was read");
+
+    /**
+     * Writes the snapshot into {@code snapshotDir}: the MANIFEST and CURRENT, the live tables, the
+     * logs.
+     *
+     * @throws NoSuchFileException if a table was compacted away since it was listed (start over)
+     */
+    void copyInto(Path source, Path snapshotDir) throws IOException {
+      Files.write(snapshotDir.resolve(manifest), intactManifest, StandardOpenOption.CREATE_NEW);
+      Files.writeString(snapshotDir.resolve("CURRENT"), manifest + "\n");
+      for (Path table : tables) {
+        String name = table.getFileName().toString();
+        String sst = name.substring(0, name.length() - 4) + ".sst";
+        linkOrCopy(source, table, snapshotDir.resolve(sst));
+      }
+      for (Map.Entry<Long, byte[]> log : logs.entrySet()) {
+        Files.write(
+            snapshotDir.resolve(fileName(log.getKey(), "log")),
+            log.getValue(),
+            StandardOpenOption.CREATE_NEW);
+      }
     }
   }
 
@@ -251,6 +308,17 @@ public final class LevelDbSnapshot implements AutoCloseable {
     } catch (RuntimeException e) {
       throw new LevelDbReadException(source, e);
     }
+  }
+
+  /**
+   * SHA-256 of what this copy was made of: the MANIFEST (up to its last intact record), each live
+   * table's number and size, each replayed log (up to its last intact record). Two snapshots with
+   * the same digest hold the same records: tables are immutable and the MANIFEST names each with
+   * its key range and size, and the logs are compared byte for byte. WHY: a reader may keep what it
+   * decoded from a snapshot and, while the digest is unchanged, skip reading the database again.
+   */
+  public byte[] contentDigest() {
+    return contentDigest.clone();
   }
 
   /** The node's directory this is a copy of. */
