@@ -5,9 +5,11 @@ import io.bbfindex.ingest.records.DiskBlockIndex;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -54,6 +56,9 @@ final class BlockIndexCache {
   private static final int HEAD_BYTES = MAGIC.length + DIGEST_BYTES + Integer.BYTES;
   static final int RECORD_BYTES = 32 + DiskBlockIndex.HEADER_BYTES + 5 * Integer.BYTES + 16;
 
+  /** A partial cache this old is no write in progress (a write takes seconds). */
+  static final Duration LEFTOVER_AGE = Duration.ofMinutes(10);
+
   private static final System.Logger LOG = System.getLogger(BlockIndexCache.class.getName());
 
   private final Path workDir;
@@ -70,6 +75,25 @@ final class BlockIndexCache {
 
   Path file() {
     return file;
+  }
+
+  /**
+   * Deletes what writers killed mid-write left ({@link AtomicFileWriter}'s temporary files of the
+   * cache, 140 MB each at mainnet) once older than {@link #LEFTOVER_AGE}: younger ones may be
+   * another process's write in progress.
+   */
+  void removeLeftovers() {
+    try (DirectoryStream<Path> tmps =
+        Files.newDirectoryStream(workDir, "." + FILE_NAME + ".*.tmp")) {
+      long now = System.currentTimeMillis();
+      for (Path t : tmps) {
+        if (now - Files.getLastModifiedTime(t).toMillis() > LEFTOVER_AGE.toMillis()) {
+          Files.deleteIfExists(t);
+        }
+      }
+    } catch (IOException e) {
+      LOG.log(System.Logger.Level.WARNING, "could not remove old partial block index caches: " + e);
+    }
   }
 
   /**

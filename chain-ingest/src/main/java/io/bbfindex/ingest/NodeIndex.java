@@ -189,13 +189,14 @@ public final class NodeIndex implements AutoCloseable {
     }
     NodeIndexLoader o = new NodeIndexLoader(layout);
     o.liveSnapshot = allowRunningNode;
-    o.blockIndexCache = new BlockIndexCache(workDir.toAbsolutePath().normalize());
     o.txindexOptional = txindexOptional;
     Path work = workDir.toAbsolutePath().normalize();
     try {
       Files.createDirectories(work);
       // snapshots of runs killed before their close or shutdown hook could remove them
       Scratch.removeStaleSnapshots(work);
+      o.blockIndexCache = new BlockIndexCache(work);
+      o.blockIndexCache.removeLeftovers();
       o.owner = Scratch.createSnapshotDir(work);
       o.snapshotRoot = o.owner.dir();
     } catch (IOException e) {

@@ -96,6 +96,9 @@ final class NodeIndexLoader {
   /** Whether the block index's records came from {@link #blockIndexCache}, not from a scan. */
   boolean blockIndexFromCache;
 
+  /** The records a scan read (not the cache), until the open succeeded; null otherwise. */
+  @Nullable List<DiskBlockIndex> scanned;
+
   /** Writes a scan's records to the cache, off the path to the first answer; null if none. */
   @Nullable Thread blockIndexCacheWriter;
 
@@ -116,6 +119,12 @@ final class NodeIndexLoader {
               + ": the database is damaged; let Bitcoin Core repair it (restart it with -reindex)",
           e);
     }
+    // only an open that succeeded keeps what it scanned: a refused one leaves the work dir as it
+    // was
+    if (scanned != null) {
+      keepForNextStart(blockDb.contentDigest(), scanned);
+      scanned = null;
+    }
   }
 
   private void loadBlockIndex() throws IOException {
@@ -126,7 +135,7 @@ final class NodeIndexLoader {
     if (records == null) {
       records = BlockRecordScan.read(blockDb, blockObfuscation, layout.blockIndexDir(), cores());
       if (!records.isEmpty()) {
-        keepForNextStart(digest, List.copyOf(records));
+        scanned = List.copyOf(records); // kept once the whole open succeeded (see load)
       }
     }
     if (records.isEmpty() && liveSnapshot) {

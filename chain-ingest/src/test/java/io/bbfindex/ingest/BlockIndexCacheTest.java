@@ -170,6 +170,23 @@ class BlockIndexCacheTest {
     }
   }
 
+  @Test
+  void anOpenRemovesPartialCachesOfKilledWritersButNotOneBeingWritten() throws IOException {
+    Path dd = Fixtures.extract(Archive.REGTEST_B, tmp.resolve("data"));
+    Path work = Files.createDirectories(tmp.resolve("work"));
+    Path killed =
+        Files.write(work.resolve("." + BlockIndexCache.FILE_NAME + ".1234.tmp"), new byte[10]);
+    Files.setLastModifiedTime(
+        killed,
+        java.nio.file.attribute.FileTime.fromMillis(
+            System.currentTimeMillis() - BlockIndexCache.LEFTOVER_AGE.toMillis() - 60_000));
+    Path writing =
+        Files.write(work.resolve("." + BlockIndexCache.FILE_NAME + ".5678.tmp"), new byte[10]);
+    NodeIndex.open(dd, work).close();
+    assertFalse(Files.exists(killed), "a killed writer's partial cache is removed");
+    assertTrue(Files.exists(writing), "a recent one may be another process's write in progress");
+  }
+
   private static byte[] digestOf(Path dd, Path work) throws IOException {
     Files.createDirectories(work);
     try (var s =
