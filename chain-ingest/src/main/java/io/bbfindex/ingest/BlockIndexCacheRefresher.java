@@ -104,24 +104,14 @@ final class BlockIndexCacheRefresher implements AutoCloseable {
     }
   }
 
-  /** Stops the checks, waiting for one that runs (a scan: a few seconds at most). */
+  /**
+   * Stops the checks, waiting for one that runs (a scan: a few seconds at most), even when
+   * interrupted ({@link java.util.concurrent.ExecutorService#close}): the work directory it writes
+   * into may be deleted right after.
+   */
   @Override
   public void close() {
     timer.shutdownNow();
-    boolean interrupted = false;
-    while (true) {
-      try {
-        if (timer.awaitTermination(1, TimeUnit.MINUTES)) {
-          break;
-        }
-        LOG.log(System.Logger.Level.WARNING, "block index cache refresh still running at close");
-        break;
-      } catch (InterruptedException e) {
-        interrupted = true;
-      }
-    }
-    if (interrupted) {
-      Thread.currentThread().interrupt();
-    }
+    timer.close();
   }
 }
