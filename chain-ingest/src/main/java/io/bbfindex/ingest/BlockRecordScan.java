@@ -2,6 +2,7 @@ package io.bbfindex.ingest;
 
 import static io.bbfindex.ingest.encoding.HashKeys.toDisplayHex;
 
+import com.google.common.util.concurrent.Uninterruptibles;
 import io.bbfindex.ingest.chain.ProofOfWorkCheck;
 import io.bbfindex.ingest.encoding.CorruptRecordException;
 import io.bbfindex.ingest.encoding.LittleEndian;
@@ -65,7 +66,7 @@ final class BlockRecordScan {
     }
     // every part is waited for, even when interrupted: a failed open closes the LevelDB, which
     // must not happen under an iterator still running
-    joinUninterruptibly(threads);
+    threads.forEach(Uninterruptibles::joinUninterruptibly);
     for (Throwable e : failures) {
       switch (e) {
         case null -> {}
@@ -134,24 +135,6 @@ final class BlockRecordScan {
               + e.getMessage()
               + "; restart bitcoind with -reindex to rebuild it",
           e);
-    }
-  }
-
-  /** Waits for each thread to end, even when interrupted (the interrupt is kept for the caller). */
-  static void joinUninterruptibly(List<Thread> threads) {
-    boolean interrupted = false;
-    for (Thread t : threads) {
-      while (true) {
-        try {
-          t.join();
-          break;
-        } catch (InterruptedException e) {
-          interrupted = true;
-        }
-      }
-    }
-    if (interrupted) {
-      Thread.currentThread().interrupt();
     }
   }
 }

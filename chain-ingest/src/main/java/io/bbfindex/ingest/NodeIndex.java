@@ -2,6 +2,7 @@ package io.bbfindex.ingest;
 
 import static io.bbfindex.ingest.encoding.HashKeys.toDisplayHex;
 
+import com.google.common.util.concurrent.Uninterruptibles;
 import io.bbfindex.ingest.blockfile.BlockFileReader;
 import io.bbfindex.ingest.blockfile.BlocksXorKey;
 import io.bbfindex.ingest.chain.ActiveChain;
@@ -27,7 +28,6 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.HexFormat;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -552,7 +552,7 @@ public final class NodeIndex implements AutoCloseable {
       }
       if (blockIndexCacheWriter != null) {
         // the work directory it writes into may be deleted as soon as this returns
-        BlockRecordScan.joinUninterruptibly(List.of(blockIndexCacheWriter));
+        Uninterruptibles.joinUninterruptibly(blockIndexCacheWriter);
       }
       IOException failure = null;
       for (AutoCloseable c :

@@ -1,5 +1,6 @@
 package io.bbfindex.ingest;
 
+import com.google.common.util.concurrent.Uninterruptibles;
 import io.bbfindex.ingest.blockfile.BlockFileReader;
 import io.bbfindex.ingest.blockfile.BlocksXorKey;
 import io.bbfindex.ingest.chain.ActiveChain;
@@ -203,7 +204,7 @@ final class NodeIndexLoader {
   void awaitCacheWriter() {
     Thread writer = blockIndexCacheWriter;
     if (writer != null) {
-      BlockRecordScan.joinUninterruptibly(List.of(writer));
+      Uninterruptibles.joinUninterruptibly(writer);
     }
   }
 

@@ -7,14 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.bbfindex.ingest.encoding.CoreVarInt;
 import io.bbfindex.ingest.records.BlockInfo;
-import io.bbfindex.ingest.records.BlockStatus;
 import io.bbfindex.ingest.records.DbKeys;
+import io.bbfindex.ingest.records.DiskBlockIndex;
 import io.bbfindex.ingest.testing.CoreLevelDbWriter;
 import io.bbfindex.ingest.testing.Fixtures;
 import io.bbfindex.ingest.testing.Fixtures.Archive;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -219,22 +217,17 @@ class BlockIndexCacheTest {
 
   /** Core's CDiskBlockIndex value of {@code b} with {@code txCount} transactions. */
   private static byte[] blockRecord(BlockInfo b, int txCount) {
-    ByteArrayOutputStream v = new ByteArrayOutputStream();
-    v.writeBytes(CoreVarInt.encode(210100)); // the client version Core writes as the dummy
-    v.writeBytes(CoreVarInt.encode(b.height()));
-    v.writeBytes(CoreVarInt.encode(Integer.toUnsignedLong(b.status())));
-    v.writeBytes(CoreVarInt.encode(txCount));
-    if ((b.status() & (BlockStatus.HAVE_DATA | BlockStatus.HAVE_UNDO)) != 0) {
-      v.writeBytes(CoreVarInt.encode(b.file()));
-    }
-    if ((b.status() & BlockStatus.HAVE_DATA) != 0) {
-      v.writeBytes(CoreVarInt.encode(b.dataPos()));
-    }
-    if ((b.status() & BlockStatus.HAVE_UNDO) != 0) {
-      v.writeBytes(CoreVarInt.encode(b.undoPos()));
-    }
-    v.writeBytes(b.header());
-    return v.toByteArray();
+    return CoreLevelDbWriter.blockIndexValue(
+        new DiskBlockIndex(
+            b.hash(),
+            210100, // the client version Core writes as the dummy
+            b.height(),
+            b.status(),
+            txCount,
+            b.file(),
+            b.dataPos(),
+            b.undoPos(),
+            b.header()));
   }
 
   private static void flipBit(Path file, long at) throws IOException {

@@ -1,5 +1,6 @@
 package io.bbfindex.ingest.filterbuild;
 
+import com.google.common.util.concurrent.Uninterruptibles;
 import io.bbfindex.ingest.store.FilterStore;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -94,22 +95,13 @@ public final class VerifiedAhead implements AutoCloseable {
   }
 
   private void closeWhenDone() {
-    boolean interrupted = false;
-    while (true) {
-      try {
-        FilterStore s = task.get();
-        if (s != null) {
-          s.close();
-        }
-        break;
-      } catch (InterruptedException e) {
-        interrupted = true;
-      } catch (ExecutionException e) {
-        break; // nothing was opened
+    try {
+      FilterStore s = Uninterruptibles.getUninterruptibly(task);
+      if (s != null) {
+        s.close();
       }
-    }
-    if (interrupted) {
-      Thread.currentThread().interrupt();
+    } catch (ExecutionException e) {
+      // nothing was opened
     }
   }
 }

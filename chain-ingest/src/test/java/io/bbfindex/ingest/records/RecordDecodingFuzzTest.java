@@ -6,8 +6,8 @@ import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.bbfindex.ingest.encoding.CoreVarInt;
 import io.bbfindex.ingest.encoding.CorruptRecordException;
 import io.bbfindex.ingest.testing.AllocationBudget;
+import io.bbfindex.ingest.testing.CoreLevelDbWriter;
 import io.bbfindex.ingest.txindex.HashedKeys;
-import java.io.ByteArrayOutputStream;
 import java.util.Arrays;
 import org.bitcoinj.base.Sha256Hash;
 
@@ -79,22 +79,8 @@ class RecordDecodingFuzzTest {
     DiskBlockIndex b = DiskBlockIndex.decode(DbKeys.blockKey(hash), value);
     assertArrayEquals(hash, b.hash());
     assertArrayEquals(hash, Sha256Hash.hashTwice(b.header()), "accepted header hashes elsewhere");
-    ByteArrayOutputStream encoded = new ByteArrayOutputStream();
-    encoded.writeBytes(CoreVarInt.encode(b.dummyVersion()));
-    encoded.writeBytes(CoreVarInt.encode(b.height()));
-    encoded.writeBytes(CoreVarInt.encode(Integer.toUnsignedLong(b.status())));
-    encoded.writeBytes(CoreVarInt.encode(b.txCount()));
-    if ((b.status() & (BlockStatus.HAVE_DATA | BlockStatus.HAVE_UNDO)) != 0) {
-      encoded.writeBytes(CoreVarInt.encode(b.file()));
-    }
-    if ((b.status() & BlockStatus.HAVE_DATA) != 0) {
-      encoded.writeBytes(CoreVarInt.encode(b.dataPos()));
-    }
-    if ((b.status() & BlockStatus.HAVE_UNDO) != 0) {
-      encoded.writeBytes(CoreVarInt.encode(b.undoPos()));
-    }
-    encoded.writeBytes(b.header());
-    assertArrayEquals(value, encoded.toByteArray(), "'b' value does not re-encode to its bytes");
+    assertArrayEquals(
+        value, CoreLevelDbWriter.blockIndexValue(b), "'b' value does not re-encode to its bytes");
   }
 
   /** {@code 't'}: the whole rest is the value (the key only names the record in messages). */

@@ -2,6 +2,10 @@ package io.bbfindex.ingest.testing;
 
 import static org.fusesource.leveldbjni.JniDBFactory.factory;
 
+import io.bbfindex.ingest.encoding.CoreVarInt;
+import io.bbfindex.ingest.records.BlockStatus;
+import io.bbfindex.ingest.records.DiskBlockIndex;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -20,6 +24,30 @@ import org.iq80.leveldb.Options;
 public final class CoreLevelDbWriter {
 
   private CoreLevelDbWriter() {}
+
+  /**
+   * Core's CDiskBlockIndex value of {@code b}, as {@link DiskBlockIndex#decode} reads it: VARINT
+   * version, height, status, nTx, then nFile, nDataPos, nUndoPos as the status says, then the
+   * header.
+   */
+  public static byte[] blockIndexValue(DiskBlockIndex b) {
+    ByteArrayOutputStream v = new ByteArrayOutputStream();
+    v.writeBytes(CoreVarInt.encode(b.dummyVersion()));
+    v.writeBytes(CoreVarInt.encode(b.height()));
+    v.writeBytes(CoreVarInt.encode(Integer.toUnsignedLong(b.status())));
+    v.writeBytes(CoreVarInt.encode(b.txCount()));
+    if ((b.status() & (BlockStatus.HAVE_DATA | BlockStatus.HAVE_UNDO)) != 0) {
+      v.writeBytes(CoreVarInt.encode(b.file()));
+    }
+    if ((b.status() & BlockStatus.HAVE_DATA) != 0) {
+      v.writeBytes(CoreVarInt.encode(b.dataPos()));
+    }
+    if ((b.status() & BlockStatus.HAVE_UNDO) != 0) {
+      v.writeBytes(CoreVarInt.encode(b.undoPos()));
+    }
+    v.writeBytes(b.header());
+    return v.toByteArray();
+  }
 
   public static void putAll(Path dbDir, Map<byte[], byte[]> puts) throws IOException {
     Path rw = dbDir.resolveSibling(dbDir.getFileName() + ".rw");
