@@ -406,7 +406,9 @@ public final class NodeIndex implements AutoCloseable {
   }
 
   /**
-   * LevelDB gets made by {@link #findTx} so far (the only method that reads LevelDB after open).
+   * LevelDB gets made by {@link #findTx} so far (the only method that reads LevelDB after open),
+   * those the txindex tables' Bloom filter blocks answer without reaching LevelDB included ({@link
+   * LevelDbSnapshot#get}).
    */
   public long leveldbReads() {
     return leveldbReads.sum();

@@ -5,6 +5,7 @@ import io.bbfindex.benchmarks.harness.BenchTempDir;
 import io.bbfindex.ingest.leveldb.Obfuscation;
 import io.bbfindex.ingest.records.DiskTxPos;
 import io.bbfindex.ingest.store.FilterStore;
+import io.bbfindex.ingest.testing.TxIndexOnly;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -36,6 +37,42 @@ final class BloomLevelDbCost {
       Obfuscation obfuscation,
       Predicate<byte[]> product,
       Function<byte[], Optional<DiskTxPos>> productFind) {}
+
+  /**
+   * The product path's txindex: {@code txindexDir}'s rows rewritten by LevelDB 1.23 with Core's
+   * {@code NewBloomFilterPolicy(10)} (every table then has the filter block a node's txindex has),
+   * opened as the product opens a node's. Without libleveldb1d, {@code txindexDir} itself, said so:
+   * its tables have no filter block, so every false "maybe" goes to leveldbjni.
+   */
+  static TxIndexOnly openAsCoreWritesIt(BenchReport r, Path txindexDir, Path tmp)
+      throws IOException {
+    Optional<Path> library = NativeLevelDb.library();
+    if (library.isEmpty()) {
+      r.line(
+          "product path's txindex: the generated one (leveldbjni wrote it: no Bloom filter blocks,"
+              + " every false \"maybe\" is a leveldbjni get); libleveldb1d is not installed to"
+              + " write it as Core does (deploy/install-tools.sh installs it)");
+      return TxIndexOnly.open(txindexDir, tmp.resolve("work-product"));
+    }
+    long t0 = System.nanoTime();
+    Path plainDir = tmp.resolve("as-core-source");
+    Path coreDir = tmp.resolve("as-core-txindex");
+    copyTree(txindexDir, plainDir);
+    try (NativeLevelDb plain = NativeLevelDb.open(library.get(), plainDir, 0, CACHE_BYTES);
+        NativeLevelDb core = NativeLevelDb.open(library.get(), coreDir, 10, CACHE_BYTES)) {
+      core.copyFrom(plain);
+    }
+    TxIndexOnly asCore = TxIndexOnly.open(coreDir, tmp.resolve("work-product"));
+    List<String> verdicts = asCore.filterVerdicts();
+    long trusted = verdicts.stream().filter(v -> v.contains(": trusted")).count();
+    r.line(
+        "product path's txindex: the generated rows rewritten as Core writes them (LevelDB 1.23,"
+            + " NewBloomFilterPolicy(10), 32 MiB tables, no compression) in %.1f s; the product's"
+            + " snapshot of it trusts the Bloom filter blocks of %d of its %d tables and refutes"
+            + " false \"maybe\"s with them before leveldbjni's get",
+        (System.nanoTime() - t0) / 1e9, trusted, verdicts.size());
+    return asCore;
+  }
 
   /** Block cache of both databases: leveldbjni's default, which the plain get runs with. */
   private static final long CACHE_BYTES = 8L << 20;

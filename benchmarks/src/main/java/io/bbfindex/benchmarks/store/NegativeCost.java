@@ -74,7 +74,7 @@ final class NegativeCost {
             List.of(
                 String.format(
                     Locale.ROOT,
-                    "false \"maybe\"s: FPR %.4f x %s ns an index read",
+                    "false \"maybe\"s: FPR %.4f x %s ns a refutation (Bloom block, else LevelDB)",
                     fpr,
                     fmt(maybeNs - noNs)),
                 fmt(fpShare),

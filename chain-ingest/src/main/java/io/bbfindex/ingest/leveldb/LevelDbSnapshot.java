@@ -17,6 +17,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.regex.Pattern;
 import org.iq80.leveldb.CompressionType;
 import org.iq80.leveldb.DB;
@@ -54,6 +55,10 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@code LOCK}, {@code LOG}, {@code LOG.old} are left behind.
  * </ul>
  *
+ * <p>Before leveldbjni opens the copy, the live tables are memory-mapped ({@link TableFilters}):
+ * their Bloom filter blocks, which Core writes ({@code NewBloomFilterPolicy(10)}) and leveldbjni
+ * 1.8 cannot read, answer most gets of an absent key in Java ({@link #get}).
+ *
  * <p>Known cost: LevelDB 1.8 still has seek-triggered compaction (Core's fork disabled it), so a
  * long run of random lookups can make it rewrite some linked tables into new files of the work
  * directory. {@code DB.suspendCompactions()} is deliberately not used against that: LevelDB's POSIX
@@ -70,12 +75,16 @@ public final class LevelDbSnapshot implements AutoCloseable {
   private final DB db;
   private final ReadOptions readOptions;
   private final byte[] contentDigest;
+  private final TableFilters filters;
+  private final LongAdder refuted = new LongAdder();
 
-  private LevelDbSnapshot(Path source, Path dir, DB db, byte[] contentDigest) {
+  private LevelDbSnapshot(
+      Path source, Path dir, DB db, byte[] contentDigest, TableFilters filters) {
     this.source = source;
     this.dir = dir;
     this.db = db;
     this.contentDigest = contentDigest;
+    this.filters = filters;
     // Core reads with checksum verification; a flipped bit must surface as an error, not data.
     this.readOptions = new ReadOptions().verifyChecksums(true).fillCache(true);
   }
@@ -97,6 +106,8 @@ public final class LevelDbSnapshot implements AutoCloseable {
     Plan plan = Plan.of(source, manifest);
     plan.copyInto(source, snapshotDir);
     byte[] digest = plan.digest();
+    // before LevelDB opens the copy: its open may replay the logs and compact, deleting tables
+    TableFilters filters = TableFilters.open(snapshotDir, plan.live(), plan.logs().values());
     Options options =
         new Options()
             .createIfMissing(false)
@@ -105,8 +116,9 @@ public final class LevelDbSnapshot implements AutoCloseable {
             .cacheSize(8L << 20);
     try {
       return new LevelDbSnapshot(
-          source, snapshotDir, factory.open(snapshotDir.toFile(), options), digest);
+          source, snapshotDir, factory.open(snapshotDir.toFile(), options), digest, filters);
     } catch (IOException | RuntimeException e) {
+      filters.close();
       // leveldbjni reports "Corruption: ..." / "IO error: ..." as NativeDB.DBException (runtime)
       throw new LevelDbOpenException(
           source, "LevelDB could not open a copy of it: " + e.getMessage(), e);
@@ -145,6 +157,7 @@ public final class LevelDbSnapshot implements AutoCloseable {
    */
   private record Plan(
       String manifest,
+      ManifestReplay.LiveFiles live,
       byte[] intactManifest,
       List<Path> tables,
       SortedMap<Long, byte[]> logs,
@@ -191,7 +204,7 @@ public final class LevelDbSnapshot implements AutoCloseable {
             "flushed into a table after the MANIFEST was read");
       }
       logs.forEach((number, bytes) -> digest.number(number).part(bytes));
-      return new Plan(manifest, intactManifest, tables, logs, digest.finish());
+      return new Plan(manifest, live, intactManifest, tables, logs, digest.finish());
     }
 
     /**
@@ -247,9 +260,23 @@ public final class LevelDbSnapshot implements AutoCloseable {
   /**
    * Point lookup; {@code null} when the key is absent. The value is raw (not de-obfuscated).
    *
+   * <p>A key the snapshot's own tables' Bloom filter blocks prove absent (Core writes them with
+   * {@code NewBloomFilterPolicy(10)}; see {@link TableFilters}) is answered {@code null} without
+   * LevelDB: ~99 % of absent keys, at a fraction of leveldbjni's get, which has no filter policy
+   * and reads a data block for each. Counted by {@link #refutedGets}.
+   *
    * @throws LevelDbReadException if LevelDB fails (e.g. a checksum mismatch)
    */
   public byte @Nullable [] get(byte[] key) throws LevelDbReadException {
+    if (!filters.mayContain(key)) {
+      refuted.increment();
+      return null;
+    }
+    return getFromLevelDb(key);
+  }
+
+  /** {@link #get} without the filters: always leveldbjni's get (tests check refutations by it). */
+  byte @Nullable [] getFromLevelDb(byte[] key) throws LevelDbReadException {
     try {
       return db.get(key, readOptions);
     } catch (RuntimeException e) {
@@ -321,6 +348,19 @@ public final class LevelDbSnapshot implements AutoCloseable {
     return contentDigest.clone();
   }
 
+  /** {@link #get}s answered "absent" by the tables' Bloom filters, without LevelDB. */
+  public long refutedGets() {
+    return refuted.sum();
+  }
+
+  /**
+   * One line per live table of the snapshot: whether its Bloom filter block is trusted to refute
+   * keys, and why not (checks every table not checked yet, so not for a hot path).
+   */
+  public List<String> filterVerdicts() {
+    return filters.verdicts();
+  }
+
   /** The node's directory this is a copy of. */
   public Path source() {
     return source;
@@ -334,6 +374,10 @@ public final class LevelDbSnapshot implements AutoCloseable {
   /** Closes the database (the snapshot directory is left for the owner to delete). */
   @Override
   public void close() throws IOException {
-    db.close();
+    try {
+      db.close();
+    } finally {
+      filters.close();
+    }
   }
 }

@@ -1,8 +1,12 @@
 package io.bbfindex.ingest.leveldb;
 
 import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
+import java.util.SortedMap;
 import java.util.SortedSet;
+import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
@@ -23,11 +27,43 @@ public final class ManifestReplay {
   private static final int PREV_LOG_NUMBER = 9;
 
   /**
-   * @param tables numbers of the live table files ({@code NNNNNN.ldb} or {@code .sst})
+   * One live table as its NEW_FILE edit describes it.
+   *
+   * @param level 0 (tables may overlap) to 6 (each level >= 1 holds disjoint, sorted tables)
+   * @param number the file's number ({@code NNNNNN.ldb} or {@code .sst})
+   * @param fileSize its length in bytes
+   * @param smallest its smallest internal key (user key, then the 8-byte sequence and type tag)
+   * @param largest its largest internal key
+   */
+  public record TableFile(int level, long number, long fileSize, byte[] smallest, byte[] largest) {
+
+    /** Whether {@code userKey} lies in the table's user-key range (LevelDB's bytewise order). */
+    public boolean covers(byte[] userKey) {
+      return compareUserKey(smallest, userKey) <= 0 && compareUserKey(largest, userKey) >= 0;
+    }
+
+    /** The user key of {@code internalKey} compared with {@code userKey}, unsigned bytewise. */
+    static int compareUserKey(byte[] internalKey, byte[] userKey) {
+      return Arrays.compareUnsigned(
+          internalKey, 0, Math.max(0, internalKey.length - 8), userKey, 0, userKey.length);
+    }
+  }
+
+  /**
+   * @param files the live table files by number, with their level and key range
    * @param logNumber logs numbered at least this hold writes not yet in a table
    * @param prevLogNumber an older log still to replay (0: none; only LevelDBs before 1.4 set it)
    */
-  public record LiveFiles(SortedSet<Long> tables, long logNumber, long prevLogNumber) {
+  public record LiveFiles(SortedMap<Long, TableFile> files, long logNumber, long prevLogNumber) {
+
+    public LiveFiles {
+      files = Collections.unmodifiableSortedMap(new TreeMap<>(files));
+    }
+
+    /** Numbers of the live table files ({@code NNNNNN.ldb} or {@code .sst}). */
+    public SortedSet<Long> tables() {
+      return new TreeSet<>(files.keySet());
+    }
 
     /** Whether the log file numbered {@code n} holds writes the tables do not. */
     public boolean needsLog(long n) {
@@ -43,7 +79,7 @@ public final class ManifestReplay {
    * @throws LevelDbOpenException if a record is not a VersionEdit this reader knows
    */
   public static LiveFiles replay(Path manifest, List<byte[]> edits) throws LevelDbOpenException {
-    SortedSet<Long> tables = new TreeSet<>();
+    SortedMap<Long, TableFile> tables = new TreeMap<>();
     long logNumber = 0;
     long prevLogNumber = 0;
     for (byte[] edit : edits) {
@@ -64,11 +100,10 @@ public final class ManifestReplay {
             tables.remove(r.varint());
           }
           case NEW_FILE -> {
-            r.varint(); // level
-            tables.add(r.varint());
-            r.varint(); // file size
-            r.skipSlice(); // smallest key
-            r.skipSlice(); // largest key
+            int level = (int) r.varint();
+            long number = r.varint();
+            long size = r.varint();
+            tables.put(number, new TableFile(level, number, size, r.slice(), r.slice()));
           }
           default -> throw r.corrupt("unknown VersionEdit tag " + tag);
         }
@@ -111,11 +146,17 @@ public final class ManifestReplay {
     }
 
     void skipSlice() throws LevelDbOpenException {
+      slice();
+    }
+
+    byte[] slice() throws LevelDbOpenException {
       long n = varint();
       if (n > b.length - pos) {
         throw corrupt("VersionEdit slice of " + n + " bytes past its end");
       }
+      byte[] out = Arrays.copyOfRange(b, pos, pos + (int) n);
       pos += (int) n;
+      return out;
     }
 
     LevelDbOpenException corrupt(String what) {

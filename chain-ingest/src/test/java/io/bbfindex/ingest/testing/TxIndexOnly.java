@@ -13,6 +13,7 @@ import io.bbfindex.ingest.records.TxRecordConsumer;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -126,6 +127,16 @@ public final class TxIndexOnly implements AutoCloseable {
       throw new IndexReadException(
           "'B' locator of " + db.source() + " is corrupt: " + e.getMessage(), e);
     }
+  }
+
+  /** The snapshot's Bloom filter verdict per table ({@link LevelDbSnapshot#filterVerdicts}). */
+  public List<String> filterVerdicts() {
+    return db.filterVerdicts();
+  }
+
+  /** Finds answered "absent" by the tables' Bloom filters ({@link LevelDbSnapshot#refutedGets}). */
+  public long refutedGets() {
+    return db.refutedGets();
   }
 
   @Override
