@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.SortedSet;
 import java.util.TreeSet;
@@ -54,6 +55,14 @@ class ManifestReplayTest {
       assertEquals(bytes.length, edits.intactLength(), db + ": a stopped node's MANIFEST is whole");
       ManifestReplay.LiveFiles live = ManifestReplay.replay(db.resolve(manifest), edits.records());
       assertEquals(tablesOnDisk(db), live.tables(), db.toString());
+      for (ManifestReplay.TableFile t : live.files().values()) {
+        Path ldb = db.resolve(String.format("%06d.ldb", t.number()));
+        Path table = Files.exists(ldb) ? ldb : db.resolve(String.format("%06d.sst", t.number()));
+        assertEquals(Files.size(table), t.fileSize(), table.toString());
+        assertTrue(t.level() >= 0 && t.level() < 7, table + " level " + t.level());
+        byte[] smallestUser = Arrays.copyOf(t.smallest(), t.smallest().length - 8);
+        assertTrue(t.covers(smallestUser), table + ": smallest <= largest");
+      }
       assertTrue(
           Files.exists(db.resolve(String.format("%06d.log", live.logNumber()))),
           db + ": the log to replay, " + live.logNumber());
