@@ -159,7 +159,9 @@ public final class Metrics implements LookupCounter {
    */
   public void bindBackend(IndexStatus backend) {
     FunctionCounter.builder(LEVELDB_READS, backend, IndexStatus::leveldbReads)
-        .description("LevelDB reads performed by lookups (a filter 'no' performs none)")
+        .description(
+            "txindex reads made by lookups (a summary 'no' makes none; one the txindex tables'"
+                + " Bloom filter blocks refute counts, without a LevelDB call)")
         .register(registry);
     if (backend instanceof OpeningBackend opening) {
       // the server started while the store is read: what describes it waits for it
