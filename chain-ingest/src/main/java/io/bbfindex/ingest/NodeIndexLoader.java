@@ -13,6 +13,7 @@ import io.bbfindex.ingest.leveldb.Obfuscation;
 import io.bbfindex.ingest.records.BlockInfo;
 import io.bbfindex.ingest.records.BlockLocator;
 import io.bbfindex.ingest.records.BlockStatus;
+import io.bbfindex.ingest.records.BlockTable;
 import io.bbfindex.ingest.records.DbKeys;
 import io.bbfindex.ingest.records.DiskBlockIndex;
 import io.bbfindex.ingest.records.FlagRecords;
@@ -98,7 +99,7 @@ final class NodeIndexLoader {
   boolean blockIndexFromCache;
 
   /** The records a scan read (not the cache), until the open succeeded; null otherwise. */
-  @Nullable List<DiskBlockIndex> scanned;
+  @Nullable BlockTable scanned;
 
   /** Writes a scan's records to the cache, off the path to the first answer; null if none. */
   @Nullable Thread blockIndexCacheWriter;
@@ -131,22 +132,24 @@ final class NodeIndexLoader {
   private void loadBlockIndex() throws IOException {
     blockObfuscation = Obfuscation.read(blockDb);
     byte[] digest = blockDb.contentDigest();
-    List<DiskBlockIndex> records = blockIndexCache.read(digest).orElse(null);
+    BlockTable records = blockIndexCache.read(digest).orElse(null);
     blockIndexFromCache = records != null;
     if (records == null) {
-      records = BlockRecordScan.read(blockDb, blockObfuscation, layout.blockIndexDir(), cores());
-      if (!records.isEmpty()) {
-        scanned = List.copyOf(records); // kept once the whole open succeeded (see load)
+      records =
+          BlockTable.of(
+              BlockRecordScan.read(blockDb, blockObfuscation, layout.blockIndexDir(), cores()));
+      if (records.size() > 0) {
+        scanned = records; // kept once the whole open succeeded (see load)
       }
     }
-    if (records.isEmpty() && liveSnapshot) {
+    if (records.size() == 0 && liveSnapshot) {
       // A running node writes its block index to LevelDB only when it flushes (about hourly, and
       // at shutdown): a node started minutes ago may have none on disk yet. Its genesis block is
       // in the first block file all the same, and the follower takes every later block from the
       // node itself (and confirms the genesis with it) instead of from this snapshot.
-      records = List.of(unflushedGenesis());
+      records = BlockTable.of(List.of(unflushedGenesis()));
     }
-    if (records.isEmpty()) {
+    if (records.size() == 0) {
       throw new DataDirException(
           layout.blockIndexDir(),
           "is a LevelDB without 'b' block records, not Bitcoin "
@@ -179,7 +182,7 @@ final class NodeIndexLoader {
    * delaying the first answer for); {@link #awaitCacheWriter} waits for it. A failure only costs
    * the next start a scan.
    */
-  private void keepForNextStart(byte[] digest, List<DiskBlockIndex> records) {
+  private void keepForNextStart(byte[] digest, BlockTable records) {
     BlockIndexCache cache = blockIndexCache;
     blockIndexCacheWriter =
         Thread.ofPlatform()
@@ -381,28 +384,16 @@ final class NodeIndexLoader {
    * and by position over the array, without a map entry per block (see {@link BlocksByHash} and
    * {@link BlocksByPosition}).
    */
-  private void indexBlocks(List<DiskBlockIndex> records, ActiveChain chain) {
+  private void indexBlocks(BlockTable records, ActiveChain chain) {
     blocks = new BlockInfo[records.size()];
     int tipHeight = chain.tipHeight();
     activeByHeight = new BlockInfo[tipHeight + 1];
-    int i = 0;
-    for (DiskBlockIndex r : records) {
-      boolean active = chain.contains(r);
-      BlockInfo b =
-          new BlockInfo(
-              r.hash(),
-              r.height(),
-              r.status(),
-              r.txCount(),
-              r.file(),
-              r.dataPos(),
-              r.undoPos(),
-              r.header(),
-              active,
-              active ? tipHeight - r.height() + 1 : -1);
-      blocks[i++] = b;
+    for (int r = 0; r < records.size(); r++) {
+      boolean active = chain.containsRow(r);
+      BlockInfo b = records.info(r, active, tipHeight);
+      blocks[r] = b;
       if (active) {
-        activeByHeight[r.height()] = b;
+        activeByHeight[b.height()] = b;
       }
     }
     blocksByHash = BlocksByHash.of(blocks);

@@ -4,9 +4,9 @@ import static io.bbfindex.ingest.encoding.HashKeys.toDisplayHex;
 
 import io.bbfindex.ingest.encoding.CorruptRecordException;
 import io.bbfindex.ingest.records.BlockStatus;
+import io.bbfindex.ingest.records.BlockTable;
 import io.bbfindex.ingest.records.DiskBlockIndex;
 import java.math.BigInteger;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.Optional;
 
@@ -27,10 +27,15 @@ import java.util.Optional;
  */
 public final class ActiveChain {
 
-  private final DiskBlockIndex[] byHeight;
+  private final BlockTable table;
+
+  /** The table's row of the active block at each height. */
+  private final int[] byHeight;
+
   private final BigInteger tipWork;
 
-  private ActiveChain(DiskBlockIndex[] byHeight, BigInteger tipWork) {
+  private ActiveChain(BlockTable table, int[] byHeight, BigInteger tipWork) {
+    this.table = table;
     this.byHeight = byHeight;
     this.tipWork = tipWork;
   }
@@ -45,7 +50,18 @@ public final class ActiveChain {
    */
   public static Optional<ActiveChain> compute(Collection<DiskBlockIndex> blocks)
       throws CorruptRecordException {
-    HeightOrder order = HeightOrder.of(blocks);
+    return compute(BlockTable.of(blocks));
+  }
+
+  /**
+   * As {@link #compute(Collection)}, over a table's rows (no record object made).
+   *
+   * @param table rows with distinct hashes (a block index's keys)
+   * @throws CorruptRecordException if heights are inconsistent with the parent links
+   * @return empty if no block qualifies (e.g. a node that only has headers)
+   */
+  public static Optional<ActiveChain> compute(BlockTable table) throws CorruptRecordException {
+    HeightOrder order = HeightOrder.of(table);
     int n = order.size();
     int[] parents = new int[n];
     // set in height order, a parent's before its children's
@@ -58,17 +74,17 @@ public final class ActiveChain {
       int height = order.height(i);
       int p = order.parentOf(i);
       if (p >= 0 && order.height(p) != height - 1) {
-        DiskBlockIndex b = order.get(i);
-        DiskBlockIndex parent = order.get(p);
+        int b = order.row(i);
+        int parent = order.row(p);
         throw new CorruptRecordException(
             "'b' block index record "
-                + toDisplayHex(b.hash())
+                + toDisplayHex(table.hash(b))
                 + ": height "
-                + b.height()
+                + table.height(b)
                 + " but its parent "
-                + toDisplayHex(parent.hash())
+                + toDisplayHex(table.hash(parent))
                 + " has height "
-                + parent.height());
+                + table.height(parent));
       }
       parents[i] = p;
       long bits = order.bits(i);
@@ -80,30 +96,30 @@ public final class ActiveChain {
       boolean rooted = p < 0 ? height == 0 : candidate[p];
       candidate[i] = rooted && BlockStatus.chainCandidate(order.status(i), order.txCount(i));
       if (candidate[i]
-          && (best < 0 || better(work[i], order.get(i), work[best], order.get(best)))) {
+          && (best < 0 || better(work[i], table, order.row(i), work[best], order.row(best)))) {
         best = i;
       }
     }
     if (best < 0) {
       return Optional.empty();
     }
-    DiskBlockIndex[] chain = new DiskBlockIndex[order.height(best) + 1];
+    int[] chain = new int[order.height(best) + 1];
     for (int i = best; i >= 0; i = parents[i]) {
-      chain[order.height(i)] = order.get(i);
+      chain[order.height(i)] = order.row(i);
     }
-    return Optional.of(new ActiveChain(chain, work[best]));
+    return Optional.of(new ActiveChain(table, chain, work[best]));
   }
 
   private static boolean better(
-      BigInteger aWork, DiskBlockIndex a, BigInteger bWork, DiskBlockIndex b) {
+      BigInteger aWork, BlockTable table, int a, BigInteger bWork, int b) {
     int c = aWork.compareTo(bWork);
     if (c != 0) {
       return c > 0;
     }
-    if (a.file() != b.file()) {
-      return a.file() < b.file();
+    if (table.file(a) != table.file(b)) {
+      return table.file(a) < table.file(b);
     }
-    return a.dataPos() < b.dataPos();
+    return table.dataPos(a) < table.dataPos(b);
   }
 
   public int tipHeight() {
@@ -111,7 +127,12 @@ public final class ActiveChain {
   }
 
   public DiskBlockIndex tip() {
-    return byHeight[byHeight.length - 1];
+    return table.record(byHeight[byHeight.length - 1]);
+  }
+
+  /** The table's row of the active block at {@code height}. */
+  public int rowAt(int height) {
+    return byHeight[height];
   }
 
   /** Total work of the chain, genesis to tip. */
@@ -123,16 +144,21 @@ public final class ActiveChain {
   public Optional<DiskBlockIndex> at(int height) {
     return height < 0 || height >= byHeight.length
         ? Optional.empty()
-        : Optional.of(byHeight[height]);
+        : Optional.of(table.record(byHeight[height]));
   }
 
-  @SuppressWarnings("ReferenceEquality") // on purpose: a shortcut, the hashes decide otherwise
   public boolean contains(DiskBlockIndex b) {
     int h = b.height();
-    // the same record first: NodeIndex.open asks this of every record, and comparing hashes
-    // dereferences one record scattered in memory for each
     return h >= 0
         && h < byHeight.length
-        && (byHeight[h] == b || Arrays.equals(byHeight[h].hash(), b.hash()));
+        && b.hash().length == BlockTable.HASH_BYTES
+        && table.hashEquals(byHeight[h], b.hash(), 0);
+  }
+
+  /** Whether the table's row {@code r} is on the chain (it, or a row with its hash). */
+  public boolean containsRow(int r) {
+    int h = table.height(r);
+    // the same row first: NodeIndex.open asks this of every row
+    return h >= 0 && h < byHeight.length && (byHeight[h] == r || table.sameHash(byHeight[h], r));
   }
 }
