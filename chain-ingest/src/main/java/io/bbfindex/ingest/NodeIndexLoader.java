@@ -74,10 +74,10 @@ final class NodeIndexLoader {
   BlocksByPosition blocksByPosition;
 
   /** Every block, in the block index's key order (by hash). */
-  BlockInfo[] blocks;
+  BlockTable blocks;
 
   Map<Integer, BlockFileInfo> blockFiles;
-  BlockInfo[] activeByHeight;
+  ActiveChain chain;
   BlockInfo tip;
   BigInteger tipChainWork;
   BlockInfo genesis;
@@ -295,8 +295,8 @@ final class NodeIndexLoader {
             .ifPresent(
                 h -> {
                   txindexTipHash = h;
-                  BlockInfo b = blocksByHash.get(h);
-                  txindexTipHeight = b == null ? OptionalInt.empty() : OptionalInt.of(b.height());
+                  int r = blocksByHash.row(h);
+                  txindexTipHeight = r < 0 ? OptionalInt.empty() : OptionalInt.of(blocks.height(r));
                 });
       }
     } else if (flag("txindex")) {
@@ -319,7 +319,13 @@ final class NodeIndexLoader {
 
   private HashedTxLookup openHashed() throws IOException {
     try {
-      return HashedTxLookup.open(txDb, h -> blocksByHash.get(h), liveSnapshot);
+      return HashedTxLookup.open(
+          txDb,
+          h -> {
+            int r = blocksByHash.row(h);
+            return r < 0 ? null : info(r);
+          },
+          liveSnapshot);
     } catch (CorruptRecordException e) {
       throw new DataDirException(
           layout.txindexDir().get(),
@@ -380,27 +386,23 @@ final class NodeIndexLoader {
   }
 
   /**
-   * Hot path of every start: one BlockInfo per block (950,000 on mainnet), then the lookups by hash
-   * and by position over the array, without a map entry per block (see {@link BlocksByHash} and
-   * {@link BlocksByPosition}).
+   * Hot path of every start: the lookups by hash and by position over the table's rows (950,000 on
+   * mainnet), without a map entry or an object per block (see {@link BlocksByHash} and {@link
+   * BlocksByPosition}); a block's {@link BlockInfo} is made when asked for ({@link #info}).
    */
   private void indexBlocks(BlockTable records, ActiveChain chain) {
-    blocks = new BlockInfo[records.size()];
-    int tipHeight = chain.tipHeight();
-    activeByHeight = new BlockInfo[tipHeight + 1];
-    for (int r = 0; r < records.size(); r++) {
-      boolean active = chain.containsRow(r);
-      BlockInfo b = records.info(r, active, tipHeight);
-      blocks[r] = b;
-      if (active) {
-        activeByHeight[b.height()] = b;
-      }
-    }
-    blocksByHash = BlocksByHash.of(blocks);
-    blocksByPosition = BlocksByPosition.of(blocks);
-    tip = activeByHeight[tipHeight];
+    blocks = records;
+    this.chain = chain;
+    blocksByHash = BlocksByHash.of(records);
+    blocksByPosition = BlocksByPosition.of(records);
+    tip = info(chain.rowAt(chain.tipHeight()));
     tipChainWork = chain.tipWork();
-    genesis = activeByHeight[0];
+    genesis = info(chain.rowAt(0));
+  }
+
+  /** The table's row {@code r} as the index answers it. */
+  BlockInfo info(int r) {
+    return blocks.info(r, chain.containsRow(r), chain.tipHeight());
   }
 
   /**

@@ -3,6 +3,8 @@ package io.bbfindex.ingest.records;
 import io.bbfindex.ingest.encoding.LittleEndian;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.Collection;
@@ -36,6 +38,9 @@ public final class BlockTable {
       ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
   private static final ValueLayout.OfLong LONG_LE =
       ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+
+  private static final VarHandle BIG_ENDIAN_LONG =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
   private final int size;
   private final byte[] hashes;
@@ -183,6 +188,17 @@ public final class BlockTable {
   /** Whether rows {@code a} and {@code b} have the same hash. */
   public boolean sameHash(int a, int b) {
     return hashEquals(a, hashes, HASH_BYTES * Objects.checkIndex(b, size));
+  }
+
+  /** Row {@code r}'s hash's first 8 bytes, big-endian: their unsigned order is the hashes'. */
+  public long hashPrefix(int r) {
+    Objects.checkIndex(r, size);
+    return (long) BIG_ENDIAN_LONG.get(hashes, HASH_BYTES * r);
+  }
+
+  /** {@code hash}'s first 8 bytes, big-endian, as {@link #hashPrefix(int)}. */
+  public static long hashPrefix(byte[] hash) {
+    return (long) BIG_ENDIAN_LONG.get(hash, 0);
   }
 
   /** Row {@code a}'s hash compared with row {@code b}'s, unsigned byte by byte. */
