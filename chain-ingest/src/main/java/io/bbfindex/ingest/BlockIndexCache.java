@@ -108,7 +108,9 @@ final class BlockIndexCache {
    * file, another digest, or a file that is not intact: each said in the log, none an error).
    */
   Optional<BlockTable> read(byte[] digest) {
-    // read off the heap: the file (140 MB at mainnet) is garbage once its columns are copied
+    // mapped, not read: no 140 MB buffer (at mainnet) to zero and fill before the columns are
+    // copied out of it; unmapped when this returns. The file is only ever replaced by a rename
+    // (AtomicFileWriter), never truncated in place, so the mapping cannot shrink under the copy.
     try (Arena arena = Arena.ofConfined();
         FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
       long size = ch.size();
@@ -116,13 +118,7 @@ final class BlockIndexCache {
           || size > HEAD_BYTES + 0xFFFF_FFFFL * RECORD_BYTES + Integer.BYTES) {
         return refused("is not a block index cache of this version");
       }
-      MemorySegment bytes = arena.allocate(size);
-      ByteBuffer in = bytes.asByteBuffer();
-      while (in.hasRemaining()) {
-        if (ch.read(in) < 0) {
-          return refused("is not a block index cache of this version"); // shrank under us
-        }
-      }
+      MemorySegment bytes = ch.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
       String problem = problem(bytes, digest);
       if (problem != null) {
         return refused(problem);
@@ -131,7 +127,8 @@ final class BlockIndexCache {
       return Optional.of(BlockTable.read(bytes, HEAD_BYTES, n));
     } catch (NoSuchFileException e) {
       return Optional.empty();
-    } catch (IOException | OutOfMemoryError e) {
+    } catch (IOException | OutOfMemoryError | InternalError e) {
+      // InternalError: a page of the mapping could not be read (the file shrank after all)
       LOG.log(System.Logger.Level.WARNING, file + " unreadable, reading the block index: " + e);
       return Optional.empty();
     }
