@@ -1,18 +1,21 @@
 package io.bbfindex.ingest;
 
 import io.bbfindex.filters.io.AtomicFileWriter;
-import io.bbfindex.ingest.records.DiskBlockIndex;
+import io.bbfindex.ingest.records.BlockTable;
 import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 import java.util.Optional;
 import java.util.zip.CRC32C;
 import org.jspecify.annotations.Nullable;
@@ -34,27 +37,31 @@ import org.jspecify.annotations.Nullable;
  * by a CRC32C over the whole file, and a file that is short, long, of another version or fails its
  * CRC is ignored (read from LevelDB instead), never trusted.
  *
- * <p>Layout, little-endian:
+ * <p>Layout, little-endian, the records as columns ({@link BlockTable#write}) so that a read is a
+ * few bulk copies into the table's arrays, not a record object per block:
  *
  * <pre>
- *   magic "BBFBIX01"            8 bytes
+ *   magic "BBFBIX02"            8 bytes
  *   digest of the snapshot     32 bytes  (SHA-256)
  *   record count n              4 bytes
- *   n records, 148 bytes each, in the block index's key order (ascending hash):
- *     hash 32 | header 80 | dummyVersion 4 | height 4 | status 4 | txCount 4 | file 4
- *     | dataPos 8 | undoPos 8
+ *   n records, 148 bytes each, in the block index's key order (ascending hash), by column:
+ *     n hashes (32) | n headers (80) | n dummyVersions (4) | n heights (4) | n statuses (4)
+ *     | n txCounts (4) | n files (4) | n dataPos (8) | n undoPos (8)
  *   CRC32C of all bytes above   4 bytes
  * </pre>
+ *
+ * <p>Version 01 held the same fields record by record; such a file is "not a block index cache of
+ * this version" and is replaced after one scan.
  */
 final class BlockIndexCache {
 
   /** Its name in the work directory. */
   static final String FILE_NAME = "block-index.cache";
 
-  private static final byte[] MAGIC = {'B', 'B', 'F', 'B', 'I', 'X', '0', '1'};
+  private static final byte[] MAGIC = {'B', 'B', 'F', 'B', 'I', 'X', '0', '2'};
   private static final int DIGEST_BYTES = 32;
   private static final int HEAD_BYTES = MAGIC.length + DIGEST_BYTES + Integer.BYTES;
-  static final int RECORD_BYTES = 32 + DiskBlockIndex.HEADER_BYTES + 5 * Integer.BYTES + 16;
+  static final int RECORD_BYTES = BlockTable.ENCODED_ROW_BYTES;
 
   /** A partial cache this old is no write in progress (a write takes seconds). */
   static final Duration LEFTOVER_AGE = Duration.ofMinutes(10);
@@ -100,58 +107,61 @@ final class BlockIndexCache {
    * The records kept for a snapshot with {@code digest}, or empty when there are none for it (no
    * file, another digest, or a file that is not intact: each said in the log, none an error).
    */
-  Optional<List<DiskBlockIndex>> read(byte[] digest) {
-    byte[] bytes;
-    try {
-      bytes = Files.readAllBytes(file);
+  Optional<BlockTable> read(byte[] digest) {
+    // mapped, not read: no 140 MB buffer (at mainnet) to zero and fill before the columns are
+    // copied out of it; unmapped when this returns. The file is only ever replaced by a rename
+    // (AtomicFileWriter), never truncated in place, so the mapping cannot shrink under the copy.
+    try (Arena arena = Arena.ofConfined();
+        FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+      long size = ch.size();
+      if (size < HEAD_BYTES + Integer.BYTES
+          || size > HEAD_BYTES + 0xFFFF_FFFFL * RECORD_BYTES + Integer.BYTES) {
+        return refused("is not a block index cache of this version");
+      }
+      MemorySegment bytes = ch.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
+      String problem = problem(bytes, digest);
+      if (problem != null) {
+        return refused(problem);
+      }
+      int n = bytes.get(INT_LE, MAGIC.length + DIGEST_BYTES);
+      return Optional.of(BlockTable.read(bytes, HEAD_BYTES, n));
     } catch (NoSuchFileException e) {
       return Optional.empty();
-    } catch (IOException | OutOfMemoryError e) {
+    } catch (IOException | OutOfMemoryError | InternalError e) {
+      // InternalError: a page of the mapping could not be read (the file shrank after all)
       LOG.log(System.Logger.Level.WARNING, file + " unreadable, reading the block index: " + e);
       return Optional.empty();
     }
-    String problem = problem(bytes, digest);
-    if (problem != null) {
-      LOG.log(System.Logger.Level.INFO, file + " " + problem + ": reading the block index");
-      return Optional.empty();
-    }
-    ByteBuffer in = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
-    int n = in.getInt(MAGIC.length + DIGEST_BYTES);
-    List<DiskBlockIndex> records = new ArrayList<>(n);
-    for (int i = 0, at = HEAD_BYTES; i < n; i++, at += RECORD_BYTES) {
-      int fields = at + 32 + DiskBlockIndex.HEADER_BYTES;
-      records.add(
-          new DiskBlockIndex(
-              Arrays.copyOfRange(bytes, at, at + 32),
-              in.getInt(fields),
-              in.getInt(fields + 4),
-              in.getInt(fields + 8),
-              in.getInt(fields + 12),
-              in.getInt(fields + 16),
-              in.getLong(fields + 20),
-              in.getLong(fields + 28),
-              Arrays.copyOfRange(bytes, at + 32, fields)));
-    }
-    return Optional.of(records);
   }
 
+  private Optional<BlockTable> refused(String problem) {
+    LOG.log(System.Logger.Level.INFO, file + " " + problem + ": reading the block index");
+    return Optional.empty();
+  }
+
+  private static final ValueLayout.OfInt INT_LE =
+      ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+
   /** Why {@code bytes} cannot be taken for {@code digest}, or null if they can. */
-  private static @Nullable String problem(byte[] bytes, byte[] digest) {
-    if (bytes.length < HEAD_BYTES + Integer.BYTES
-        || !Arrays.equals(bytes, 0, MAGIC.length, MAGIC, 0, MAGIC.length)) {
+  private static @Nullable String problem(MemorySegment bytes, byte[] digest) {
+    long length = bytes.byteSize();
+    byte[] head = new byte[HEAD_BYTES];
+    MemorySegment.copy(bytes, ValueLayout.JAVA_BYTE, 0, head, 0, HEAD_BYTES);
+    if (length < HEAD_BYTES + Integer.BYTES
+        || !Arrays.equals(head, 0, MAGIC.length, MAGIC, 0, MAGIC.length)) {
       return "is not a block index cache of this version";
     }
-    if (!Arrays.equals(bytes, MAGIC.length, HEAD_BYTES - Integer.BYTES, digest, 0, DIGEST_BYTES)) {
+    if (!Arrays.equals(head, MAGIC.length, HEAD_BYTES - Integer.BYTES, digest, 0, DIGEST_BYTES)) {
       return "was written for another state of the node's block index";
     }
-    ByteBuffer in = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
-    long n = Integer.toUnsignedLong(in.getInt(MAGIC.length + DIGEST_BYTES));
-    if (bytes.length != HEAD_BYTES + n * RECORD_BYTES + Integer.BYTES) {
-      return "has " + bytes.length + " bytes, not what its " + n + " records take";
+    long n = Integer.toUnsignedLong(bytes.get(INT_LE, MAGIC.length + DIGEST_BYTES));
+    if (n > Integer.MAX_VALUE / RECORD_BYTES
+        || length != HEAD_BYTES + n * RECORD_BYTES + Integer.BYTES) {
+      return "has " + length + " bytes, not what its " + n + " records take";
     }
     CRC32C crc = new CRC32C();
-    crc.update(bytes, 0, bytes.length - Integer.BYTES);
-    if ((int) crc.getValue() != in.getInt(bytes.length - Integer.BYTES)) {
+    crc.update(bytes.asSlice(0, length - Integer.BYTES).asByteBuffer());
+    if ((int) crc.getValue() != bytes.get(INT_LE, length - Integer.BYTES)) {
       return "fails its CRC32C";
     }
     return null;
@@ -161,26 +171,16 @@ final class BlockIndexCache {
    * Keeps {@code records} (in key order, as the scan gave them) for a snapshot with {@code digest},
    * replacing what was kept (atomically: a crash leaves the old file or the new one).
    */
-  void write(byte[] digest, List<DiskBlockIndex> records) throws IOException {
-    ByteBuffer out =
-        ByteBuffer.allocate(
-                Math.toIntExact(HEAD_BYTES + (long) records.size() * RECORD_BYTES + Integer.BYTES))
-            .order(ByteOrder.LITTLE_ENDIAN);
+  void write(byte[] digest, BlockTable records) throws IOException {
+    byte[] bytes =
+        new byte
+            [Math.toIntExact(HEAD_BYTES + (long) records.size() * RECORD_BYTES + Integer.BYTES)];
+    ByteBuffer out = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
     out.put(MAGIC).put(digest).putInt(records.size());
-    for (DiskBlockIndex r : records) {
-      out.put(r.hash())
-          .put(r.header())
-          .putInt(r.dummyVersion())
-          .putInt(r.height())
-          .putInt(r.status())
-          .putInt(r.txCount())
-          .putInt(r.file())
-          .putLong(r.dataPos())
-          .putLong(r.undoPos());
-    }
+    long end = records.write(MemorySegment.ofArray(bytes), HEAD_BYTES);
     CRC32C crc = new CRC32C();
-    crc.update(out.array(), 0, out.position());
-    out.putInt((int) crc.getValue());
-    AtomicFileWriter.write(file, out.array());
+    crc.update(bytes, 0, (int) end);
+    out.putInt((int) end, (int) crc.getValue());
+    AtomicFileWriter.write(file, bytes);
   }
 }

@@ -2,6 +2,7 @@ package io.bbfindex.ingest;
 
 import io.bbfindex.ingest.leveldb.LevelDbSnapshot;
 import io.bbfindex.ingest.leveldb.Obfuscation;
+import io.bbfindex.ingest.records.BlockTable;
 import io.bbfindex.ingest.records.DiskBlockIndex;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -95,7 +96,7 @@ final class BlockIndexCacheRefresher implements AutoCloseable {
             BlockRecordScan.read(db, Obfuscation.read(db), nodeIndexDir, 1);
         byte[] digest = db.contentDigest();
         if (!records.isEmpty()) {
-          cache.write(digest, records);
+          cache.write(digest, BlockTable.of(records));
         }
         return digest;
       } finally {

@@ -2,17 +2,17 @@ package io.bbfindex.ingest;
 
 import io.bbfindex.ingest.records.BlockHashKey;
 import io.bbfindex.ingest.records.BlockInfo;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
+import io.bbfindex.ingest.records.BlockTable;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The block index's blocks by hash (internal order), as a hash map would answer: for equal hashes,
- * the last block given.
+ * the last block given. Answers a row: a {@link BlockTable}'s ({@link #of(BlockTable)}) or an
+ * array's index ({@link #of(BlockInfo[])}).
  *
  * <p>Why not a {@code HashMap}: {@link NodeIndex#open} builds this at every start over ~950,000
  * blocks (mainnet), and a map's 950,000 entries and keys were the hottest frame of that step (~0.3
@@ -23,66 +23,163 @@ import org.jspecify.annotations.Nullable;
  */
 final class BlocksByHash {
 
-  private static final VarHandle BIG_ENDIAN_LONG =
-      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+  /** The rows' hashes, as the lookup reads them. */
+  interface Hashes {
+    int size();
 
-  /** Ascending by hash, strictly, when {@link #prefixes} is set. */
-  private final BlockInfo[] blocks;
+    /** Whether row {@code r}'s hash is 32 bytes long and above row {@code r - 1}'s (unsigned). */
+    boolean ascendingAt(int r);
 
-  /** Block i's hash's first 8 bytes, big-endian (so unsigned order is the hash's order). */
+    /** Row {@code r}'s hash's first 8 bytes, big-endian (a 32-byte hash). */
+    long prefix(int r);
+
+    /** Whether row {@code r}'s hash is {@code hash} (32 bytes). */
+    boolean hashEquals(int r, byte[] hash);
+
+    /** Row {@code r}'s hash, for the map. */
+    byte[] hash(int r);
+  }
+
+  private final Hashes hashes;
+
+  /** Row i's hash's first 8 bytes, big-endian (so unsigned order is the hash's order). */
   private final long @Nullable [] prefixes;
 
-  /** The fallback for blocks not in strictly ascending hash order; null otherwise. */
-  private final @Nullable Map<BlockHashKey, BlockInfo> map;
+  /** The fallback for rows not in strictly ascending hash order; null otherwise. */
+  private final @Nullable Map<BlockHashKey, Integer> map;
+
+  /** The blocks {@link #of(BlockInfo[])} was given; null over a table. */
+  private final BlockInfo @Nullable [] blocks;
 
   private BlocksByHash(
-      BlockInfo[] blocks, long @Nullable [] prefixes, @Nullable Map<BlockHashKey, BlockInfo> map) {
-    this.blocks = blocks;
+      Hashes hashes,
+      long @Nullable [] prefixes,
+      @Nullable Map<BlockHashKey, Integer> map,
+      BlockInfo @Nullable [] blocks) {
+    this.hashes = hashes;
     this.prefixes = prefixes;
     this.map = map;
+    this.blocks = blocks;
+  }
+
+  /** The table's rows (kept, not copied). */
+  static BlocksByHash of(BlockTable table) {
+    return of(
+        new Hashes() {
+          @Override
+          public int size() {
+            return table.size();
+          }
+
+          @Override
+          public boolean ascendingAt(int r) {
+            return r == 0 || table.compareHashes(r - 1, r) < 0;
+          }
+
+          @Override
+          public long prefix(int r) {
+            return table.hashPrefix(r);
+          }
+
+          @Override
+          public boolean hashEquals(int r, byte[] hash) {
+            return table.hashEquals(r, hash, 0);
+          }
+
+          @Override
+          public byte[] hash(int r) {
+            return table.hash(r);
+          }
+        },
+        null);
   }
 
   /**
+   * Over an array of blocks: {@link #block} answers them.
+   *
    * @param blocks kept (not copied); block hashes are 32 bytes
    */
   static BlocksByHash of(BlockInfo[] blocks) {
-    long[] prefixes = new long[blocks.length];
-    byte[] previous = null;
-    for (int i = 0; i < blocks.length; i++) {
-      byte[] h = blocks[i].hash();
-      if (h.length != 32 || (previous != null && Arrays.compareUnsigned(previous, h) >= 0)) {
-        return new BlocksByHash(blocks, null, map(blocks));
-      }
-      prefixes[i] = (long) BIG_ENDIAN_LONG.get(h, 0);
-      previous = h;
-    }
-    return new BlocksByHash(blocks, prefixes, null);
+    return of(
+        new Hashes() {
+          @Override
+          public int size() {
+            return blocks.length;
+          }
+
+          @Override
+          public boolean ascendingAt(int r) {
+            byte[] h = blocks[r].hash();
+            return h.length == BlockTable.HASH_BYTES
+                && (r == 0 || Arrays.compareUnsigned(blocks[r - 1].hash(), h) < 0);
+          }
+
+          @Override
+          public long prefix(int r) {
+            return BlockTable.hashPrefix(blocks[r].hash());
+          }
+
+          @Override
+          public boolean hashEquals(int r, byte[] hash) {
+            return Arrays.equals(blocks[r].hash(), hash);
+          }
+
+          @Override
+          public byte[] hash(int r) {
+            return blocks[r].hash();
+          }
+        },
+        blocks);
   }
 
-  /** What the loader built before: every block put in order, a later equal hash replacing. */
-  private static Map<BlockHashKey, BlockInfo> map(BlockInfo[] blocks) {
-    Map<BlockHashKey, BlockInfo> m = HashMap.newHashMap(blocks.length);
-    for (BlockInfo b : blocks) {
-      m.put(BlockHashKey.of(b.hash()), b);
+  private static BlocksByHash of(Hashes hashes, BlockInfo @Nullable [] blocks) {
+    int n = hashes.size();
+    long[] prefixes = new long[n];
+    for (int r = 0; r < n; r++) {
+      if (!hashes.ascendingAt(r)) {
+        return new BlocksByHash(hashes, null, map(hashes), blocks);
+      }
+      prefixes[r] = hashes.prefix(r);
+    }
+    return new BlocksByHash(hashes, prefixes, null, blocks);
+  }
+
+  /** What the loader built before: every row put in order, a later equal hash replacing. */
+  private static Map<BlockHashKey, Integer> map(Hashes hashes) {
+    Map<BlockHashKey, Integer> m = HashMap.newHashMap(hashes.size());
+    for (int r = 0; r < hashes.size(); r++) {
+      m.put(BlockHashKey.of(hashes.hash(r)), r);
     }
     return m;
   }
 
   /**
-   * The block with this hash, or null.
+   * The block of {@link #of(BlockInfo[])} with this hash, or null.
    *
    * @param hashInternal 32 bytes, internal order
    * @throws IllegalArgumentException if it is not 32 bytes long
    */
   @Nullable BlockInfo get(byte[] hashInternal) {
+    int r = row(hashInternal);
+    return r < 0 ? null : Objects.requireNonNull(blocks, "built over a table")[r];
+  }
+
+  /**
+   * The row of the block with this hash, or -1.
+   *
+   * @param hashInternal 32 bytes, internal order
+   * @throws IllegalArgumentException if it is not 32 bytes long
+   */
+  int row(byte[] hashInternal) {
     if (map != null) {
-      return map.get(BlockHashKey.of(hashInternal));
+      Integer r = map.get(BlockHashKey.of(hashInternal));
+      return r == null ? -1 : r;
     }
-    if (hashInternal.length != 32) {
+    if (hashInternal.length != BlockTable.HASH_BYTES) {
       BlockHashKey.of(hashInternal); // throws: the same error as the map's key
     }
-    long[] p = java.util.Objects.requireNonNull(prefixes);
-    long key = (long) BIG_ENDIAN_LONG.get(hashInternal, 0);
+    long[] p = Objects.requireNonNull(prefixes);
+    long key = BlockTable.hashPrefix(hashInternal);
     // the first index whose prefix is not below the key's
     int lo = 0;
     int hi = p.length;
@@ -96,10 +193,10 @@ final class BlocksByHash {
     }
     // hashes sharing their first 8 bytes: a handful at most in a sound index
     for (int i = lo; i < p.length && p[i] == key; i++) {
-      if (Arrays.equals(blocks[i].hash(), hashInternal)) {
-        return blocks[i];
+      if (hashes.hashEquals(i, hashInternal)) {
+        return i;
       }
     }
-    return null;
+    return -1;
   }
 }

@@ -1,6 +1,8 @@
 package io.bbfindex.ingest;
 
 import io.bbfindex.ingest.records.BlockInfo;
+import io.bbfindex.ingest.records.BlockTable;
+import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
 import org.jspecify.annotations.Nullable;
 
@@ -17,16 +19,21 @@ import org.jspecify.annotations.Nullable;
  * key times an odd multiplier drawn at random per table, so that no block index, however its
  * positions fall, can make the probes long on purpose (blocks sit at the same offsets in many
  * files, which {@code Long.hashCode} bunched).
+ *
+ * <p>Answers a row: a {@link BlockTable}'s ({@link #of(BlockTable)}) or an array's index ({@link
+ * #of(BlockInfo[])}).
  */
 final class BlocksByPosition {
 
-  private final BlockInfo[] blocks;
+  /** The blocks {@link #of(BlockInfo[])} was given; null over a table. */
+  private final BlockInfo @Nullable [] blocks;
+
   private final long[] table;
   private final long multiplier;
   private final int shift;
   private final int mask;
 
-  private BlocksByPosition(BlockInfo[] blocks, int slots, long multiplier) {
+  private BlocksByPosition(BlockInfo @Nullable [] blocks, int slots, long multiplier) {
     this.blocks = blocks;
     this.table = new long[2 * slots];
     this.multiplier = multiplier;
@@ -45,12 +52,7 @@ final class BlocksByPosition {
 
   /** With a given multiplier (odd): tests choose one that makes every key collide. */
   static BlocksByPosition of(BlockInfo[] blocks, long multiplier) {
-    // a power of two with at least twice the blocks, and at least 2 (the shift stays below 64)
-    int slots = Math.max(2, Integer.highestOneBit(Math.max(1, blocks.length)) << 2);
-    if (slots <= 0 || slots > (1 << 29)) {
-      throw new IllegalArgumentException("too many blocks for one table: " + blocks.length);
-    }
-    BlocksByPosition t = new BlocksByPosition(blocks, slots, multiplier);
+    BlocksByPosition t = new BlocksByPosition(blocks, slots(blocks.length), multiplier);
     for (int i = 0; i < blocks.length; i++) {
       BlockInfo b = blocks[i];
       if (b.dataPos() >= 0) {
@@ -58,6 +60,28 @@ final class BlocksByPosition {
       }
     }
     return t;
+  }
+
+  /** The rows of {@code rows} with {@code dataPos >= 0}; {@link #row} answers. */
+  static BlocksByPosition of(BlockTable rows) {
+    BlocksByPosition t =
+        new BlocksByPosition(null, slots(rows.size()), ThreadLocalRandom.current().nextLong() | 1);
+    for (int r = 0; r < rows.size(); r++) {
+      long dataPos = rows.dataPos(r);
+      if (dataPos >= 0) {
+        t.put(key(rows.file(r), dataPos), r);
+      }
+    }
+    return t;
+  }
+
+  /** A power of two with at least twice the blocks, and at least 2 (the shift stays below 64). */
+  private static int slots(int blocks) {
+    int slots = Math.max(2, Integer.highestOneBit(Math.max(1, blocks)) << 2);
+    if (slots <= 0 || slots > (1 << 29)) {
+      throw new IllegalArgumentException("too many blocks for one table: " + blocks);
+    }
+    return slots;
   }
 
   /** file in the high half, dataPos in the low one: a blk position fits 32 bits (< 128 MiB). */
@@ -79,16 +103,22 @@ final class BlocksByPosition {
     }
   }
 
-  /** The block stored at {@code dataPos} in blk{@code file}.dat, or null. */
+  /** The block of {@link #of(BlockInfo[])} stored at {@code dataPos} in blk{@code file}.dat. */
   @Nullable BlockInfo get(int file, long dataPos) {
+    int r = row(file, dataPos);
+    return r < 0 ? null : Objects.requireNonNull(blocks, "built over a table")[r];
+  }
+
+  /** The row of the block stored at {@code dataPos} in blk{@code file}.dat, or -1. */
+  int row(int file, long dataPos) {
     long key = key(file, dataPos);
     for (int s = slot(key); ; s = (s + 1) & mask) {
       long v = table[2 * s + 1];
       if (v == 0) {
-        return null;
+        return -1;
       }
       if (table[2 * s] == key) {
-        return blocks[(int) v - 1];
+        return (int) v - 1;
       }
     }
   }

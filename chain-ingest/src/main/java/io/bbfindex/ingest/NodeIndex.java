@@ -11,6 +11,7 @@ import io.bbfindex.ingest.leveldb.LevelDbReadException;
 import io.bbfindex.ingest.leveldb.LevelDbSnapshot;
 import io.bbfindex.ingest.leveldb.Obfuscation;
 import io.bbfindex.ingest.records.BlockInfo;
+import io.bbfindex.ingest.records.BlockTable;
 import io.bbfindex.ingest.records.DbKeys;
 import io.bbfindex.ingest.records.DiskTxPos;
 import io.bbfindex.ingest.records.IndexReadException;
@@ -23,6 +24,7 @@ import java.math.BigInteger;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.AbstractList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
@@ -32,6 +34,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.RandomAccess;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.stream.Stream;
@@ -76,9 +79,10 @@ public final class NodeIndex implements AutoCloseable {
   private final OptionalInt lastBlockFile;
   private final BlocksByHash blocksByHash;
   private final BlocksByPosition blocksByPosition;
+  private final BlockTable table;
+  private final ActiveChain chain;
   private final Collection<BlockInfo> blocks;
   private final Map<Integer, BlockFileInfo> blockFiles;
-  private final BlockInfo[] activeByHeight;
   private final BlockInfo tip;
   private final BigInteger tipChainWork;
   private final BlockInfo genesis;
@@ -119,9 +123,10 @@ public final class NodeIndex implements AutoCloseable {
     this.lastBlockFile = o.lastBlockFile;
     this.blocksByHash = o.blocksByHash;
     this.blocksByPosition = o.blocksByPosition;
-    this.blocks = Collections.unmodifiableList(Arrays.asList(o.blocks));
+    this.table = o.blocks;
+    this.chain = o.chain;
+    this.blocks = new BlockList();
     this.blockFiles = Collections.unmodifiableMap(o.blockFiles);
-    this.activeByHeight = o.activeByHeight;
     this.tip = o.tip;
     this.tipChainWork = o.tipChainWork;
     this.genesis = o.genesis;
@@ -320,8 +325,8 @@ public final class NodeIndex implements AutoCloseable {
   TxLocation resolve(byte[] txid, byte[] rawValue) throws CorruptRecordException {
     byte[] key = DbKeys.txKey(txid);
     DiskTxPos p = DiskTxPos.decode(key, txObfuscation.plain(rawValue));
-    BlockInfo b = blocksByPosition.get(p.file(), p.dataPos());
-    if (b == null) {
+    int r = blocksByPosition.row(p.file(), p.dataPos());
+    if (r < 0) {
       throw new CorruptRecordException(
           "'t' txindex record (key "
               + HexFormat.of().formatHex(key)
@@ -331,13 +336,34 @@ public final class NodeIndex implements AutoCloseable {
               + p.dataPos()
               + ", where the block index has no block");
     }
-    return new TxLocation(txid.clone(), p.file(), p.dataPos(), p.txOffset(), b);
+    return new TxLocation(txid.clone(), p.file(), p.dataPos(), p.txOffset(), info(r));
   }
 
   /** The block with this hash (internal order) from the in-memory block index; no LevelDB read. */
   public Optional<BlockInfo> findBlock(byte[] hashInternal) {
     requireHash(hashInternal, "block hash");
-    return Optional.ofNullable(blocksByHash.get(hashInternal));
+    int r = blocksByHash.row(hashInternal);
+    return r < 0 ? Optional.empty() : Optional.of(info(r));
+  }
+
+  /** The table's row {@code r} as the index answers it: made now, from the columns. */
+  private BlockInfo info(int r) {
+    return table.info(r, chain.containsRow(r), chain.tipHeight());
+  }
+
+  /**
+   * {@link #blocks()}: each block made when read (from the columns), none kept; the table's order.
+   */
+  private final class BlockList extends AbstractList<BlockInfo> implements RandomAccess {
+    @Override
+    public BlockInfo get(int index) {
+      return info(Objects.checkIndex(index, table.size()));
+    }
+
+    @Override
+    public int size() {
+      return table.size();
+    }
   }
 
   /**
@@ -436,9 +462,9 @@ public final class NodeIndex implements AutoCloseable {
 
   /** The active chain's block at {@code height}, or empty below 0 / above the tip. */
   public Optional<BlockInfo> activeBlockAt(int height) {
-    return height < 0 || height >= activeByHeight.length
+    return height < 0 || height > chain.tipHeight()
         ? Optional.empty()
-        : Optional.of(activeByHeight[height]);
+        : Optional.of(info(chain.rowAt(height)));
   }
 
   /**
@@ -457,10 +483,20 @@ public final class NodeIndex implements AutoCloseable {
 
   /**
    * Every {@code 'b'} record (including stale and header-only blocks), in no promised order (today
-   * the block index's key order, i.e. by hash).
+   * the block index's key order, i.e. by hash). A view: each block is made when read, from the
+   * in-memory columns (no object per block is kept: 950,000 on mainnet), so reading it twice gives
+   * equal blocks, not the same objects.
    */
   public Collection<BlockInfo> blocks() {
     return blocks;
+  }
+
+  /**
+   * The same blocks as {@link #blocks()}, in the same order, as columns: for passes over every
+   * block that should make no object per block.
+   */
+  public BlockTable blockTable() {
+    return table;
   }
 
   /** The {@code 'f'} records by file number. */

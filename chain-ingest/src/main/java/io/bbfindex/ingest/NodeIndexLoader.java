@@ -13,6 +13,7 @@ import io.bbfindex.ingest.leveldb.Obfuscation;
 import io.bbfindex.ingest.records.BlockInfo;
 import io.bbfindex.ingest.records.BlockLocator;
 import io.bbfindex.ingest.records.BlockStatus;
+import io.bbfindex.ingest.records.BlockTable;
 import io.bbfindex.ingest.records.DbKeys;
 import io.bbfindex.ingest.records.DiskBlockIndex;
 import io.bbfindex.ingest.records.FlagRecords;
@@ -73,10 +74,10 @@ final class NodeIndexLoader {
   BlocksByPosition blocksByPosition;
 
   /** Every block, in the block index's key order (by hash). */
-  BlockInfo[] blocks;
+  BlockTable blocks;
 
   Map<Integer, BlockFileInfo> blockFiles;
-  BlockInfo[] activeByHeight;
+  ActiveChain chain;
   BlockInfo tip;
   BigInteger tipChainWork;
   BlockInfo genesis;
@@ -98,7 +99,7 @@ final class NodeIndexLoader {
   boolean blockIndexFromCache;
 
   /** The records a scan read (not the cache), until the open succeeded; null otherwise. */
-  @Nullable List<DiskBlockIndex> scanned;
+  @Nullable BlockTable scanned;
 
   /** Writes a scan's records to the cache, off the path to the first answer; null if none. */
   @Nullable Thread blockIndexCacheWriter;
@@ -131,22 +132,24 @@ final class NodeIndexLoader {
   private void loadBlockIndex() throws IOException {
     blockObfuscation = Obfuscation.read(blockDb);
     byte[] digest = blockDb.contentDigest();
-    List<DiskBlockIndex> records = blockIndexCache.read(digest).orElse(null);
+    BlockTable records = blockIndexCache.read(digest).orElse(null);
     blockIndexFromCache = records != null;
     if (records == null) {
-      records = BlockRecordScan.read(blockDb, blockObfuscation, layout.blockIndexDir(), cores());
-      if (!records.isEmpty()) {
-        scanned = List.copyOf(records); // kept once the whole open succeeded (see load)
+      records =
+          BlockTable.of(
+              BlockRecordScan.read(blockDb, blockObfuscation, layout.blockIndexDir(), cores()));
+      if (records.size() > 0) {
+        scanned = records; // kept once the whole open succeeded (see load)
       }
     }
-    if (records.isEmpty() && liveSnapshot) {
+    if (records.size() == 0 && liveSnapshot) {
       // A running node writes its block index to LevelDB only when it flushes (about hourly, and
       // at shutdown): a node started minutes ago may have none on disk yet. Its genesis block is
       // in the first block file all the same, and the follower takes every later block from the
       // node itself (and confirms the genesis with it) instead of from this snapshot.
-      records = List.of(unflushedGenesis());
+      records = BlockTable.of(List.of(unflushedGenesis()));
     }
-    if (records.isEmpty()) {
+    if (records.size() == 0) {
       throw new DataDirException(
           layout.blockIndexDir(),
           "is a LevelDB without 'b' block records, not Bitcoin "
@@ -179,7 +182,7 @@ final class NodeIndexLoader {
    * delaying the first answer for); {@link #awaitCacheWriter} waits for it. A failure only costs
    * the next start a scan.
    */
-  private void keepForNextStart(byte[] digest, List<DiskBlockIndex> records) {
+  private void keepForNextStart(byte[] digest, BlockTable records) {
     BlockIndexCache cache = blockIndexCache;
     blockIndexCacheWriter =
         Thread.ofPlatform()
@@ -292,8 +295,8 @@ final class NodeIndexLoader {
             .ifPresent(
                 h -> {
                   txindexTipHash = h;
-                  BlockInfo b = blocksByHash.get(h);
-                  txindexTipHeight = b == null ? OptionalInt.empty() : OptionalInt.of(b.height());
+                  int r = blocksByHash.row(h);
+                  txindexTipHeight = r < 0 ? OptionalInt.empty() : OptionalInt.of(blocks.height(r));
                 });
       }
     } else if (flag("txindex")) {
@@ -316,7 +319,13 @@ final class NodeIndexLoader {
 
   private HashedTxLookup openHashed() throws IOException {
     try {
-      return HashedTxLookup.open(txDb, h -> blocksByHash.get(h), liveSnapshot);
+      return HashedTxLookup.open(
+          txDb,
+          h -> {
+            int r = blocksByHash.row(h);
+            return r < 0 ? null : info(r);
+          },
+          liveSnapshot);
     } catch (CorruptRecordException e) {
       throw new DataDirException(
           layout.txindexDir().get(),
@@ -377,39 +386,23 @@ final class NodeIndexLoader {
   }
 
   /**
-   * Hot path of every start: one BlockInfo per block (950,000 on mainnet), then the lookups by hash
-   * and by position over the array, without a map entry per block (see {@link BlocksByHash} and
-   * {@link BlocksByPosition}).
+   * Hot path of every start: the lookups by hash and by position over the table's rows (950,000 on
+   * mainnet), without a map entry or an object per block (see {@link BlocksByHash} and {@link
+   * BlocksByPosition}); a block's {@link BlockInfo} is made when asked for ({@link #info}).
    */
-  private void indexBlocks(List<DiskBlockIndex> records, ActiveChain chain) {
-    blocks = new BlockInfo[records.size()];
-    int tipHeight = chain.tipHeight();
-    activeByHeight = new BlockInfo[tipHeight + 1];
-    int i = 0;
-    for (DiskBlockIndex r : records) {
-      boolean active = chain.contains(r);
-      BlockInfo b =
-          new BlockInfo(
-              r.hash(),
-              r.height(),
-              r.status(),
-              r.txCount(),
-              r.file(),
-              r.dataPos(),
-              r.undoPos(),
-              r.header(),
-              active,
-              active ? tipHeight - r.height() + 1 : -1);
-      blocks[i++] = b;
-      if (active) {
-        activeByHeight[r.height()] = b;
-      }
-    }
-    blocksByHash = BlocksByHash.of(blocks);
-    blocksByPosition = BlocksByPosition.of(blocks);
-    tip = activeByHeight[tipHeight];
+  private void indexBlocks(BlockTable records, ActiveChain chain) {
+    blocks = records;
+    this.chain = chain;
+    blocksByHash = BlocksByHash.of(records);
+    blocksByPosition = BlocksByPosition.of(records);
+    tip = info(chain.rowAt(chain.tipHeight()));
     tipChainWork = chain.tipWork();
-    genesis = activeByHeight[0];
+    genesis = info(chain.rowAt(0));
+  }
+
+  /** The table's row {@code r} as the index answers it. */
+  BlockInfo info(int r) {
+    return blocks.info(r, chain.containsRow(r), chain.tipHeight());
   }
 
   /**

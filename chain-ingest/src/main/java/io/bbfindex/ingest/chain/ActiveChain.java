@@ -4,11 +4,13 @@ import static io.bbfindex.ingest.encoding.HashKeys.toDisplayHex;
 
 import io.bbfindex.ingest.encoding.CorruptRecordException;
 import io.bbfindex.ingest.records.BlockStatus;
+import io.bbfindex.ingest.records.BlockTable;
 import io.bbfindex.ingest.records.DiskBlockIndex;
 import java.math.BigInteger;
-import java.util.Arrays;
 import java.util.Collection;
+import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The chain Bitcoin Core considers active, derived from the block index alone (there is no tip key
@@ -27,10 +29,15 @@ import java.util.Optional;
  */
 public final class ActiveChain {
 
-  private final DiskBlockIndex[] byHeight;
+  private final BlockTable table;
+
+  /** The table's row of the active block at each height. */
+  private final int[] byHeight;
+
   private final BigInteger tipWork;
 
-  private ActiveChain(DiskBlockIndex[] byHeight, BigInteger tipWork) {
+  private ActiveChain(BlockTable table, int[] byHeight, BigInteger tipWork) {
+    this.table = table;
     this.byHeight = byHeight;
     this.tipWork = tipWork;
   }
@@ -45,11 +52,31 @@ public final class ActiveChain {
    */
   public static Optional<ActiveChain> compute(Collection<DiskBlockIndex> blocks)
       throws CorruptRecordException {
-    HeightOrder order = HeightOrder.of(blocks);
+    return compute(BlockTable.of(blocks));
+  }
+
+  /**
+   * As {@link #compute(Collection)}, over a table's rows (no record object made).
+   *
+   * @param table rows with distinct hashes (a block index's keys)
+   * @throws CorruptRecordException if heights are inconsistent with the parent links
+   * @return empty if no block qualifies (e.g. a node that only has headers)
+   */
+  public static Optional<ActiveChain> compute(BlockTable table) throws CorruptRecordException {
+    HeightOrder order = HeightOrder.of(table);
+    Optional<ActiveChain> chain = compute(table, order, new NarrowWork(order.size()));
+    // null: a work beyond 2^125, on no real chain (mainnet's is about 2^95)
+    return chain != null
+        ? chain
+        : Objects.requireNonNull(compute(table, order, new WideWork(order.size())));
+  }
+
+  /** The chain, or null if {@code work} cannot hold a block's cumulative work. */
+  private static @Nullable Optional<ActiveChain> compute(
+      BlockTable table, HeightOrder order, Work work) throws CorruptRecordException {
     int n = order.size();
     int[] parents = new int[n];
     // set in height order, a parent's before its children's
-    BigInteger[] work = new BigInteger[n];
     boolean[] candidate = new boolean[n];
     long lastBits = -1;
     BigInteger lastProof = BigInteger.ZERO;
@@ -58,17 +85,17 @@ public final class ActiveChain {
       int height = order.height(i);
       int p = order.parentOf(i);
       if (p >= 0 && order.height(p) != height - 1) {
-        DiskBlockIndex b = order.get(i);
-        DiskBlockIndex parent = order.get(p);
+        int b = order.row(i);
+        int parent = order.row(p);
         throw new CorruptRecordException(
             "'b' block index record "
-                + toDisplayHex(b.hash())
+                + toDisplayHex(table.hash(b))
                 + ": height "
-                + b.height()
+                + table.height(b)
                 + " but its parent "
-                + toDisplayHex(parent.hash())
+                + toDisplayHex(table.hash(parent))
                 + " has height "
-                + parent.height());
+                + table.height(parent));
       }
       parents[i] = p;
       long bits = order.bits(i);
@@ -76,34 +103,131 @@ public final class ActiveChain {
         lastProof = ChainWork.blockProof(bits);
         lastBits = bits;
       }
-      work[i] = p < 0 ? lastProof : work[p].add(lastProof);
+      if (!work.set(i, p, lastProof)) {
+        return null;
+      }
       boolean rooted = p < 0 ? height == 0 : candidate[p];
       candidate[i] = rooted && BlockStatus.chainCandidate(order.status(i), order.txCount(i));
       if (candidate[i]
-          && (best < 0 || better(work[i], order.get(i), work[best], order.get(best)))) {
+          && (best < 0 || better(work.compare(i, best), table, order.row(i), order.row(best)))) {
         best = i;
       }
     }
     if (best < 0) {
       return Optional.empty();
     }
-    DiskBlockIndex[] chain = new DiskBlockIndex[order.height(best) + 1];
+    int[] chain = new int[order.height(best) + 1];
     for (int i = best; i >= 0; i = parents[i]) {
-      chain[order.height(i)] = order.get(i);
+      chain[order.height(i)] = order.row(i);
     }
-    return Optional.of(new ActiveChain(chain, work[best]));
+    return Optional.of(new ActiveChain(table, chain, work.get(best)));
   }
 
-  private static boolean better(
-      BigInteger aWork, DiskBlockIndex a, BigInteger bWork, DiskBlockIndex b) {
-    int c = aWork.compareTo(bWork);
-    if (c != 0) {
-      return c > 0;
+  /** {@code workOrder}: the sign of a's work minus b's. */
+  private static boolean better(int workOrder, BlockTable table, int a, int b) {
+    if (workOrder != 0) {
+      return workOrder > 0;
     }
-    if (a.file() != b.file()) {
-      return a.file() < b.file();
+    if (table.file(a) != table.file(b)) {
+      return table.file(a) < table.file(b);
     }
-    return a.dataPos() < b.dataPos();
+    return table.dataPos(a) < table.dataPos(b);
+  }
+
+  /** The cumulative work of each position of a {@link HeightOrder}. */
+  private abstract static sealed class Work permits NarrowWork, WideWork {
+
+    /**
+     * Sets position {@code i}'s work to its parent's ({@code p}, or none if negative) plus {@code
+     * proof}; false if it does not fit.
+     */
+    abstract boolean set(int i, int p, BigInteger proof);
+
+    /** The sign of position a's work minus b's. */
+    abstract int compare(int a, int b);
+
+    abstract BigInteger get(int i);
+  }
+
+  /**
+   * Works below 2^125 in two {@code long}s: at every start, 950,000 BigInteger additions (mainnet)
+   * and the objects they made, all kept until the chain is known, cost more than the rest of the
+   * walk; two long arrays are allocated straight in the old generation.
+   */
+  private static final class NarrowWork extends Work {
+    private static final long MAX_HIGH = 1L << 61;
+
+    private final long[] high;
+    private final long[] low;
+    private @Nullable BigInteger proof;
+    private long proofHigh;
+    private long proofLow;
+
+    NarrowWork(int n) {
+      high = new long[n];
+      low = new long[n];
+    }
+
+    @Override
+    @SuppressWarnings("ReferenceEquality") // the same proof as the last block's, most often
+    boolean set(int i, int p, BigInteger proof) {
+      if (proof != this.proof) {
+        if (proof.bitLength() > 125) {
+          return false;
+        }
+        proofHigh = proof.shiftRight(64).longValue();
+        proofLow = proof.longValue();
+        this.proof = proof;
+      }
+      long l = p < 0 ? 0 : low[p];
+      long h = p < 0 ? 0 : high[p];
+      long sumLow = l + proofLow;
+      long sumHigh = h + proofHigh + (Long.compareUnsigned(sumLow, l) < 0 ? 1 : 0);
+      if (sumHigh > MAX_HIGH) { // both parts below 2^62: no overflow of the long
+        return false;
+      }
+      low[i] = sumLow;
+      high[i] = sumHigh;
+      return true;
+    }
+
+    @Override
+    int compare(int a, int b) {
+      int c = Long.compare(high[a], high[b]);
+      return c != 0 ? c : Long.compareUnsigned(low[a], low[b]);
+    }
+
+    @Override
+    BigInteger get(int i) {
+      return BigInteger.valueOf(high[i])
+          .shiftLeft(64)
+          .add(new BigInteger(Long.toUnsignedString(low[i])));
+    }
+  }
+
+  /** Works of any size, as BigIntegers. */
+  private static final class WideWork extends Work {
+    private final BigInteger[] work;
+
+    WideWork(int n) {
+      work = new BigInteger[n];
+    }
+
+    @Override
+    boolean set(int i, int p, BigInteger proof) {
+      work[i] = p < 0 ? proof : work[p].add(proof);
+      return true;
+    }
+
+    @Override
+    int compare(int a, int b) {
+      return work[a].compareTo(work[b]);
+    }
+
+    @Override
+    BigInteger get(int i) {
+      return work[i];
+    }
   }
 
   public int tipHeight() {
@@ -111,7 +235,12 @@ public final class ActiveChain {
   }
 
   public DiskBlockIndex tip() {
-    return byHeight[byHeight.length - 1];
+    return table.record(byHeight[byHeight.length - 1]);
+  }
+
+  /** The table's row of the active block at {@code height}. */
+  public int rowAt(int height) {
+    return byHeight[height];
   }
 
   /** Total work of the chain, genesis to tip. */
@@ -123,16 +252,21 @@ public final class ActiveChain {
   public Optional<DiskBlockIndex> at(int height) {
     return height < 0 || height >= byHeight.length
         ? Optional.empty()
-        : Optional.of(byHeight[height]);
+        : Optional.of(table.record(byHeight[height]));
   }
 
-  @SuppressWarnings("ReferenceEquality") // on purpose: a shortcut, the hashes decide otherwise
   public boolean contains(DiskBlockIndex b) {
     int h = b.height();
-    // the same record first: NodeIndex.open asks this of every record, and comparing hashes
-    // dereferences one record scattered in memory for each
     return h >= 0
         && h < byHeight.length
-        && (byHeight[h] == b || Arrays.equals(byHeight[h].hash(), b.hash()));
+        && b.hash().length == BlockTable.HASH_BYTES
+        && table.hashEquals(byHeight[h], b.hash(), 0);
+  }
+
+  /** Whether the table's row {@code r} is on the chain (it, or a row with its hash). */
+  public boolean containsRow(int r) {
+    int h = table.height(r);
+    // the same row first: NodeIndex.open asks this of every row
+    return h >= 0 && h < byHeight.length && (byHeight[h] == r || table.sameHash(byHeight[h], r));
   }
 }

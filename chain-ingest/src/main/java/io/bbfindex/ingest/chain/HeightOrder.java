@@ -1,11 +1,10 @@
 package io.bbfindex.ingest.chain;
 
-import io.bbfindex.ingest.encoding.LittleEndian;
 import io.bbfindex.ingest.records.BlockHashKey;
+import io.bbfindex.ingest.records.BlockTable;
 import io.bbfindex.ingest.records.DiskBlockIndex;
 import java.util.Arrays;
 import java.util.Collection;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
@@ -23,13 +22,19 @@ import org.jspecify.annotations.Nullable;
  * is large (many forks at one height) is a map of all hashes built, once, and asked; so the parent
  * found is always the record with that hash, wherever it is, as a map alone would find it. Heights
  * spread wider than the record count (garbled) fall back to the stable sort and the map.
+ *
+ * <p>The records are a {@link BlockTable}'s rows: the table is read in its order, sequentially, and
+ * no record object is made.
  */
 final class HeightOrder {
 
   /** A bucket with more blocks than this is not searched linearly. */
   private static final int MAX_LINEAR_BUCKET = 8;
 
-  private final DiskBlockIndex[] blocks;
+  private final BlockTable table;
+
+  /** The table's row at each position. */
+  private final int[] rows;
 
   /**
    * Records of height {@code minHeight + h} are at {@code [start[h], start[h + 1])}; null after the
@@ -52,67 +57,78 @@ final class HeightOrder {
 
   private @Nullable Map<BlockHashKey, Integer> byHash;
 
-  private HeightOrder(DiskBlockIndex[] blocks, int @Nullable [] start, int minHeight) {
-    this.blocks = blocks;
+  private HeightOrder(BlockTable table, int @Nullable [] start, int minHeight) {
+    this.table = table;
     this.start = start;
     this.minHeight = minHeight;
-    int n = blocks.length;
+    int n = table.size();
+    rows = new int[n];
     links = new byte[64 * n];
     fields = new int[4 * n];
   }
 
-  /** Puts record {@code b} at position {@code i}. */
-  private void place(int i, DiskBlockIndex b) {
-    blocks[i] = b;
-    System.arraycopy(b.hash(), 0, links, 64 * i, 32);
-    System.arraycopy(b.header(), 4, links, 64 * i + 32, 32);
-    fields[4 * i] = b.height();
-    fields[4 * i + 1] = LittleEndian.int32(b.header(), 72);
-    fields[4 * i + 2] = b.status();
-    fields[4 * i + 3] = b.txCount();
+  /** Puts the table's row {@code r} at position {@code i}. */
+  private void place(int i, int r) {
+    rows[i] = r;
+    table.copyHash(r, links, 64 * i);
+    table.copyHeader(r, 4, links, 64 * i + 32, 32);
+    fields[4 * i] = table.height(r);
+    fields[4 * i + 1] = table.bits(r);
+    fields[4 * i + 2] = table.status(r);
+    fields[4 * i + 3] = table.txCount(r);
   }
 
   static HeightOrder of(Collection<DiskBlockIndex> records) {
-    DiskBlockIndex[] in = records.toArray(new DiskBlockIndex[0]);
+    return of(BlockTable.of(records));
+  }
+
+  static HeightOrder of(BlockTable table) {
+    int n = table.size();
     int min = Integer.MAX_VALUE;
     int max = Integer.MIN_VALUE;
-    for (DiskBlockIndex b : in) {
-      min = Math.min(min, b.height());
-      max = Math.max(max, b.height());
+    for (int r = 0; r < n; r++) {
+      min = Math.min(min, table.height(r));
+      max = Math.max(max, table.height(r));
     }
-    long span = in.length == 0 ? 0 : (long) max - min + 1;
-    if (span > 2L * in.length + 16) {
+    long span = n == 0 ? 0 : (long) max - min + 1;
+    if (span > 2L * n + 16) {
       // a garbled height: buckets would take an array as wide as the spread
-      DiskBlockIndex[] sorted = in.clone();
-      Arrays.sort(sorted, Comparator.comparingInt(DiskBlockIndex::height)); // stable
-      HeightOrder o = new HeightOrder(new DiskBlockIndex[in.length], null, 0);
-      for (int i = 0; i < sorted.length; i++) {
+      Integer[] sorted = new Integer[n];
+      Arrays.setAll(sorted, r -> r);
+      Arrays.sort(sorted, (a, b) -> Integer.compare(table.height(a), table.height(b))); // stable
+      HeightOrder o = new HeightOrder(table, null, 0);
+      for (int i = 0; i < n; i++) {
         o.place(i, sorted[i]);
       }
       return o;
     }
     int[] start = new int[(int) span + 1];
-    for (DiskBlockIndex b : in) {
-      start[b.height() - min + 1]++;
+    for (int r = 0; r < n; r++) {
+      start[table.height(r) - min + 1]++;
     }
     for (int h = 1; h < start.length; h++) {
       start[h] += start[h - 1];
     }
     int[] next = Arrays.copyOf(start, start.length);
-    HeightOrder o = new HeightOrder(new DiskBlockIndex[in.length], start, min);
-    for (DiskBlockIndex b : in) {
-      o.place(next[b.height() - min]++, b);
+    HeightOrder o = new HeightOrder(table, start, min);
+    for (int r = 0; r < n; r++) {
+      o.place(next[table.height(r) - min]++, r);
     }
     return o;
   }
 
   int size() {
-    return blocks.length;
+    return rows.length;
+  }
+
+  /** The table's row at the {@code i}-th position by ascending height. */
+  int row(int i) {
+    return rows[i];
   }
 
   /** The {@code i}-th record by ascending height. */
   DiskBlockIndex get(int i) {
-    return blocks[i];
+    return table.record(rows[i]);
   }
 
   int height(int i) {
@@ -162,9 +178,9 @@ final class HeightOrder {
   private Map<BlockHashKey, Integer> byHash() {
     Map<BlockHashKey, Integer> m = byHash;
     if (m == null) {
-      m = HashMap.newHashMap(blocks.length);
-      for (int j = 0; j < blocks.length; j++) {
-        m.put(BlockHashKey.of(blocks[j].hash()), j);
+      m = HashMap.newHashMap(rows.length);
+      for (int j = 0; j < rows.length; j++) {
+        m.put(BlockHashKey.of(Arrays.copyOfRange(links, 64 * j, 64 * j + 32)), j);
       }
       byHash = m;
     }

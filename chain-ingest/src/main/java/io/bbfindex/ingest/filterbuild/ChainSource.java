@@ -3,6 +3,7 @@ package io.bbfindex.ingest.filterbuild;
 import io.bbfindex.ingest.BlockFileInfo;
 import io.bbfindex.ingest.NodeIndex;
 import io.bbfindex.ingest.records.BlockInfo;
+import io.bbfindex.ingest.records.BlockTable;
 import io.bbfindex.ingest.txindex.BlockDataTxSource;
 import java.nio.file.Path;
 import java.util.Collection;
@@ -22,6 +23,14 @@ public interface ChainSource extends TxRangeSource {
   Path datadir();
 
   Collection<BlockInfo> blocks();
+
+  /**
+   * The same blocks as {@link #blocks}, as the node index's columns, for a pass over all of them
+   * that should make no object per block; empty where there are none (read {@link #blocks}).
+   */
+  default Optional<BlockTable> blockTable() {
+    return Optional.empty();
+  }
 
   Map<Integer, BlockFileInfo> blockFiles();
 
@@ -63,6 +72,11 @@ public interface ChainSource extends TxRangeSource {
       @Override
       public Collection<BlockInfo> blocks() {
         return index.blocks();
+      }
+
+      @Override
+      public Optional<BlockTable> blockTable() {
+        return Optional.of(index.blockTable());
       }
 
       @Override

@@ -1,5 +1,6 @@
 package io.bbfindex.ingest.filterbuild;
 
+import io.bbfindex.ingest.records.BlockTable;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
@@ -28,25 +29,41 @@ final class ContiguousHashes {
   }
 
   void add(byte[] hash) {
+    if (bytes != null && hash.length != HASH) {
+      bytes = null;
+    }
+    byte[] b = room();
+    if (b != null) {
+      System.arraycopy(hash, 0, b, HASH * count, HASH);
+      count++;
+    }
+  }
+
+  /** Adds the table's row {@code r}'s hash, copied straight from its column. */
+  void add(BlockTable table, int r) {
+    byte[] b = room();
+    if (b != null) {
+      table.copyHash(r, b, HASH * count);
+      count++;
+    }
+  }
+
+  /** The array with room for one more hash, or null if the copying stopped. */
+  private byte @Nullable [] room() {
     byte[] b = bytes;
     if (b == null) {
-      return;
-    }
-    if (hash.length != HASH) {
-      bytes = null;
-      return;
+      return null;
     }
     int at = HASH * count;
     if (at + HASH > b.length) {
       if (b.length > Integer.MAX_VALUE / 2 - HASH) {
         bytes = null; // beyond any real index: the caller's way
-        return;
+        return null;
       }
       b = Arrays.copyOf(b, 2 * b.length);
       bytes = b;
     }
-    System.arraycopy(hash, 0, b, at, HASH);
-    count++;
+    return b;
   }
 
   /**

@@ -96,6 +96,32 @@ class ActiveChainTest {
   }
 
   @Test
+  void worksBeyondTwoLongsAreSummedExactly() throws CorruptRecordException {
+    // proof 2^255 - 1 (target 1): beyond the two longs the usual walk sums works in, so the walk
+    // is made again with BigIntegers; and the fork with a hard block still wins on its work alone
+    long tiny = 0x03000001L;
+    BigInteger tinyProof = ChainWork.blockProof(tiny);
+    DiskBlockIndex fork = extend(add(null, HARD, VALID, 1), 2, HARD);
+    extend(fork, 6, HARD);
+    DiskBlockIndex heavy = extend(fork, 2, tiny);
+    ActiveChain c = chain();
+    assertArrayEquals(heavy.hash(), c.tip().hash());
+    BigInteger hard = ChainWork.blockProof(HARD);
+    assertEquals(hard.multiply(BigInteger.valueOf(3)).add(tinyProof.shiftLeft(1)), c.tipWork());
+  }
+
+  @Test
+  void worksInTwoLongsCarryAcrossTheLowHalf() throws CorruptRecordException {
+    // proof just above 2^65 (target 0x7fffff << 168): the low long carries into the high one
+    long bits = 0x187fffffL;
+    BigInteger proof = ChainWork.blockProof(bits);
+    DiskBlockIndex tip = extend(add(null, bits, VALID, 1), 40, bits);
+    ActiveChain c = chain();
+    assertArrayEquals(tip.hash(), c.tip().hash());
+    assertEquals(proof.multiply(BigInteger.valueOf(41)), c.tipWork());
+  }
+
+  @Test
   void mostWorkWinsOverMostBlocks() throws CorruptRecordException {
     DiskBlockIndex fork = extend(add(null, EASY, VALID, 1), 5, EASY);
     DiskBlockIndex longEasy = extend(fork, 4, EASY);
