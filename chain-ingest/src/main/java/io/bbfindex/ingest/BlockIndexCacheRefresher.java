@@ -1,5 +1,7 @@
 package io.bbfindex.ingest;
 
+import io.bbfindex.ingest.chain.ActiveChain;
+import io.bbfindex.ingest.encoding.CorruptRecordException;
 import io.bbfindex.ingest.leveldb.LevelDbSnapshot;
 import io.bbfindex.ingest.leveldb.Obfuscation;
 import io.bbfindex.ingest.records.BlockTable;
@@ -9,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -96,7 +99,18 @@ final class BlockIndexCacheRefresher implements AutoCloseable {
             BlockRecordScan.read(db, Obfuscation.read(db), nodeIndexDir, 1);
         byte[] digest = db.contentDigest();
         if (!records.isEmpty()) {
-          cache.write(digest, BlockTable.of(records));
+          BlockTable table = BlockTable.of(records);
+          // no chain (nothing synced yet) or heights that contradict the parent links: nothing
+          // kept, the next start scans and says so
+          Optional<ActiveChain> chain;
+          try {
+            chain = ActiveChain.compute(table);
+          } catch (CorruptRecordException e) {
+            chain = Optional.empty();
+          }
+          if (chain.isPresent()) {
+            cache.write(digest, table, chain.get());
+          }
         }
         return digest;
       } finally {

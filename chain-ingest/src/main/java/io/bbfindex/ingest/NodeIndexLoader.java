@@ -27,6 +27,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.TreeMap;
 import org.bitcoinj.base.Sha256Hash;
@@ -124,7 +125,7 @@ final class NodeIndexLoader {
     // only an open that succeeded keeps what it scanned: a refused one leaves the work dir as it
     // was
     if (scanned != null) {
-      keepForNextStart(blockDb.contentDigest(), scanned);
+      keepForNextStart(blockDb.contentDigest(), scanned, chain);
       scanned = null;
     }
   }
@@ -132,8 +133,9 @@ final class NodeIndexLoader {
   private void loadBlockIndex() throws IOException {
     blockObfuscation = Obfuscation.read(blockDb);
     byte[] digest = blockDb.contentDigest();
-    BlockTable records = blockIndexCache.read(digest).orElse(null);
-    blockIndexFromCache = records != null;
+    BlockIndexCache.Kept kept = blockIndexCache.read(digest).orElse(null);
+    blockIndexFromCache = kept != null;
+    BlockTable records = kept != null ? kept.records() : null;
     if (records == null) {
       records =
           BlockTable.of(
@@ -165,8 +167,9 @@ final class NodeIndexLoader {
                 decodeOrReport(
                     () -> FlagRecords.decodeLastBlockFile(blockObfuscation.plain(last))));
     prunedBlockFiles = flag("prunedblockfiles");
+    // kept with the records (they are its only input): no ordering of every row by height again
     ActiveChain chain =
-        ActiveChain.compute(records)
+        (kept != null ? Optional.of(kept.chain()) : ActiveChain.compute(records))
             .orElseThrow(
                 () ->
                     new DataDirException(
@@ -178,11 +181,11 @@ final class NodeIndexLoader {
   }
 
   /**
-   * Writes {@code records} to the cache on a thread of its own (about 140 MB on mainnet: not worth
-   * delaying the first answer for); {@link #awaitCacheWriter} waits for it. A failure only costs
-   * the next start a scan.
+   * Writes {@code records} and {@code chain} to the cache on a thread of its own (about 140 MB on
+   * mainnet: not worth delaying the first answer for); {@link #awaitCacheWriter} waits for it. A
+   * failure only costs the next start a scan.
    */
-  private void keepForNextStart(byte[] digest, BlockTable records) {
+  private void keepForNextStart(byte[] digest, BlockTable records, ActiveChain chain) {
     BlockIndexCache cache = blockIndexCache;
     blockIndexCacheWriter =
         Thread.ofPlatform()
@@ -191,7 +194,7 @@ final class NodeIndexLoader {
             .start(
                 () -> {
                   try {
-                    cache.write(digest, records);
+                    cache.write(digest, records, chain);
                   } catch (IOException | RuntimeException e) {
                     LOG.log(
                         System.Logger.Level.WARNING,

@@ -14,13 +14,19 @@ import io.bbfindex.ingest.testing.CoreLevelDbWriter;
 import io.bbfindex.ingest.testing.Fixtures;
 import io.bbfindex.ingest.testing.Fixtures.Archive;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -39,13 +45,134 @@ class BlockIndexCacheTest {
     List<String> scanned;
     try (NodeIndex first = NodeIndex.open(dd, work)) {
       assertFalse(first.blockIndexFromCache(), "nothing kept yet: the first open scans");
-      scanned = rendering(first);
+      scanned = answers(first);
     }
     assertTrue(Files.size(work.resolve(BlockIndexCache.FILE_NAME)) > 0, "kept at the first open");
     try (NodeIndex second = NodeIndex.open(dd, work)) {
       assertTrue(second.blockIndexFromCache());
-      assertEquals(scanned, rendering(second));
+      assertEquals(scanned, answers(second));
     }
+  }
+
+  @Test
+  void theActiveChainKeptWithTheRecordsAnswersAsTheOneAScanComputes() throws IOException {
+    Scanned s = scannedOnce(Archive.MAINNET_LDB);
+    s.assertOpens(true, "the second open takes the cache");
+  }
+
+  @Test
+  void aCacheWhoseActiveChainWasAlteredIsRefusedEvenWithItsCrcMadeRight() throws IOException {
+    Scanned s = scannedOnce(Archive.REGTEST_B);
+    byte[] good = Files.readAllBytes(s.cache());
+    ByteBuffer le = ByteBuffer.wrap(good).order(ByteOrder.LITTLE_ENDIAN);
+    int rowsAt = 8 + 32 + 4 + le.getInt(8 + 32) * BlockIndexCache.RECORD_BYTES + 4;
+    int m = le.getInt(rowsAt - 4);
+    assertTrue(m > 2, "a chain of a few blocks");
+
+    List<byte[]> altered = new ArrayList<>();
+    // two heights' rows swapped
+    byte[] swapped = good.clone();
+    ByteBuffer.wrap(swapped)
+        .order(ByteOrder.LITTLE_ENDIAN)
+        .putInt(rowsAt + 4, le.getInt(rowsAt + 8))
+        .putInt(rowsAt + 8, le.getInt(rowsAt + 4));
+    altered.add(swapped);
+    // a row beyond the records
+    byte[] outside = good.clone();
+    ByteBuffer.wrap(outside).order(ByteOrder.LITTLE_ENDIAN).putInt(rowsAt, 1 << 30);
+    altered.add(outside);
+    // the tip cut off: a chain one block short
+    altered.add(withoutTip(good, rowsAt, m));
+    // another tip work (its last byte)
+    byte[] moreWork = good.clone();
+    moreWork[good.length - 5] ^= 1;
+    altered.add(moreWork);
+
+    for (byte[] bytes : altered) {
+      Files.write(s.cache(), withCrc(bytes));
+      s.assertOpens(false, "an active chain not the records' is refused");
+    }
+    s.assertOpens(true, "written anew by the open that read around it");
+  }
+
+  @Test
+  void aCacheOfVersion02IsRefusedAndReplaced() throws IOException {
+    Scanned s = scannedOnce(Archive.REGTEST_B);
+    byte[] bytes = Files.readAllBytes(s.cache());
+    assertEquals("BBFBIX03", new String(bytes, 0, 8, StandardCharsets.US_ASCII));
+    // as version 02 wrote it: the records alone, then the CRC
+    int n = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).getInt(8 + 32);
+    byte[] v02 = Arrays.copyOf(bytes, 8 + 32 + 4 + n * BlockIndexCache.RECORD_BYTES + 4);
+    v02[7] = '2';
+    Files.write(s.cache(), withCrc(v02));
+    s.assertOpens(false, "a version 02 cache is not taken");
+    s.assertOpens(true, "replaced after one scan");
+  }
+
+  /** A datadir, a work directory, and the {@link #answers} of the first open (a scan). */
+  private record Scanned(Path dd, Path work, List<String> answers) {
+
+    Path cache() {
+      return work.resolve(BlockIndexCache.FILE_NAME);
+    }
+
+    /** Opens it again: from the cache or not, and answering as the first open. */
+    void assertOpens(boolean fromCache, String why) throws IOException {
+      try (NodeIndex idx = NodeIndex.open(dd, work)) {
+        assertEquals(fromCache, idx.blockIndexFromCache(), why);
+        assertEquals(answers, BlockIndexCacheTest.answers(idx));
+      }
+    }
+  }
+
+  /** {@code archive} extracted and opened once: it scans, and keeps the cache. */
+  private Scanned scannedOnce(Archive archive) throws IOException {
+    Path dd = Fixtures.extract(archive, tmp.resolve("data"));
+    Path work = tmp.resolve("work");
+    try (NodeIndex first = NodeIndex.open(dd, work)) {
+      assertFalse(first.blockIndexFromCache(), "nothing kept yet: the first open scans");
+      return new Scanned(dd, work, answers(first));
+    }
+  }
+
+  /** {@code bytes} without the chain's last row (its length one less). */
+  private static byte[] withoutTip(byte[] bytes, int rowsAt, int m) {
+    int tipAt = rowsAt + 4 * (m - 1);
+    byte[] out = new byte[bytes.length - 4];
+    System.arraycopy(bytes, 0, out, 0, tipAt);
+    System.arraycopy(bytes, tipAt + 4, out, tipAt, bytes.length - tipAt - 4);
+    ByteBuffer.wrap(out).order(ByteOrder.LITTLE_ENDIAN).putInt(rowsAt - 4, m - 1);
+    return out;
+  }
+
+  /** {@code bytes} with their last 4 bytes the CRC32C of the others, as the cache writes it. */
+  private static byte[] withCrc(byte[] bytes) {
+    CRC32C crc = new CRC32C();
+    crc.update(bytes, 0, bytes.length - 4);
+    ByteBuffer.wrap(bytes)
+        .order(ByteOrder.LITTLE_ENDIAN)
+        .putInt(bytes.length - 4, (int) crc.getValue());
+    return bytes;
+  }
+
+  /**
+   * {@link #rendering} and the chain: tip, its work, and the active block at every height (and just
+   * outside them).
+   */
+  private static List<String> answers(NodeIndex idx) {
+    HexFormat hex = HexFormat.of();
+    List<String> lines = new ArrayList<>(rendering(idx));
+    lines.add("tip " + hex.formatHex(idx.tip().hash()) + " " + idx.tipHeight());
+    lines.add("tipHash " + hex.formatHex(idx.tipHash()));
+    lines.add("work " + idx.tipChainWork());
+    for (int h = -1; h <= idx.tipHeight() + 1; h++) {
+      lines.add(
+          "at "
+              + h
+              + " "
+              + idx.activeBlockAt(h).map(b -> hex.formatHex(b.hash()) + " " + b.confirmations()));
+    }
+    return lines;
   }
 
   @Test

@@ -71,17 +71,21 @@ class ReorgTest {
     Added s1 =
         appendBlock(
             parentOfOldTip.hash(), parentOfOldTip.height() + 1, parentOfOldTip.time() + 1, true);
-    try (NodeIndex idx = NodeIndex.open(dd, tmp.resolve("w"))) {
-      assertArrayEquals(
-          oldTip.hash(), idx.tipHash(), "equal work: the block stored first stays active");
-      BlockInfo stale = idx.findBlock(s1.hash()).orElseThrow();
-      assertFalse(stale.onActiveChain());
-      assertEquals(-1, stale.confirmations());
-      assertEquals(oldTip.height(), stale.height());
+    // the second open takes the block index and its active chain from the cache
+    for (boolean cached : new boolean[] {false, true}) {
+      try (NodeIndex idx = NodeIndex.open(dd, tmp.resolve("w"))) {
+        assertEquals(cached, idx.blockIndexFromCache());
+        assertArrayEquals(
+            oldTip.hash(), idx.tipHash(), "equal work: the block stored first stays active");
+        BlockInfo stale = idx.findBlock(s1.hash()).orElseThrow();
+        assertFalse(stale.onActiveChain());
+        assertEquals(-1, stale.confirmations());
+        assertEquals(oldTip.height(), stale.height());
 
-      TxLocation loc = idx.findTx(s1.coinbase().getTxId().getReversedBytes()).orElseThrow();
-      assertEquals(stale, loc.block());
-      assertEquals(s1.coinbase().getTxId(), idx.readTransaction(loc).getTxId());
+        TxLocation loc = idx.findTx(s1.coinbase().getTxId().getReversedBytes()).orElseThrow();
+        assertEquals(stale, loc.block());
+        assertEquals(s1.coinbase().getTxId(), idx.readTransaction(loc).getTxId());
+      }
     }
   }
 
@@ -96,25 +100,28 @@ class ReorgTest {
             .filter(r -> r.pos() == oldTip.dataPos())
             .findFirst()
             .orElseThrow();
-    try (NodeIndex idx = NodeIndex.open(dd, tmp.resolve("w"))) {
-      assertEquals(oldTip.height() + 1, idx.tipHeight());
-      assertArrayEquals(s2.hash(), idx.tipHash());
-      assertEquals(
-          ChainWork.blockProof(REGTEST_BITS)
-              .multiply(java.math.BigInteger.valueOf(idx.tipHeight() + 1)),
-          idx.tipChainWork());
+    for (boolean cached : new boolean[] {false, true}) {
+      try (NodeIndex idx = NodeIndex.open(dd, tmp.resolve("w"))) {
+        assertEquals(cached, idx.blockIndexFromCache());
+        assertEquals(oldTip.height() + 1, idx.tipHeight());
+        assertArrayEquals(s2.hash(), idx.tipHash());
+        assertEquals(
+            ChainWork.blockProof(REGTEST_BITS)
+                .multiply(java.math.BigInteger.valueOf(idx.tipHeight() + 1)),
+            idx.tipChainWork());
 
-      BlockInfo old = idx.findBlock(oldTip.hash()).orElseThrow();
-      assertFalse(old.onActiveChain());
-      TxLocation stale = idx.findTx(inOldTip.txidInternal()).orElseThrow();
-      assertFalse(stale.block().onActiveChain(), "txindex keeps rows of disconnected blocks");
-      assertEquals(inOldTip.txidHex(), idx.readTransaction(stale).getTxId().toString());
+        BlockInfo old = idx.findBlock(oldTip.hash()).orElseThrow();
+        assertFalse(old.onActiveChain());
+        TxLocation stale = idx.findTx(inOldTip.txidInternal()).orElseThrow();
+        assertFalse(stale.block().onActiveChain(), "txindex keeps rows of disconnected blocks");
+        assertEquals(inOldTip.txidHex(), idx.readTransaction(stale).getTxId().toString());
 
-      TxLocation confirmed = idx.findTx(s1.coinbase().getTxId().getReversedBytes()).orElseThrow();
-      assertTrue(confirmed.block().onActiveChain());
-      assertEquals(2, confirmed.block().confirmations());
-      // the txindex committed at the old tip, which is now stale: its height is still reported
-      assertArrayEquals(oldTip.hash(), idx.txindexTipHash().orElseThrow());
+        TxLocation confirmed = idx.findTx(s1.coinbase().getTxId().getReversedBytes()).orElseThrow();
+        assertTrue(confirmed.block().onActiveChain());
+        assertEquals(2, confirmed.block().confirmations());
+        // the txindex committed at the old tip, which is now stale: its height is still reported
+        assertArrayEquals(oldTip.hash(), idx.txindexTipHash().orElseThrow());
+      }
     }
   }
 

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.bbfindex.ingest.encoding.CorruptRecordException;
 import io.bbfindex.ingest.records.BlockStatus;
+import io.bbfindex.ingest.records.BlockTable;
 import io.bbfindex.ingest.records.DiskBlockIndex;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
@@ -93,6 +94,75 @@ class ActiveChainTest {
     assertArrayEquals(tip.hash(), c.tip().hash());
     assertEquals(BigInteger.valueOf(20), c.tipWork());
     assertArrayEquals(genesis.hash(), c.at(0).orElseThrow().hash());
+  }
+
+  @Test
+  void aChainRebuiltFromItsRowsAnswersAsTheComputedOne() throws CorruptRecordException {
+    // a fork with stale blocks, difficulty changes (several nBits runs) and works beyond two longs
+    long tiny = 0x03000001L;
+    DiskBlockIndex fork = extend(add(null, HARD, VALID, 1), 2, HARD);
+    DiskBlockIndex stale = extend(fork, 6, EASY);
+    extend(extend(fork, 2, tiny), 3, HARD);
+    List<DiskBlockIndex> shuffled = new ArrayList<>(blocks);
+    Collections.shuffle(shuffled, new Random(7));
+    BlockTable table = BlockTable.of(shuffled);
+    ActiveChain computed = ActiveChain.compute(table).orElseThrow();
+    ActiveChain kept =
+        ActiveChain.ofCachedRows(table, computed.rows(), computed.tipWork()).orElseThrow();
+    assertEquals(computed.tipHeight(), kept.tipHeight());
+    assertEquals(computed.tipWork(), kept.tipWork());
+    assertArrayEquals(computed.tip().hash(), kept.tip().hash());
+    for (int h = -1; h <= computed.tipHeight() + 1; h++) {
+      assertEquals(computed.at(h).map(b -> b.height()), kept.at(h).map(b -> b.height()));
+      if (h >= 0 && h <= computed.tipHeight()) {
+        assertEquals(computed.rowAt(h), kept.rowAt(h));
+      }
+    }
+    for (int r = 0; r < table.size(); r++) {
+      assertEquals(computed.containsRow(r), kept.containsRow(r));
+      assertEquals(computed.contains(table.record(r)), kept.contains(table.record(r)));
+    }
+    assertFalse(kept.contains(stale));
+  }
+
+  @Test
+  void rowsThatAreNotTheTablesChainAreRefused() throws CorruptRecordException {
+    DiskBlockIndex fork = extend(add(null, EASY, VALID, 1), 3, EASY);
+    extend(fork, 2, EASY);
+    DiskBlockIndex staleTip = extend(fork, 1, EASY);
+    BlockTable table = BlockTable.of(blocks);
+    ActiveChain c = ActiveChain.compute(table).orElseThrow();
+    int[] rows = c.rows();
+    BigInteger work = c.tipWork();
+    assertTrue(ActiveChain.ofCachedRows(table, rows, work).isPresent());
+    assertTrue(ActiveChain.ofCachedRows(table, new int[0], work).isEmpty(), "no genesis");
+    assertTrue(ActiveChain.ofCachedRows(table, rows, work.add(BigInteger.ONE)).isEmpty());
+    int[] swapped = rows.clone();
+    swapped[1] = rows[2];
+    swapped[2] = rows[1];
+    assertTrue(ActiveChain.ofCachedRows(table, swapped, work).isEmpty(), "heights out of order");
+    int[] outside = rows.clone();
+    outside[0] = table.size();
+    assertTrue(ActiveChain.ofCachedRows(table, outside, work).isEmpty(), "no such row");
+    int[] negative = rows.clone();
+    negative[3] = -1;
+    assertTrue(ActiveChain.ofCachedRows(table, negative, work).isEmpty(), "no such row");
+    // the stale block below the tip in place of the active one: heights and work agree, the
+    // tip's parent does not
+    int[] staleAbove = rows.clone();
+    staleAbove[staleTip.height()] = rowOf(table, staleTip);
+    assertTrue(
+        ActiveChain.ofCachedRows(table, staleAbove, work).isEmpty(),
+        "a block that is not its predecessor's child");
+  }
+
+  private static int rowOf(BlockTable table, DiskBlockIndex b) {
+    for (int r = 0; r < table.size(); r++) {
+      if (table.hashEquals(r, b.hash(), 0)) {
+        return r;
+      }
+    }
+    throw new AssertionError();
   }
 
   @Test
