@@ -115,13 +115,40 @@ public final class LevelDbSnapshot implements AutoCloseable {
             .compressionType(CompressionType.NONE)
             .cacheSize(8L << 20);
     try {
-      return new LevelDbSnapshot(
-          source, snapshotDir, factory.open(snapshotDir.toFile(), options), digest, filters);
+      LevelDbSnapshot opened =
+          new LevelDbSnapshot(
+              source, snapshotDir, factory.open(snapshotDir.toFile(), options), digest, filters);
+      opened.firstNativeCalls();
+      return opened;
     } catch (IOException | RuntimeException e) {
       filters.close();
       // leveldbjni reports "Corruption: ..." / "IO error: ..." as NativeDB.DBException (runtime)
       throw new LevelDbOpenException(
           source, "LevelDB could not open a copy of it: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * One get and one iterator seek on this thread, before any caller can make them from several
+   * threads at once. WHY: leveldbjni's JNI glue (hawtjni) fills its per-struct caches of Java field
+   * ids (the read options' {@code snapshot} field, the key slices) at the first call, without
+   * synchronisation; two threads making their first call together (the block index scan's parallel
+   * parts, now that the tables' Bloom filters answer the gets that used to come first) can read a
+   * half-filled cache: a garbage snapshot pointer and a SIGSEGV in {@code DBImpl::NewIterator}
+   * (seen once in CI). A failure here is left to the real read, which reports it as it always did.
+   */
+  private void firstNativeCalls() {
+    byte[] key = {0};
+    try {
+      db.get(key, readOptions);
+      try (DBIterator it = db.iterator(readOptions)) {
+        it.seek(key);
+        if (it.hasNext()) {
+          it.peekNext();
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      // not this method's to report: the same read fails again where it is wanted
     }
   }
 
