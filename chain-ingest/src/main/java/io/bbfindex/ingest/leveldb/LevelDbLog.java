@@ -89,10 +89,16 @@ public final class LevelDbLog {
   private static boolean checksumMatches(byte[] log, int pos, int length, int stored) {
     CRC32C crc = new CRC32C();
     crc.update(log, pos + 6, 1 + length); // the type byte, then the data
+    return masked(crc) == stored;
+  }
+
+  /**
+   * LevelDB's {@code crc32c::Mask} of {@code crc}'s value, as its logs and table blocks store it:
+   * masked so that a CRC of data holding CRCs is not degenerate.
+   */
+  static int masked(CRC32C crc) {
     int c = (int) crc.getValue();
-    // LevelDB stores the CRC "masked" so that a CRC of data holding CRCs is not degenerate.
-    int masked = ((c >>> 15) | (c << 17)) + MASK_DELTA;
-    return masked == stored;
+    return ((c >>> 15) | (c << 17)) + MASK_DELTA;
   }
 
   private static byte[] concat(byte[] a, byte[] b) {

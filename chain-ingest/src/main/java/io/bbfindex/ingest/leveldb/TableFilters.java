@@ -79,7 +79,6 @@ final class TableFilters implements AutoCloseable {
   private static final long MAGIC = 0xdb4775248b80fb57L;
   private static final int FOOTER = 48;
   private static final int TRAILER = 5;
-  private static final int MASK_DELTA = 0xa282ead8;
   private static final int SEED = 0xbc9f1d34;
   private static final int M = 0xc6a4a793;
   private static final int MAX_LEVELS = 7;
@@ -593,9 +592,9 @@ final class TableFilters implements AutoCloseable {
     }
     CRC32C crc = new CRC32C();
     crc.update(seg.asSlice(offset, size + 1).asByteBuffer());
-    int c = (int) crc.getValue();
-    int masked = ((c >>> 15) | (c << 17)) + MASK_DELTA;
-    return masked == seg.get(INT_LE, offset + size + 1) ? seg.asSlice(offset, size) : null;
+    return LevelDbLog.masked(crc) == seg.get(INT_LE, offset + size + 1)
+        ? seg.asSlice(offset, size)
+        : null;
   }
 
   /**
