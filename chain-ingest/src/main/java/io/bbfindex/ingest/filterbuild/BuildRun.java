@@ -101,7 +101,9 @@ final class BuildRun {
         blocks = plan.keptFrom().blocks();
         kept.add(blocks.name());
       }
-      Manifest m = commit.writeManifest(txindexTip, scanned.records(), summary, blocks, entries);
+      Manifest m =
+          commit.writeManifest(
+              plan.prior(), txindexTip, scanned.records(), summary, blocks, entries);
       return new BuildReport(
           rebuilt,
           reasons,

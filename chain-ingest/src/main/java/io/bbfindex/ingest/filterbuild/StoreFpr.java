@@ -16,7 +16,7 @@ public final class StoreFpr {
   /** The target FPR of the store in {@code storeDir}, or {@code fallback} without a usable one. */
   public static double forStore(Path storeDir, double fallback) {
     try {
-      return ManifestFile.read(storeDir).targetFpr();
+      return ManifestFile.readTargetFpr(storeDir);
     } catch (FilterStoreException noUsableManifest) {
       return fallback; // the build makes a new store: the default applies
     }

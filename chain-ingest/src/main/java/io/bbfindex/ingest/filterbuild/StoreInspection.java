@@ -64,7 +64,10 @@ final class StoreInspection implements AutoCloseable {
       throws IOException {
     Manifest m;
     try {
-      m = ManifestFile.read(outDir);
+      m =
+          verified != null && verified.manifestUnchanged()
+              ? verified.manifest()
+              : ManifestFile.read(outDir);
     } catch (FilterStoreException e) {
       return new StoreInspection(
           StoreState.without(

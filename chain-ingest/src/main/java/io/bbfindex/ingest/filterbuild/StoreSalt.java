@@ -29,7 +29,7 @@ public final class StoreSalt {
       return 0;
     }
     try {
-      long kept = ManifestFile.read(storeDir).salt();
+      long kept = ManifestFile.readSalt(storeDir);
       if (kept != 0) {
         return kept;
       }

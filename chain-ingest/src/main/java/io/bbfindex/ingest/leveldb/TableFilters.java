@@ -16,7 +16,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.SortedMap;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.zip.CRC32C;
 import org.jspecify.annotations.Nullable;
 
@@ -157,7 +156,8 @@ final class TableFilters implements AutoCloseable {
       }
       tables.add(new Table(f, seg, problem));
     }
-    TreeSet<byte[]> keys = new TreeSet<>(Arrays::compareUnsigned);
+    // a list sorted once, not a sorted set: a txindex log can hold ~100,000 keys at each start
+    List<byte[]> keys = new ArrayList<>();
     String bad = "";
     for (byte[] log : logs) {
       for (byte[] batch : LevelDbLog.read(log).records()) {
@@ -167,7 +167,20 @@ final class TableFilters implements AutoCloseable {
       }
     }
     return new TableFilters(
-        arena, tables, keys.toArray(byte[][]::new), !bad.isEmpty(), bad.isEmpty() ? "" : bad);
+        arena, tables, sortedDistinct(keys), !bad.isEmpty(), bad.isEmpty() ? "" : bad);
+  }
+
+  /** {@code keys} in unsigned byte order, each once: what {@link #mayContain} searches. */
+  private static byte[][] sortedDistinct(List<byte[]> keys) {
+    byte[][] sorted = keys.toArray(byte[][]::new);
+    Arrays.sort(sorted, Arrays::compareUnsigned);
+    int n = 0;
+    for (byte[] k : sorted) {
+      if (n == 0 || !Arrays.equals(sorted[n - 1], k)) {
+        sorted[n++] = k;
+      }
+    }
+    return Arrays.copyOf(sorted, n);
   }
 
   /** Adds the keys of one WriteBatch (db/write_batch.cc); false if it does not decode. */

@@ -29,6 +29,24 @@ record FileFingerprint(Path path, @Nullable Object fileKey, long size, FileTime 
     return new FileFingerprint(path, a.fileKey(), a.size(), a.lastModifiedTime());
   }
 
+  /**
+   * Whether the file at {@link #path} is still this very file, untouched: same inode, size and
+   * modification time. Stricter than {@link #change}, which accepts a replacement by rename: what
+   * lets a reader that parsed this file skip parsing it again (a file renamed over it was written
+   * as a new inode while this one still existed, so it never shares its key).
+   */
+  boolean unchanged() {
+    try {
+      FileFingerprint now = of(path);
+      return fileKey != null
+          && fileKey.equals(now.fileKey)
+          && size == now.size
+          && modified.equals(now.modified);
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
   /** Null while the file at {@link #path} is this one as it was, else what changed. */
   @Nullable String change() {
     FileFingerprint now;

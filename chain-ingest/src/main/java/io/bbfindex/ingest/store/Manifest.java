@@ -161,6 +161,26 @@ public record Manifest(
   }
 
   /** This manifest with another txindex tip height. */
+  /** This manifest as if written at {@code millis}. */
+  public Manifest withCreatedMillis(long millis) {
+    return new Manifest(
+        filterFormatVersion,
+        millis,
+        datadir,
+        tipHash,
+        tipHeight,
+        txindexTipHeight,
+        derivationId,
+        salt,
+        targetFpr,
+        summaryFpr,
+        summaryHeadroom,
+        records,
+        summary,
+        blocks,
+        files);
+  }
+
   public Manifest withTxindexTipHeight(int height) {
     return new Manifest(
         filterFormatVersion,

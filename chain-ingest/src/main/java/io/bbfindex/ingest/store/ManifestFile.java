@@ -43,6 +43,32 @@ public final class ManifestFile {
    */
   public static Manifest read(Path dir) throws FilterStoreException {
     Path file = dir.resolve(FILE_NAME);
+    return ManifestCodec.parse(file, bytes(file));
+  }
+
+  /**
+   * The salt of {@code dir/}{@value #FILE_NAME}, its checksum verified but its per-file lines not
+   * parsed ({@link ManifestCodec#salt}).
+   *
+   * @throws FilterStoreException as {@link #read} when the manifest is missing, unreadable or
+   *     corrupt, or has no valid salt line
+   */
+  public static long readSalt(Path dir) throws FilterStoreException {
+    Path file = dir.resolve(FILE_NAME);
+    return ManifestCodec.salt(file, bytes(file));
+  }
+
+  /**
+   * The target FPR of {@code dir/}{@value #FILE_NAME}, read as {@link #readSalt} reads the salt.
+   *
+   * @throws FilterStoreException as {@link #readSalt}
+   */
+  public static double readTargetFpr(Path dir) throws FilterStoreException {
+    Path file = dir.resolve(FILE_NAME);
+    return ManifestCodec.targetFpr(file, bytes(file));
+  }
+
+  private static byte[] bytes(Path file) throws FilterStoreException {
     byte[] bytes;
     try {
       long size = Files.size(file);
@@ -67,6 +93,6 @@ public final class ManifestFile {
     } catch (IOException e) {
       throw new FilterStoreException(file, "manifest cannot be read: " + e, e);
     }
-    return ManifestCodec.parse(file, bytes);
+    return bytes;
   }
 }

@@ -158,6 +158,33 @@ class ManifestTest {
     assertTrue(m.withFiles(List.of()).file(0).isEmpty());
   }
 
+  /**
+   * Serve reads the salt and the target FPR before the store it then verifies with a full parse:
+   * from the header lines alone, after the checksum, so a manifest that a parse refuses for its
+   * checksum gives neither.
+   */
+  @Test
+  void theSaltAndTargetFprAreReadFromTheHeaderAfterTheChecksum() throws IOException {
+    Manifest m = sample();
+    ManifestFile.write(dir, m);
+    assertEquals(0x0123_4567_89AB_CDEFL, ManifestFile.readSalt(dir));
+    assertEquals(m.targetFpr(), ManifestFile.readTargetFpr(dir));
+
+    byte[] full = ManifestCodec.render(m).getBytes(StandardCharsets.UTF_8);
+    Path file = dir.resolve(ManifestFile.FILE_NAME);
+    for (int len = 0; len < full.length; len += 7) {
+      byte[] cut = Arrays.copyOf(full, len);
+      assertThrows(FilterStoreException.class, () -> ManifestCodec.salt(file, cut), "len " + len);
+      assertThrows(
+          FilterStoreException.class, () -> ManifestCodec.targetFpr(file, cut), "len " + len);
+    }
+    String text = new String(full, StandardCharsets.UTF_8);
+    byte[] flipped = text.replace("salt=0123", "salt=0124").getBytes(StandardCharsets.UTF_8);
+    FilterStoreException e =
+        assertThrows(FilterStoreException.class, () -> ManifestCodec.salt(file, flipped));
+    assertTrue(e.getMessage().contains("checksum"), e.getMessage());
+  }
+
   @Test
   void aTruncatedFileOnDiskIsRefusedNamingIt() throws IOException {
     byte[] full = ManifestCodec.render(sample()).getBytes(StandardCharsets.UTF_8);
