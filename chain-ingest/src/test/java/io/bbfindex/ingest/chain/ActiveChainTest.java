@@ -125,6 +125,29 @@ class ActiveChainTest {
     assertFalse(kept.contains(stale));
   }
 
+  /**
+   * The kept chain's work is summed per nBits value (a table of counts that grows): with more
+   * distinct values than its first size, spread over a mainnet difficulty and regtest's, it must
+   * still be the work {@link ActiveChain#compute} walks, to the unit.
+   */
+  @Test
+  void aKeptChainWithManyDifficultiesHasTheComputedWork() throws CorruptRecordException {
+    DiskBlockIndex b = add(null, EASY, VALID, 1);
+    for (int i = 0; i < 1500; i++) {
+      b = add(b, (i % 2 == 0 ? EASY : HARD) - i / 2, VALID, 1);
+    }
+    BlockTable table = BlockTable.of(blocks);
+    ActiveChain computed = ActiveChain.compute(table).orElseThrow();
+    assertEquals(1500, computed.tipHeight());
+    ActiveChain kept =
+        ActiveChain.ofCachedRows(table, computed.rows(), computed.tipWork()).orElseThrow();
+    assertEquals(computed.tipWork(), kept.tipWork());
+    assertTrue(
+        ActiveChain.ofCachedRows(
+                table, computed.rows(), computed.tipWork().subtract(BigInteger.ONE))
+            .isEmpty());
+  }
+
   @Test
   void rowsThatAreNotTheTablesChainAreRefused() throws CorruptRecordException {
     DiskBlockIndex fork = extend(add(null, EASY, VALID, 1), 3, EASY);
