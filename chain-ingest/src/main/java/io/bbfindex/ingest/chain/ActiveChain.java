@@ -141,28 +141,36 @@ public final class ActiveChain {
       return Optional.empty();
     }
     int size = table.size();
-    // Two passes, neither random over the 76 MB of headers: the heights (4 bytes a row) are read
-    // in chain order and the chain's rows marked; the nBits are then read in row order, a
-    // sequential sweep. WHY: reading each height's nBits in chain order jumps across the headers
-    // (rows are in hash order), a TLB miss per block: about 0.3 s of every warm start in a VM.
-    long[] inChain = new long[(size + 63) >>> 6];
     for (int h = 0; h < rows.length; h++) {
       int r = rows[h];
       if (r < 0 || r >= size || table.height(r) != h) {
         return Optional.empty();
       }
-      inChain[r >>> 6] |= 1L << r; // a row at two heights would fail the height check
     }
-    // the work again, as a sum of proof * blocks per nBits value (a difficulty lasts 2016 blocks,
-    // so a few hundred values on mainnet): one BigInteger multiplication per value, not an
-    // addition per block
-    BitsCounts counts = new BitsCounts();
-    for (int w = 0; w < inChain.length; w++) {
-      for (long bits = inChain[w]; bits != 0; bits &= bits - 1) {
-        counts.add(table.bits((w << 6) + Long.numberOfTrailingZeros(bits)));
+    // The chain's nBits by height, gathered in row order: a sequential sweep of the 76 MB of
+    // headers. WHY: reading each height's nBits in chain order jumps across them (rows are in hash
+    // order), a TLB miss per block: about 0.3 s of every warm start in a VM.
+    int[] bitsByHeight = new int[rows.length];
+    for (int r = 0; r < size; r++) {
+      int h = table.height(r);
+      if (h >= 0 && h < rows.length && rows[h] == r) {
+        bitsByHeight[h] = table.bits(r);
       }
     }
-    BigInteger work = counts.work();
+    // the work again, as a sum of proof * blocks per run of equal nBits (a difficulty lasts 2016
+    // blocks): one BigInteger multiplication per run, not an addition per block
+    BigInteger work = BigInteger.ZERO;
+    long runBits = -1;
+    int runStart = 0;
+    for (int h = 0; h < rows.length; h++) {
+      long bits = Integer.toUnsignedLong(bitsByHeight[h]);
+      if (bits != runBits) {
+        work = addRun(work, runBits, h - runStart);
+        runBits = bits;
+        runStart = h;
+      }
+    }
+    work = addRun(work, runBits, rows.length - runStart);
     if (!work.equals(tipWork)) {
       return Optional.empty();
     }
@@ -177,66 +185,11 @@ public final class ActiveChain {
     return Optional.of(new ActiveChain(table, rows.clone(), tipWork));
   }
 
-  /** How many blocks have each nBits value: an open-addressed table of int keys. */
-  private static final class BitsCounts {
-    private int[] keys = new int[1024];
-    private int[] counts = new int[1024];
-    private boolean[] used = new boolean[1024];
-    private int distinct;
-
-    void add(int bits) {
-      int i = slot(bits); // first: it may grow the arrays
-      counts[i]++;
-    }
-
-    /** The slot of {@code bits}, taken for it (count 0) if it had none. */
-    private int slot(int bits) {
-      if (2 * (distinct + 1) > keys.length) {
-        grow();
-      }
-      int mask = keys.length - 1;
-      int h = bits * 0x9E3779B9;
-      int i = (h ^ (h >>> 16)) & mask;
-      while (used[i] && keys[i] != bits) {
-        i = (i + 1) & mask;
-      }
-      if (!used[i]) {
-        used[i] = true;
-        keys[i] = bits;
-        distinct++;
-      }
-      return i;
-    }
-
-    private void grow() {
-      int[] k = keys;
-      int[] c = counts;
-      boolean[] u = used;
-      keys = new int[k.length * 2];
-      counts = new int[k.length * 2];
-      used = new boolean[k.length * 2];
-      distinct = 0;
-      for (int i = 0; i < k.length; i++) {
-        if (u[i]) {
-          int to = slot(k[i]);
-          counts[to] = c[i];
-        }
-      }
-    }
-
-    /** The sum of every block's proof. */
-    BigInteger work() {
-      BigInteger work = BigInteger.ZERO;
-      for (int i = 0; i < keys.length; i++) {
-        if (used[i]) {
-          work =
-              work.add(
-                  ChainWork.blockProof(Integer.toUnsignedLong(keys[i]))
-                      .multiply(BigInteger.valueOf(counts[i])));
-        }
-      }
-      return work;
-    }
+  /** {@code work} plus {@code blocks} blocks' proofs of {@code bits} (none if negative). */
+  private static BigInteger addRun(BigInteger work, long bits, int blocks) {
+    return bits < 0
+        ? work
+        : work.add(ChainWork.blockProof(bits).multiply(BigInteger.valueOf(blocks)));
   }
 
   /** The table's row of the active block at each height, genesis first (a copy). */

@@ -127,28 +127,43 @@ public record Manifest(
 
   /** This manifest with other per-file entries (the builder's and tests' way to derive one). */
   public Manifest withFiles(List<FileEntry> newFiles) {
-    return with(summary, blocks, newFiles);
+    return with(createdMillis, txindexTipHeight, summary, blocks, newFiles);
   }
 
   /** This manifest with another block-hash entry (e.g. a test's digest of another index). */
   public Manifest withBlocks(BlockHashEntry newBlocks) {
-    return with(summary, newBlocks, files);
+    return with(createdMillis, txindexTipHeight, summary, newBlocks, files);
   }
 
   /** This manifest with another summary entry (a store whose summary file was replaced). */
   public Manifest withSummary(SummaryEntry newSummary) {
-    return with(newSummary, blocks, files);
+    return with(createdMillis, txindexTipHeight, newSummary, blocks, files);
   }
 
+  /** This manifest as if written at {@code millis}. */
+  public Manifest withCreatedMillis(long millis) {
+    return with(millis, txindexTipHeight, summary, blocks, files);
+  }
+
+  /** This manifest with another txindex tip height. */
+  public Manifest withTxindexTipHeight(int height) {
+    return with(createdMillis, height, summary, blocks, files);
+  }
+
+  /** The one copy of every field, the fields a derivation can change given. */
   private Manifest with(
-      SummaryEntry newSummary, BlockHashEntry newBlocks, List<FileEntry> newFiles) {
+      long newCreatedMillis,
+      int newTxindexTipHeight,
+      SummaryEntry newSummary,
+      BlockHashEntry newBlocks,
+      List<FileEntry> newFiles) {
     return new Manifest(
         filterFormatVersion,
-        createdMillis,
+        newCreatedMillis,
         datadir,
         tipHash,
         tipHeight,
-        txindexTipHeight,
+        newTxindexTipHeight,
         derivationId,
         salt,
         targetFpr,
@@ -158,46 +173,6 @@ public record Manifest(
         newSummary,
         newBlocks,
         newFiles);
-  }
-
-  /** This manifest with another txindex tip height. */
-  /** This manifest as if written at {@code millis}. */
-  public Manifest withCreatedMillis(long millis) {
-    return new Manifest(
-        filterFormatVersion,
-        millis,
-        datadir,
-        tipHash,
-        tipHeight,
-        txindexTipHeight,
-        derivationId,
-        salt,
-        targetFpr,
-        summaryFpr,
-        summaryHeadroom,
-        records,
-        summary,
-        blocks,
-        files);
-  }
-
-  public Manifest withTxindexTipHeight(int height) {
-    return new Manifest(
-        filterFormatVersion,
-        createdMillis,
-        datadir,
-        tipHash,
-        tipHeight,
-        height,
-        derivationId,
-        salt,
-        targetFpr,
-        summaryFpr,
-        summaryHeadroom,
-        records,
-        summary,
-        blocks,
-        files);
   }
 
   /** Sum of the per-file key counts. */
@@ -214,22 +189,25 @@ public record Manifest(
    */
   @Override
   public boolean equals(Object o) {
-    return o instanceof Manifest m
-        && filterFormatVersion == m.filterFormatVersion
-        && createdMillis == m.createdMillis
-        && datadir.equals(m.datadir)
-        && Arrays.equals(tipHash, m.tipHash)
-        && tipHeight == m.tipHeight
-        && txindexTipHeight == m.txindexTipHeight
-        && derivationId == m.derivationId
-        && salt == m.salt
-        && Double.compare(targetFpr, m.targetFpr) == 0
-        && Double.compare(summaryFpr, m.summaryFpr) == 0
-        && Double.compare(summaryHeadroom, m.summaryHeadroom) == 0
-        && records == m.records
-        && summary.equals(m.summary)
-        && blocks.equals(m.blocks)
-        && files.equals(m.files);
+    // the same instance first: the build compares the verified store's manifest with itself
+    // (StoreInspection) at every start, a FileEntry comparison per block file otherwise
+    return o == this
+        || (o instanceof Manifest m
+            && filterFormatVersion == m.filterFormatVersion
+            && createdMillis == m.createdMillis
+            && datadir.equals(m.datadir)
+            && Arrays.equals(tipHash, m.tipHash)
+            && tipHeight == m.tipHeight
+            && txindexTipHeight == m.txindexTipHeight
+            && derivationId == m.derivationId
+            && salt == m.salt
+            && Double.compare(targetFpr, m.targetFpr) == 0
+            && Double.compare(summaryFpr, m.summaryFpr) == 0
+            && Double.compare(summaryHeadroom, m.summaryHeadroom) == 0
+            && records == m.records
+            && summary.equals(m.summary)
+            && blocks.equals(m.blocks)
+            && files.equals(m.files));
   }
 
   @Override

@@ -126,8 +126,8 @@ class ActiveChainTest {
   }
 
   /**
-   * The kept chain's work is summed per nBits value (a table of counts that grows): with more
-   * distinct values than its first size, spread over a mainnet difficulty and regtest's, it must
+   * The kept chain's work is summed from nBits gathered in row order, not chain order: with a
+   * difficulty that changes at every block, spread over a mainnet difficulty and regtest's, it must
    * still be the work {@link ActiveChain#compute} walks, to the unit.
    */
   @Test
